@@ -1,0 +1,15 @@
+# docklake: the two set-up commands. Both install whatever is missing first.
+.PHONY: run test lint bench
+
+run:
+	bash scripts/bootstrap.sh run
+	.venv/bin/docklake serve
+
+test:
+	bash scripts/bootstrap.sh test
+	.venv/bin/lint-imports
+	.venv/bin/python -m pytest -ra $(PYTEST_ARGS)
+
+bench:
+	bash scripts/bootstrap.sh run
+	.venv/bin/python -m bench

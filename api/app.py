@@ -1,0 +1,46 @@
+"""The FastAPI application factory."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+
+from api import errors
+from api.logging import RequestContextMiddleware
+from api.routes import files, health, jobs
+from api.services import Services
+from pipelines.settings import Settings
+
+
+def _operation_id(route: APIRoute) -> str:
+    tag = route.tags[0] if route.tags else "default"
+    return f"{tag}-{route.name}"
+
+
+def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
+    settings = settings or (services.settings if services else Settings())
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        owned = services is None
+        app.state.services = services or Services.build(settings)
+        try:
+            yield
+        finally:
+            if owned:
+                app.state.services.close()
+
+    app = FastAPI(title="docklake", version="0.1.0", lifespan=lifespan,
+                  generate_unique_id_function=_operation_id,
+                  description="Self-hosted document ingestion and sandboxes, Tensorlake-compatible.")
+    if services is not None:
+        app.state.services = services
+    app.add_middleware(RequestContextMiddleware)
+    errors.install(app)
+    app.include_router(health.router)
+    app.include_router(files.router)
+    app.include_router(jobs.router)
+    return app

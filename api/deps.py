@@ -1,0 +1,51 @@
+"""``Annotated`` dependencies: routes declare only what they need."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy import Engine
+
+from api.errors import Unauthorized
+from api.services import Services
+from assets.keys import Principal
+from assets.storage import Storage
+from pipelines.settings import Settings
+
+
+def get_services(request: Request) -> Services:
+    return request.app.state.services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_settings(services: ServicesDep) -> Settings:
+    return services.settings
+
+
+def get_engine(services: ServicesDep) -> Engine:
+    return services.engine
+
+
+def get_storage(services: ServicesDep) -> Storage:
+    return services.storage
+
+
+def get_principal(request: Request, services: ServicesDep) -> Principal:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise Unauthorized("missing bearer token: send 'Authorization: Bearer <API key>'")
+    principal = services.authenticate(token.strip())
+    if principal is None:
+        raise Unauthorized("invalid API key")
+    request.state.principal = principal
+    return principal
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+EngineDep = Annotated[Engine, Depends(get_engine)]
+StorageDep = Annotated[Storage, Depends(get_storage)]
+PrincipalDep = Annotated[Principal, Depends(get_principal)]

@@ -1,0 +1,50 @@
+"""Liveness, readiness and metrics (no authentication)."""
+
+from __future__ import annotations
+
+import httpx
+from fastapi import APIRouter, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+
+from api.deps import ServicesDep
+from api.metrics import render
+
+router = APIRouter(tags=["operations"])
+
+
+@router.get("/healthz")
+def healthz() -> dict:
+    return {"status": "ok"}
+
+
+@router.get("/readyz")
+async def readyz(services: ServicesDep) -> Response:
+    checks: dict[str, str] = {}
+
+    def catalog() -> None:
+        with services.engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+
+    for name, fn in (("catalog", catalog), ("storage", services.storage.ping)):
+        try:
+            await run_in_threadpool(fn)
+            checks[name] = "ok"
+        except Exception as exc:  # noqa: BLE001
+            checks[name] = f"error: {exc}"
+    url = services.settings.effective_prefect_api_url.rstrip("/") + "/health"
+    try:
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            r = await client.get(url)
+        checks["prefect"] = "ok" if r.status_code == 200 else f"error: HTTP {r.status_code}"
+    except httpx.HTTPError as exc:
+        checks["prefect"] = f"error: {exc!r}"
+    ready = all(v == "ok" for v in checks.values())
+    return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+
+
+@router.get("/metrics")
+def metrics() -> Response:
+    body, ctype = render()
+    return Response(body, media_type=ctype)

@@ -1,0 +1,159 @@
+"""Document jobs: ``POST /documents/v2/{parse,read}``, and get/list/delete of parse results."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Request, Response
+from fastapi.concurrency import run_in_threadpool
+from sse_starlette.sse import EventSourceResponse
+
+from api.deps import EngineDep, PrincipalDep, SettingsDep, StorageDep
+from api.metrics import JOBS_SUBMITTED
+from api.wire import paginated, parse_result, parse_rfc3339, rfc3339
+from assets import files as files_repo
+from assets import jobs as jobs_repo
+from assets.keys import Principal
+from assets.pagination import MAX_LIMIT
+from assets.results import read_result
+from pipelines.errors import InvalidMimeType, InvalidRequest, NotFound
+from pipelines.fetch import check_url
+from pipelines.models import JobKind, JobStatus, ParseRequest
+from pipelines.settings import Settings
+from pipelines.stages.detect import TEXT_TYPES, normalize_mime
+from pipelines.stages.pagerange import PageRange
+
+router = APIRouter(prefix="/documents/v2", tags=["documents"])
+
+SSE_POLL_S = 0.25
+
+
+def validate_source(req: ParseRequest, principal: Principal, engine, settings: Settings) -> str | None:  # type: ignore[no-untyped-def]
+    """Check the request; return the file name when it names a stored file."""
+    given = [n for n in ("file_id", "file_url", "raw_text") if getattr(req, n) is not None]
+    if len(given) != 1:
+        raise InvalidRequest("give exactly one of file_id, file_url or raw_text"
+                             + (f" (got {', '.join(given)})" if given else ""))
+    PageRange.parse(req.page_range)
+    if req.mime_type is not None and normalize_mime(req.mime_type) is None:
+        raise InvalidMimeType("mime_type is empty")
+    opts = req.parsing_options
+    if opts is not None and opts.table_parsing_format == "vlm":
+        raise InvalidRequest("table_parsing_format 'vlm' needs a VLM provider, and none is configured; "
+                             "use 'tsr'")
+    if req.raw_text is not None:
+        mime = normalize_mime(req.mime_type)
+        if mime is None:
+            raise InvalidMimeType("mime_type is required with raw_text")
+        if mime not in TEXT_TYPES:
+            raise InvalidMimeType(f"raw_text needs a text mime_type ({', '.join(sorted(TEXT_TYPES))}), "
+                                  f"not {req.mime_type}")
+        return req.file_name
+    if req.file_url is not None:
+        check_url(req.file_url, settings.allow_private_urls)
+        return req.file_name
+    rec = files_repo.get_file(engine, principal, req.file_id) if files_repo.FILE_ID.match(req.file_id or "") else None
+    if rec is None:
+        raise NotFound(f"file {req.file_id} not found")
+    return req.file_name or rec.file_name
+
+
+def _submit(kind: JobKind, req: ParseRequest, principal: Principal, engine, settings: Settings) -> dict:  # type: ignore[no-untyped-def]
+    file_name = validate_source(req, principal, engine, settings)
+    job = jobs_repo.create_job(
+        engine, principal, kind=kind.value, request=req.model_dump(mode="json", exclude_none=True),
+        labels=req.labels or {}, file_id=req.file_id, file_name=file_name,
+    )
+    JOBS_SUBMITTED.labels(kind=kind.value).inc()
+    return {"parse_id": job["id"], "created_at": rfc3339(job["created_us"])}
+
+
+@router.post("/parse")
+def create_parse(req: ParseRequest, principal: PrincipalDep, engine: EngineDep, settings: SettingsDep) -> dict:
+    return _submit(JobKind.parse, req, principal, engine, settings)
+
+
+@router.post("/read")
+def create_read(req: ParseRequest, principal: PrincipalDep, engine: EngineDep, settings: SettingsDep) -> dict:
+    return _submit(JobKind.read, req, principal, engine, settings)
+
+
+@router.get("/parse")
+def list_parse(
+    principal: PrincipalDep,
+    engine: EngineDep,
+    cursor: str | None = None,
+    direction: Literal["next", "prev"] = "next",
+    limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 100,
+    dataset_name: str | None = None,
+    filename: str | None = None,
+    file_name: str | None = None,
+    status: JobStatus | None = None,
+    id: str | None = None,  # noqa: A002 - the spec's parameter name
+    created_after: str | None = None,
+    created_before: str | None = None,
+    finished_after: str | None = None,
+    finished_before: str | None = None,
+) -> dict:
+    f = jobs_repo.JobFilter(
+        status=status.value if status else None, dataset_name=dataset_name,
+        file_name=filename or file_name, job_id=id,
+        created_after=parse_rfc3339(created_after, "created_after"),
+        created_before=parse_rfc3339(created_before, "created_before"),
+        finished_after=parse_rfc3339(finished_after, "finished_after"),
+        finished_before=parse_rfc3339(finished_before, "finished_before"),
+    )
+    page = jobs_repo.list_jobs(engine, principal, f, cursor=cursor, direction=direction, limit=limit)
+    return paginated(page, [parse_result(j) for j in page.rows])
+
+
+def _load(engine, storage, principal: Principal, parse_id: str, with_options: bool) -> dict:  # type: ignore[no-untyped-def]
+    job = jobs_repo.get_job(engine, principal, parse_id)
+    if job is None:
+        raise NotFound(f"parse job {parse_id} not found")
+    stored = read_result(storage, job["result_key"]) if job["result_key"] else None
+    return parse_result(job, stored, with_options)
+
+
+@router.get("/parse/{parse_id}", response_model=None)
+async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, engine: EngineDep,
+                    storage: StorageDep, with_options: bool = False) -> dict | EventSourceResponse:
+    first = await run_in_threadpool(_load, engine, storage, principal, parse_id, with_options)
+    if "text/event-stream" not in request.headers.get("accept", ""):
+        return first
+
+    async def events():  # type: ignore[no-untyped-def]
+        current = first
+        if current["status"] == "pending":
+            yield {"event": "parse_queued", "data": json.dumps(current)}
+        last = None
+        while True:
+            status = current["status"]
+            if status in ("successful", "failure"):
+                yield {"event": "parse_done" if status == "successful" else "parse_failed",
+                       "data": json.dumps(current)}
+                return
+            if status != last and status != "pending":
+                yield {"event": "parse_update", "data": json.dumps(current)}
+            last = status
+            if await request.is_disconnected():
+                return
+            await asyncio.sleep(SSE_POLL_S)
+            try:
+                current = await run_in_threadpool(_load, engine, storage, principal, parse_id, with_options)
+            except NotFound:
+                current = {**current, "status": "failure", "error": "the parse job was deleted"}
+
+    return EventSourceResponse(events(), ping=15)
+
+
+@router.delete("/parse/{parse_id}", status_code=204)
+def delete_parse(parse_id: str, principal: PrincipalDep, engine: EngineDep, storage: StorageDep) -> Response:
+    job = jobs_repo.delete_job(engine, principal, parse_id)
+    if job is None:
+        raise NotFound(f"parse job {parse_id} not found")
+    if job["result_key"]:
+        storage.delete(job["result_key"])
+    return Response(status_code=204)

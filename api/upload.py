@@ -1,0 +1,181 @@
+"""Streaming multipart upload: the file part goes to a spool file as it arrives (hashed and size
+checked on the way), then into storage atomically. Nothing is kept of a broken upload."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+
+from python_multipart import MultipartParser
+from python_multipart.multipart import parse_options_header
+from starlette.requests import ClientDisconnect, Request
+
+from api.errors import ClientClosed
+from pipelines.errors import InvalidRequest, PayloadTooLarge
+
+FILE_PARTS = ("file_bytes", "file")
+
+
+@dataclass
+class UploadedFile:
+    path: str
+    file_name: str | None
+    size: int
+    sha256: str
+    labels: dict[str, str] = field(default_factory=dict)
+
+    def discard(self) -> None:
+        try:
+            os.unlink(self.path)
+        except FileNotFoundError:
+            pass
+
+
+class _State:
+    def __init__(self, spool_dir: str, max_bytes: int) -> None:
+        self.spool_dir, self.max_bytes = spool_dir, max_bytes
+        self.headers: dict[str, str] = {}
+        self._hname = b""
+        self._hvalue = b""
+        self.part_name: str | None = None
+        self.part_filename: str | None = None
+        self.is_file = False
+        self.value = bytearray()
+        self.fh = None
+        self.path: str | None = None
+        self.size = 0
+        self.digest = hashlib.sha256()
+        self.file_name: str | None = None
+        self.labels: dict[str, str] = {}
+        self.file_seen = False
+        self.ended = False
+        self.error: Exception | None = None
+
+    # python-multipart callbacks
+    def on_part_begin(self) -> None:
+        self.headers, self.part_name, self.part_filename, self.is_file = {}, None, None, False
+        self.value = bytearray()
+
+    def on_header_field(self, data: bytes, start: int, end: int) -> None:
+        self._hname += data[start:end]
+
+    def on_header_value(self, data: bytes, start: int, end: int) -> None:
+        self._hvalue += data[start:end]
+
+    def on_header_end(self) -> None:
+        self.headers[self._hname.decode("latin-1").lower()] = self._hvalue.decode("utf-8", "replace")
+        self._hname, self._hvalue = b"", b""
+
+    def on_headers_finished(self) -> None:
+        _, params = parse_options_header(self.headers.get("content-disposition", ""))
+        name = params.get(b"name")
+        fname = params.get(b"filename")
+        self.part_name = name.decode("utf-8", "replace") if name else None
+        self.part_filename = fname.decode("utf-8", "replace") if fname is not None else None
+        self.is_file = self.part_name in FILE_PARTS and not self.file_seen
+        if self.is_file:
+            self.file_seen = True
+            self.file_name = os.path.basename(self.part_filename) if self.part_filename else None
+            fd, self.path = tempfile.mkstemp(prefix="upload-", dir=self.spool_dir)
+            self.fh = os.fdopen(fd, "wb")
+
+    def on_part_data(self, data: bytes, start: int, end: int) -> None:
+        if self.error:
+            return
+        piece = data[start:end]
+        if self.is_file:
+            self.size += len(piece)
+            if self.size > self.max_bytes:
+                self.error = PayloadTooLarge(
+                    f"the file exceeds the upload limit of {self.max_bytes} bytes "
+                    "(DOCKLAKE_MAX_UPLOAD_BYTES)")
+                return
+            self.digest.update(piece)
+            self.fh.write(piece)  # type: ignore[union-attr]
+        else:
+            self.value += piece
+            if len(self.value) > 64 * 1024:
+                self.error = InvalidRequest("a form field is larger than 64 KiB", code="INVALID_MULTIPART")
+
+    def on_part_end(self) -> None:
+        if self.is_file and self.fh is not None:
+            self.fh.close()
+        elif self.part_name == "labels" and not self.error:
+            self._add_labels(self.value.decode("utf-8", "replace"))
+
+    def on_end(self) -> None:
+        self.ended = True
+
+    def _add_labels(self, text: str) -> None:
+        text = text.strip()
+        if not text:
+            return
+        if text.startswith("{"):
+            try:
+                obj = json.loads(text)
+            except json.JSONDecodeError:
+                self.error = InvalidRequest("labels must be key=value or a JSON object",
+                                            code="INVALID_MULTIPART")
+                return
+            if not isinstance(obj, dict):
+                self.error = InvalidRequest("labels JSON must be an object", code="INVALID_MULTIPART")
+                return
+            self.labels.update({str(k): v if isinstance(v, str) else json.dumps(v) for k, v in obj.items()})
+            return
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip():
+            self.error = InvalidRequest(f"label {text!r} is not key=value", code="INVALID_MULTIPART")
+            return
+        self.labels[key.strip()] = value
+
+    def cleanup(self) -> None:
+        if self.fh is not None and not self.fh.closed:
+            self.fh.close()
+        if self.path:
+            try:
+                os.unlink(self.path)
+            except FileNotFoundError:
+                pass
+
+
+async def receive_upload(request: Request, spool_dir: str, max_bytes: int) -> UploadedFile:
+    ctype, params = parse_options_header(request.headers.get("content-type", ""))
+    boundary = params.get(b"boundary")
+    if ctype != b"multipart/form-data" or not boundary:
+        raise InvalidRequest("the upload must be multipart/form-data with a 'file_bytes' part",
+                             code="INVALID_MULTIPART")
+    declared = request.headers.get("content-length")
+    if declared and declared.isdigit() and int(declared) > max_bytes + 1024 * 1024:
+        raise PayloadTooLarge(f"the upload exceeds the limit of {max_bytes} bytes (DOCKLAKE_MAX_UPLOAD_BYTES)")
+    os.makedirs(spool_dir, exist_ok=True)
+    st = _State(spool_dir, max_bytes)
+    cb = {n: getattr(st, n) for n in ("on_part_begin", "on_part_data", "on_part_end", "on_header_field",
+                                       "on_header_value", "on_header_end", "on_headers_finished", "on_end")}
+    parser = MultipartParser(boundary, cb)  # type: ignore[arg-type]
+    try:
+        async for chunk in request.stream():
+            if chunk:
+                parser.write(chunk)
+            if st.error:
+                raise st.error
+        parser.finalize()
+        if st.error:
+            raise st.error
+        if not st.ended:
+            raise InvalidRequest("the upload was interrupted before the multipart body ended",
+                                 code="MULTIPART_STREAM_END")
+        if not st.file_seen or st.path is None:
+            raise InvalidRequest("the multipart body has no 'file_bytes' (or 'file') part",
+                                 code="INVALID_MULTIPART")
+    except ClientDisconnect:
+        st.cleanup()
+        raise ClientClosed("the client closed the connection before the upload completed") from None
+    except Exception as exc:
+        st.cleanup()
+        if isinstance(exc, (InvalidRequest, PayloadTooLarge)):
+            raise
+        raise InvalidRequest(f"malformed multipart body: {exc}", code="INVALID_MULTIPART") from exc
+    return UploadedFile(st.path, st.file_name, st.size, st.digest.hexdigest(), st.labels)

@@ -1,0 +1,89 @@
+"""Catalog rows and stored results → the Tensorlake wire shapes (see the wire notes §2)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from assets.files import FileRecord
+from assets.pagination import Page
+from pipelines.errors import InvalidRequest
+from pipelines.models import ParseRequest
+
+
+def rfc3339(us: int | None) -> str | None:
+    if us is None:
+        return None
+    return datetime.fromtimestamp(us / 1_000_000, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def parse_rfc3339(value: str | None, name: str) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        dt = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    except ValueError:
+        raise InvalidRequest(f"{name} must be an RFC 3339 timestamp, got {value!r}",
+                             code="INVALID_QUERY_PARAMS") from None
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=UTC)
+    return int(dt.timestamp() * 1_000_000)
+
+
+def file_metadata(rec: FileRecord) -> dict[str, Any]:
+    created = rfc3339(rec.created_us)
+    return {
+        "file_id": rec.id,
+        "file_name": rec.file_name,
+        "mime_type": rec.mime_type,
+        "file_size": rec.file_size,
+        "checksum_sha256": rec.checksum_sha256,
+        "created_at": created,
+        "labels": rec.labels,
+        # The SDK's (older) camelCase model of the same record.
+        "id": rec.id,
+        "name": rec.file_name or "",
+        "fileSize": rec.file_size,
+        "mimeType": rec.mime_type,
+        "createdAt": created,
+        "updatedAt": created,
+    }
+
+
+def paginated(page: Page, items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "items": items,
+        "has_more": page.has_more,
+        "next_cursor": page.next_cursor,
+        "prev_cursor": page.prev_cursor,
+        "hasMore": page.has_more,
+        "nextCursor": page.next_cursor,
+        "prevCursor": page.prev_cursor,
+    }
+
+
+def parse_result(job: dict[str, Any], stored: dict[str, Any] | None = None,
+                 with_options: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "parse_id": job["id"],
+        "status": job["status"],
+        "created_at": rfc3339(job["created_us"]),
+        "finished_at": rfc3339(job["finished_us"]),
+        "error": job["error"],
+        "labels": job["labels"] or {},
+        "dataset_id": job["dataset_id"],
+        "total_pages": job["total_pages"],
+        "parsed_pages_count": job["parsed_pages_count"] or 0,
+        "message_update": None,
+        "pages": None,
+        "chunks": [],
+        "page_classes": None,
+        "structured_data": None,
+        "merged_tables": [],
+        "usage": {"pages_parsed": job["parsed_pages_count"] or 0},
+    }
+    if stored:
+        out.update({k: v for k, v in stored.items() if k != "mime_type"})
+    if with_options:
+        out["options"] = ParseRequest.model_validate(job["request"]).options_dump()
+    return out

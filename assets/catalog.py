@@ -1,0 +1,134 @@
+"""The SQL catalog: tables, engine and migrations.
+
+Mutable state lives here (keys, files, jobs); results live in Parquet. SQLite (WAL, busy
+timeout) is the embedded default; PostgreSQL through ``postgresql+psycopg://``. Times are stored
+as integer microseconds since the epoch (UTC): exact, portable and cheap to index.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Engine,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+)
+
+metadata = MetaData()
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("key_hash", String(64), nullable=False, unique=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+)
+
+files = Table(
+    "files",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("file_name", Text),
+    Column("mime_type", String(255), nullable=False),
+    Column("file_size", BigInteger, nullable=False),
+    Column("checksum_sha256", String(64), nullable=False),
+    Column("labels", JSON, nullable=False),
+    Column("storage_key", Text, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_files_scope_created", "organization_id", "project_id", "created_us", "id"),
+)
+
+jobs = Table(
+    "jobs",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("kind", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("dataset_id", String(40)),
+    Column("dataset_name", String(255)),
+    Column("file_id", String(40)),
+    Column("file_name", Text),
+    Column("request", JSON, nullable=False),
+    Column("labels", JSON, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Column("started_us", BigInteger),
+    Column("finished_us", BigInteger),
+    Column("lease_owner", String(64)),
+    Column("lease_expires_us", BigInteger),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("error", Text),
+    Column("result_key", Text),
+    Column("total_pages", Integer),
+    Column("parsed_pages_count", Integer, nullable=False, default=0),
+    Column("flow_run_id", String(64)),
+    Index("ix_jobs_scope_created", "organization_id", "project_id", "created_us", "id"),
+    Index("ix_jobs_scope_status_created", "organization_id", "project_id", "status", "created_us", "id"),
+    Index("ix_jobs_scope_dataset_created", "organization_id", "project_id", "dataset_name", "created_us", "id"),
+    Index("ix_jobs_claim", "status", "lease_expires_us", "created_us"),
+)
+
+
+def now_us() -> int:
+    return time.time_ns() // 1000
+
+
+def make_engine(url: str) -> Engine:
+    """An engine with the settings the catalog relies on (WAL + busy timeout for SQLite)."""
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
+            # Let SQLAlchemy's begin() decide transactions, and take the write lock up front so
+            # two writers never deadlock on a read-to-write upgrade.
+            dbapi_conn.isolation_level = None
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.close()
+
+        @event.listens_for(engine, "begin")
+        def _begin(conn):  # type: ignore[no-untyped-def]
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def alembic_config(url: str) -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(Path(__file__).parent / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    return cfg
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the catalog schema to the newest revision (idempotent)."""
+    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "head")

@@ -1,0 +1,185 @@
+"""Job rows: the source of truth for job state.
+
+A job moves ``pending → processing → successful | failure``. Workers *claim* jobs with a lease
+(``lease_owner``, ``lease_expires_us``) that a heartbeat renews; a job whose lease expired (its
+worker died) is claimed again. Finishing is conditional on still holding the lease, so a job is
+never finished twice even if two workers ran it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Engine, and_, delete, insert, or_, select, update
+
+from assets.catalog import jobs, now_us
+from assets.files import substring_match
+from assets.keys import Principal
+from assets.pagination import Page, paginate
+
+MAX_ATTEMPTS = 3
+
+
+def new_job_id() -> str:
+    return "parse_" + secrets.token_hex(12)
+
+
+@dataclass
+class JobFilter:
+    status: str | None = None
+    dataset_name: str | None = None
+    dataset_id: str | None = None
+    file_name: str | None = None
+    job_id: str | None = None
+    created_after: int | None = None
+    created_before: int | None = None
+    finished_after: int | None = None
+    finished_before: int | None = None
+
+
+def _scoped(p: Principal) -> Any:
+    return and_(jobs.c.organization_id == p.organization_id, jobs.c.project_id == p.project_id)
+
+
+def create_job(engine: Engine, p: Principal, *, kind: str, request: dict[str, Any],
+               labels: dict[str, Any], file_id: str | None, file_name: str | None,
+               dataset_id: str | None = None, dataset_name: str | None = None) -> dict[str, Any]:
+    row = dict(
+        id=new_job_id(), organization_id=p.organization_id, project_id=p.project_id, kind=kind,
+        status="pending", dataset_id=dataset_id, dataset_name=dataset_name, file_id=file_id,
+        file_name=file_name, request=request, labels=labels, created_us=now_us(), attempts=0,
+        parsed_pages_count=0,
+    )
+    with engine.begin() as conn:
+        conn.execute(insert(jobs).values(**row))
+    return row
+
+
+def get_job(engine: Engine, p: Principal, job_id: str) -> dict[str, Any] | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(jobs).where(_scoped(p), jobs.c.id == job_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def get_job_by_id(engine: Engine, job_id: str) -> dict[str, Any] | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().first()
+    return dict(row) if row else None
+
+
+def delete_job(engine: Engine, p: Principal, job_id: str) -> dict[str, Any] | None:
+    with engine.begin() as conn:
+        row = conn.execute(select(jobs).where(_scoped(p), jobs.c.id == job_id)).mappings().first()
+        if row is None:
+            return None
+        conn.execute(delete(jobs).where(jobs.c.id == job_id))
+    return dict(row)
+
+
+def list_jobs(engine: Engine, p: Principal, f: JobFilter, *, cursor: str | None, direction: str,
+              limit: int) -> Page:
+    q = select(jobs).where(_scoped(p))
+    if f.status:
+        q = q.where(jobs.c.status == f.status)
+    if f.dataset_name:
+        q = q.where(jobs.c.dataset_name == f.dataset_name)
+    if f.dataset_id:
+        q = q.where(jobs.c.dataset_id == f.dataset_id)
+    if f.job_id:
+        q = q.where(jobs.c.id == f.job_id)
+    if f.file_name:
+        q = q.where(substring_match(engine, jobs.c.file_name, f.file_name))
+    if f.created_after is not None:
+        q = q.where(jobs.c.created_us > f.created_after)
+    if f.created_before is not None:
+        q = q.where(jobs.c.created_us < f.created_before)
+    if f.finished_after is not None:
+        q = q.where(jobs.c.finished_us > f.finished_after)
+    if f.finished_before is not None:
+        q = q.where(jobs.c.finished_us < f.finished_before)
+    with engine.connect() as conn:
+        page = paginate(conn, q, jobs.c.created_us, jobs.c.id, cursor=cursor,
+                        direction=direction, limit=limit)  # type: ignore[arg-type]
+    page.rows = [dict(r) for r in page.rows]
+    return page
+
+
+# ---------------------------------------------------------------- worker side
+
+
+def claim(engine: Engine, owner: str, limit: int, lease_s: float) -> list[dict[str, Any]]:
+    """Claim up to ``limit`` runnable jobs: pending ones, or processing ones whose lease expired.
+
+    Jobs that already failed ``MAX_ATTEMPTS`` claims (they keep killing their worker) are closed
+    as ``failure`` instead of being run again.
+    """
+    now = now_us()
+    runnable = or_(
+        jobs.c.status == "pending",
+        and_(jobs.c.status == "processing", jobs.c.lease_expires_us < now),
+    )
+    q = select(jobs.c.id, jobs.c.attempts).where(runnable).order_by(jobs.c.created_us).limit(limit)
+    claimed: list[dict[str, Any]] = []
+    with engine.begin() as conn:
+        if engine.dialect.name == "postgresql":
+            q = q.with_for_update(skip_locked=True)
+        for row in conn.execute(q).all():
+            if row.attempts >= MAX_ATTEMPTS:
+                conn.execute(update(jobs).where(jobs.c.id == row.id).values(
+                    status="failure", finished_us=now, lease_owner=None, lease_expires_us=None,
+                    error=f"the job was abandoned by its worker {row.attempts} times; giving up"))
+                continue
+            done = conn.execute(
+                update(jobs).where(jobs.c.id == row.id, runnable).values(
+                    status="processing", lease_owner=owner,
+                    lease_expires_us=now + int(lease_s * 1e6), attempts=row.attempts + 1,
+                    started_us=now,
+                )
+            ).rowcount
+            if done:
+                claimed.append(dict(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one()))
+    return claimed
+
+
+def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int:
+    if not job_ids:
+        return 0
+    with engine.begin() as conn:
+        return conn.execute(
+            update(jobs)
+            .where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner, jobs.c.status == "processing")
+            .values(lease_expires_us=now_us() + int(lease_s * 1e6))
+        ).rowcount
+
+
+def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: str) -> None:
+    with engine.begin() as conn:
+        conn.execute(update(jobs).where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner)
+                     .values(flow_run_id=flow_run_id))
+
+
+def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: str,
+           error: str | None, result_key: str | None, total_pages: int | None,
+           parsed_pages_count: int) -> bool:
+    """Close a claimed job; False if this worker no longer holds it (someone else took over)."""
+    with engine.begin() as conn:
+        return bool(conn.execute(
+            update(jobs)
+            .where(jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.attempts == attempt,
+                   jobs.c.status == "processing")
+            .values(status=status, error=error, result_key=result_key, total_pages=total_pages,
+                    parsed_pages_count=parsed_pages_count, finished_us=now_us(),
+                    lease_owner=None, lease_expires_us=None)
+        ).rowcount)
+
+
+def release(engine: Engine, owner: str) -> int:
+    """Hand back every job ``owner`` holds (graceful shutdown): they become pending again."""
+    with engine.begin() as conn:
+        return conn.execute(
+            update(jobs).where(jobs.c.lease_owner == owner, jobs.c.status == "processing")
+            .values(status="pending", lease_owner=None, lease_expires_us=None,
+                    attempts=jobs.c.attempts - 1)
+        ).rowcount

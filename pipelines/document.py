@@ -1,0 +1,91 @@
+"""Run a document through the stages: detect → load → select pages → filter → chunk.
+
+``convert`` never raises for a bad document: failures become ``ErrorItem``s and the status says
+whether anything usable came out (docling's ``BasePipeline.execute`` contract).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from pipelines.errors import DocklakeError, UnsupportedFormat
+from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
+from pipelines.stages import chunk as chunk_stage
+from pipelines.stages import detect, text
+from pipelines.stages.pagerange import PageRange
+
+Stage = Callable[[DocumentResult], DocumentResult]
+
+
+def detect_stage(result: DocumentResult) -> DocumentResult:
+    inp = result.input
+    declared = detect.normalize_mime(inp.declared_mime_type)
+    inp.mime_type = declared or detect.detect_mime(inp.data, inp.file_name)
+    return result
+
+
+def load_stage(result: DocumentResult) -> DocumentResult:
+    inp = result.input
+    mime = inp.mime_type or detect.OCTET
+    if mime in detect.TEXT_TYPES:
+        if not inp.data.strip():
+            raise UnsupportedFormat("the document is empty")
+        pages = text.load_text_pages(inp.data, mime, inp.parsing.table_output_mode)
+    else:
+        raise UnsupportedFormat(f"unsupported document type {mime}")
+    result.total_pages = len(pages)
+    result.pages = pages
+    return result
+
+
+def select_pages_stage(result: DocumentResult) -> DocumentResult:
+    pr = PageRange.parse(result.input.page_range)
+    if pr is not None:
+        result.pages = [p for p in result.pages if p.page_number in pr]
+    return result
+
+
+def filter_stage(result: DocumentResult) -> DocumentResult:
+    ignore = set(result.input.parsing.ignore_sections)
+    if ignore:
+        for page in result.pages:
+            page.fragments = [f for f in page.fragments if f.fragment_type not in ignore]
+            for order, f in enumerate(page.fragments):
+                f.reading_order = order
+    return result
+
+
+STAGES: tuple[tuple[str, Stage], ...] = (
+    ("detect", detect_stage),
+    ("load", load_stage),
+    ("pages", select_pages_stage),
+    ("filter", filter_stage),
+    ("chunk", chunk_stage.chunk),
+)
+
+
+def convert(inp: DocumentInput) -> DocumentResult:
+    result = DocumentResult(input=inp)
+    for name, stage in STAGES:
+        t0 = time.perf_counter()
+        try:
+            result = stage(result)
+        except DocklakeError as exc:
+            result.errors.append(ErrorItem(stage=name, message=exc.message))
+            break
+        except Exception as exc:  # noqa: BLE001 - a broken document must not crash the worker
+            result.errors.append(ErrorItem(stage=name, message=f"{type(exc).__name__}: {exc}"))
+            break
+        finally:
+            result.timings[name] = time.perf_counter() - t0
+    result.status = _status(result)
+    return result
+
+
+def _status(result: DocumentResult) -> ConversionStatus:
+    if not result.pages or any(e.page_number is None for e in result.errors):
+        return ConversionStatus.failure
+    if result.errors:
+        return ConversionStatus.partial_success if result.parsed_pages_count else ConversionStatus.failure
+    return ConversionStatus.success

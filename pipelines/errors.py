@@ -1,0 +1,69 @@
+"""Errors raised by docklake's document and job code.
+
+    DocklakeError
+    ├── InvalidRequest            – the request cannot be served as given (400)
+    │   ├── InvalidPageRange
+    │   ├── InvalidMimeType
+    │   └── InvalidFile           – unknown/invalid file id, broken upload
+    ├── NotFound                  – the resource does not exist for this caller (404)
+    ├── Conflict                  – the resource exists or is in the wrong state (409)
+    ├── PayloadTooLarge           – an upload or download over the configured limit (413)
+    └── DocumentError             – a document could not be processed (job ends ``failure``)
+        ├── UnsupportedFormat
+        └── CorruptDocument
+
+The API maps this tree to the spec's error bodies in one place (``api/errors.py``); each class
+carries the Tensorlake ``ApiErrorCode`` that goes on the wire.
+"""
+
+from __future__ import annotations
+
+
+class DocklakeError(Exception):
+    code = "INTERNAL_ERROR"
+
+    def __init__(self, message: str, *, code: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+
+
+class InvalidRequest(DocklakeError):
+    code = "INVALID_CONFIGURATION"
+
+
+class InvalidPageRange(InvalidRequest):
+    code = "INVALID_PAGE_RANGE"
+
+
+class InvalidMimeType(InvalidRequest):
+    code = "INVALID_MIME_TYPE"
+
+
+class InvalidFile(InvalidRequest):
+    code = "INVALID_FILE"
+
+
+class NotFound(DocklakeError):
+    code = "ENTITY_NOT_FOUND"
+
+
+class Conflict(DocklakeError):
+    code = "ENTITY_ALREADY_EXISTS"
+
+
+class PayloadTooLarge(DocklakeError):
+    code = "INVALID_FILE"
+
+
+class DocumentError(DocklakeError):
+    code = "INVALID_FILE"
+
+
+class UnsupportedFormat(DocumentError):
+    code = "INVALID_MIME_TYPE"
+
+
+class CorruptDocument(DocumentError):
+    code = "INVALID_FILE"

@@ -1,0 +1,78 @@
+"""Run one claimed job end to end: load its source, convert, write the Parquet result, close it."""
+
+from __future__ import annotations
+
+import structlog
+
+from assets import files as files_repo
+from assets import jobs as jobs_repo
+from assets.keys import Principal
+from assets.results import result_key, write_result
+from pipelines.document import convert
+from pipelines.errors import DocklakeError, DocumentError
+from pipelines.fetch import fetch
+from pipelines.models import (
+    ConversionStatus,
+    DocumentInput,
+    EnrichmentOptions,
+    ParseRequest,
+    ParsingOptions,
+)
+from pipelines.runtime import Runtime
+
+log = structlog.get_logger("docklake.execute")
+
+
+def load_input(rt: Runtime, job: dict) -> DocumentInput:
+    req = ParseRequest.model_validate(job["request"])
+    declared = req.mime_type
+    name = req.file_name or job.get("file_name")
+    if req.file_id:
+        p = Principal(job["organization_id"], job["project_id"], "")
+        rec = files_repo.get_file(rt.engine, p, req.file_id)
+        if rec is None:
+            raise DocumentError(f"file {req.file_id} no longer exists")
+        data = rt.storage.read_bytes(rec.storage_key)
+        name = name or rec.file_name
+    elif req.raw_text is not None:
+        data = req.raw_text.encode("utf-8")
+    elif req.file_url:
+        s = rt.settings
+        data, ctype, url_name = fetch(req.file_url, max_bytes=s.max_upload_bytes,
+                                      timeout_s=s.fetch_timeout_s, allow_private=s.allow_private_urls)
+        name = name or url_name
+        if not declared and ctype and not ctype.startswith(("application/octet-stream", "binary/")):
+            declared = None  # the content decides; a server's Content-Type is only a hint
+    else:
+        raise DocumentError("the job has no source")
+    return DocumentInput(
+        data=data, file_name=name, declared_mime_type=declared, page_range=req.page_range,
+        parsing=req.parsing_options or ParsingOptions(),
+        enrichment=req.enrichment_options or EnrichmentOptions(),
+    )
+
+
+def run_job(rt: Runtime, job: dict, owner: str) -> str:
+    """Process a claimed job and close it; returns the final status ("" if we lost the lease)."""
+    job_id, attempt = job["id"], job["attempts"]
+    bound = log.bind(job_id=job_id, kind=job["kind"], attempt=attempt)
+    try:
+        result = convert(load_input(rt, job))
+    except DocklakeError as exc:
+        bound.info("job_failed", error=exc.message)
+        ok = jobs_repo.finish(rt.engine, owner, job_id, attempt, status="failure", error=exc.message,
+                              result_key=None, total_pages=None, parsed_pages_count=0)
+        return "failure" if ok else ""
+    status = "failure" if result.status == ConversionStatus.failure else "successful"
+    key = None
+    if result.pages:
+        key = result_key(job["organization_id"], job["project_id"], job.get("dataset_id"), job_id, attempt)
+        write_result(rt.storage, key, job_id, result)
+    ok = jobs_repo.finish(rt.engine, owner, job_id, attempt, status=status,
+                          error=result.error_message(), result_key=key,
+                          total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count)
+    if not ok and key:
+        rt.storage.delete(key)  # another worker owns this job now; its result is the one kept
+    bound.info("job_finished", status=status if ok else "lost_lease", pages=result.parsed_pages_count,
+               timings={k: round(v, 4) for k, v in result.timings.items()})
+    return status if ok else ""

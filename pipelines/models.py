@@ -1,0 +1,203 @@
+"""Typed models shared by every stage, the job store and the API.
+
+Two families live here:
+
+* the request side of the Tensorlake wire format (``ParseRequest`` and the options objects);
+  unknown keys are ignored, as the real SDK sends keys newer than the public OpenAPI;
+* ``DocumentResult``: the one result object that flows through every document stage
+  (detect → load → fragments → chunks → write), in the style of docling's ``ConversionResult``.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class JobStatus(str, Enum):
+    pending = "pending"
+    processing = "processing"
+    successful = "successful"
+    failure = "failure"
+
+    @property
+    def terminal(self) -> bool:
+        return self in (JobStatus.successful, JobStatus.failure)
+
+
+class JobKind(str, Enum):
+    parse = "parse"
+    read = "read"
+    extract = "extract"
+    classify = "classify"
+    edit = "edit"
+
+
+FRAGMENT_TYPES = (
+    "section_header", "title", "text", "table", "figure", "formula", "form", "key_value_region",
+    "document_index", "list_item", "table_caption", "figure_caption", "formula_caption",
+    "page_footer", "page_header", "page_number", "signature", "strikethrough", "barcode", "chart",
+)
+FragmentType = Literal[
+    "section_header", "title", "text", "table", "figure", "formula", "form", "key_value_region",
+    "document_index", "list_item", "table_caption", "figure_caption", "formula_caption",
+    "page_footer", "page_header", "page_number", "signature", "strikethrough", "barcode", "chart",
+]
+
+
+# ---------------------------------------------------------------- request options (wire)
+
+
+class ParsingOptions(_Lenient):
+    chunking_strategy: Literal["none", "page", "section", "fragment"] = "none"
+    table_output_mode: Literal["markdown", "html"] = "html"
+    table_parsing_format: Literal["tsr", "vlm"] = "tsr"
+    ocr_model: str | None = None
+    signature_detection: bool = False
+    remove_strikethrough_lines: bool = False
+    skew_detection: bool = False
+    disable_layout_detection: bool = False
+    cross_page_header_detection: bool = False
+    include_images: bool = False
+    barcode_detection: bool = False
+    table_merging: bool = False
+    ignore_sections: list[FragmentType] = Field(default_factory=list)
+
+
+class EnrichmentOptions(_Lenient):
+    table_summarization: bool = False
+    table_summarization_prompt: str | None = None
+    figure_summarization: bool = False
+    figure_summarization_prompt: str | None = None
+    include_full_page_image: bool = False
+    chart_extraction: bool = False
+    key_value_extraction: bool = False
+    table_cell_grounding: bool = False
+
+
+class StructuredExtractionOptions(_Lenient):
+    schema_name: str
+    json_schema: Any
+    partition_strategy: Any = None
+    model_provider: str | None = None
+    page_classes: list[str] | None = None
+    prompt: str | None = None
+    provide_citations: bool = False
+    skip_ocr: bool = False
+
+
+class PageClassConfig(_Lenient):
+    name: str
+    description: str = ""
+
+
+class FormFillingOptions(_Lenient):
+    fill_prompt: str | None = None
+    ignore_source_values: bool = False
+    no_acroform: bool = False
+    no_widget_detection: bool = False
+
+
+class ParseRequest(_Lenient):
+    """The body of every job endpoint (parse, read, extract, classify, edit)."""
+
+    file_id: str | None = None
+    file_url: str | None = None
+    raw_text: str | None = None
+    file_name: str | None = None
+    mime_type: str | None = None
+    page_range: str | None = None
+    labels: dict[str, Any] | None = None
+    parsing_options: ParsingOptions | None = None
+    enrichment_options: EnrichmentOptions | None = None
+    structured_extraction_options: list[StructuredExtractionOptions] | None = None
+    page_classifications: list[PageClassConfig] | None = None
+    form_filling: FormFillingOptions | None = None
+
+    def options_dump(self) -> dict[str, Any]:
+        """The processing configuration echoed by ``with_options``."""
+        return self.model_dump(
+            include={"parsing_options", "enrichment_options", "structured_extraction_options",
+                     "page_classifications", "form_filling", "page_range", "mime_type"},
+            exclude_none=True,
+        )
+
+
+# ---------------------------------------------------------------- the document result
+
+
+class Fragment(BaseModel):
+    fragment_type: FragmentType
+    content: dict[str, Any]
+    reading_order: int | None = None
+    bbox: dict[str, float] | None = None
+
+
+class PageResult(BaseModel):
+    page_number: int
+    width: int | None = None
+    height: int | None = None
+    fragments: list[Fragment] = Field(default_factory=list)
+
+
+class Chunk(BaseModel):
+    page_number: int
+    content: str
+
+
+class ErrorItem(BaseModel):
+    stage: str
+    message: str
+    page_number: int | None = None
+
+
+class ConversionStatus(str, Enum):
+    pending = "pending"
+    success = "success"
+    partial_success = "partial_success"
+    failure = "failure"
+
+
+class DocumentInput(BaseModel):
+    """What a job hands to the stages: the bytes and everything known about them."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    data: bytes
+    file_name: str | None = None
+    declared_mime_type: str | None = None
+    mime_type: str | None = None
+    page_range: str | None = None
+    parsing: ParsingOptions = Field(default_factory=ParsingOptions)
+    enrichment: EnrichmentOptions = Field(default_factory=EnrichmentOptions)
+
+
+class DocumentResult(BaseModel):
+    """The one object every stage takes and returns."""
+
+    input: DocumentInput = Field(exclude=True)
+    status: ConversionStatus = ConversionStatus.pending
+    total_pages: int = 0
+    pages: list[PageResult] = Field(default_factory=list)
+    chunks: list[Chunk] = Field(default_factory=list)
+    errors: list[ErrorItem] = Field(default_factory=list)
+    timings: dict[str, float] = Field(default_factory=dict)
+
+    @property
+    def parsed_pages_count(self) -> int:
+        failed = {e.page_number for e in self.errors if e.page_number is not None}
+        return sum(1 for p in self.pages if p.page_number not in failed)
+
+    def error_message(self) -> str | None:
+        if not self.errors:
+            return None
+        return "; ".join(
+            (f"page {e.page_number}: " if e.page_number is not None else "") + e.message
+            for e in self.errors
+        )

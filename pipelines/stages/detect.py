@@ -1,0 +1,107 @@
+"""Detect a document's MIME type from its content (the file name is only a hint for text)."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from collections.abc import Callable
+from typing import IO
+
+import filetype
+
+PDF = "application/pdf"
+TXT = "text/plain"
+MARKDOWN = "text/markdown"
+HTML = "text/html"
+CSV = "text/csv"
+XML = "text/xml"
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+PPTX = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+XLSX = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+OCTET = "application/octet-stream"
+
+TEXT_TYPES = frozenset({TXT, MARKDOWN, HTML, CSV, XML})
+
+_ALIASES = {
+    "text/x-markdown": MARKDOWN,
+    "application/xhtml+xml": HTML,
+    "application/xml": XML,
+    "application/csv": CSV,
+}
+
+_EXT_TEXT = {".md": MARKDOWN, ".markdown": MARKDOWN, ".csv": CSV, ".htm": HTML, ".html": HTML,
+             ".xml": XML, ".txt": TXT}
+
+_ZIP_MARKERS = (("word/", DOCX), ("ppt/", PPTX), ("xl/", XLSX))
+
+
+def normalize_mime(mime: str | None) -> str | None:
+    if not mime:
+        return None
+    base = mime.split(";", 1)[0].strip().lower()
+    return _ALIASES.get(base, base)
+
+
+def _office_type(source: str | IO[bytes]) -> str | None:
+    try:
+        with zipfile.ZipFile(source) as zf:
+            names = zf.namelist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return None
+    for prefix, mime in _ZIP_MARKERS:
+        if any(n.startswith(prefix) for n in names):
+            return mime
+    return None
+
+
+def _looks_textual(head: bytes) -> bool:
+    if not head:
+        return True
+    if b"\x00" in head:
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        # A multi-byte character cut at the end of the sample is still text.
+        if exc.start < len(head) - 4:
+            return False
+    return True
+
+
+def _text_type(head: bytes, file_name: str | None) -> str:
+    ext = ""
+    if file_name and "." in file_name:
+        ext = "." + file_name.rsplit(".", 1)[1].lower()
+    sniff = head.lstrip()[:512].lower()
+    if sniff.startswith((b"<!doctype html", b"<html")) or b"<body" in sniff:
+        return HTML
+    if ext in _EXT_TEXT:
+        return _EXT_TEXT[ext]
+    if sniff.startswith(b"<?xml"):
+        return XML
+    return TXT
+
+
+def detect_mime(data: bytes, file_name: str | None = None) -> str:
+    """Return the MIME type of ``data``; ``application/octet-stream`` when unknown."""
+    return _detect(data[:8192], file_name, lambda: _office_type(io.BytesIO(data)))
+
+
+def detect_file(path: str, file_name: str | None = None) -> str:
+    """Like ``detect_mime`` for a file on local disk, without reading all of it."""
+    with open(path, "rb") as fh:
+        head = fh.read(8192)
+    return _detect(head, file_name, lambda: _office_type(path))
+
+
+def _detect(head: bytes, file_name: str | None, office: Callable[[], str | None]) -> str:
+    if head.startswith(b"%PDF-"):
+        return PDF
+    if head.startswith(b"PK\x03\x04"):
+        return office() or "application/zip"
+    kind = filetype.guess(head)
+    if kind is not None:
+        return kind.mime
+    if _looks_textual(head):
+        return _text_type(head, file_name)
+    return OCTET

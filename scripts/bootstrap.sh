@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Installs everything docklake needs on a fresh Debian machine, idempotently:
+#   - Debian packages (docker.io, postgresql for the catalog tests),
+#   - a .venv with the project and its pinned dependencies,
+#   - a running Docker engine (dockerd is started when none answers).
+# Usage: scripts/bootstrap.sh [run|test]
+set -euo pipefail
+mode="${1:-run}"
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+data_dir="${DOCKLAKE_DATA_DIR:-$here/.docklake}"
+mkdir -p "$data_dir"
+log() { printf '[bootstrap] %s\n' "$*" >&2; }
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+
+apt_pkgs=(docker.io)
+if [ "$mode" = test ]; then apt_pkgs+=(postgresql); fi
+missing=()
+for p in "${apt_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  log "installing Debian packages: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # postgresql's package starts a cluster of its own; the tests run their own.
+  if [[ " ${missing[*]} " == *" postgresql "* ]]; then
+    $SUDO service postgresql stop >/dev/null 2>&1 || true
+  fi
+fi
+
+# Python environment: rebuilt when pyproject.toml changes.
+py="${PYTHON:-python3}"
+stamp=".venv/.docklake-installed"
+want="$(sha256sum pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
+if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+  log "installing the Python environment into .venv (first time: a few minutes)"
+  [ -x .venv/bin/python ] || "$py" -m venv .venv
+  .venv/bin/pip install -q --upgrade pip
+  .venv/bin/pip install -q -c constraints.txt -e '.[test]'
+  echo "$want" > "$stamp"
+fi
+
+# Docker engine: use one that answers, else start dockerd.
+if ! docker version >/dev/null 2>&1; then
+  log "no Docker engine answers; starting dockerd"
+  $SUDO nohup dockerd >"$data_dir/dockerd.log" 2>&1 &
+  for _ in $(seq 1 60); do
+    docker version >/dev/null 2>&1 && break
+    sleep 0.5
+  done
+  if ! docker version >/dev/null 2>&1; then
+    log "dockerd did not come up with default networking; retrying without bridge/iptables"
+    $SUDO pkill -x dockerd || true
+    sleep 1
+    $SUDO nohup dockerd --bridge=none --iptables=false >"$data_dir/dockerd.log" 2>&1 &
+    for _ in $(seq 1 60); do
+      docker version >/dev/null 2>&1 && break
+      sleep 0.5
+    done
+  fi
+  docker version >/dev/null 2>&1 || { log "dockerd failed to start; see $data_dir/dockerd.log"; exit 1; }
+fi
+log "ready"

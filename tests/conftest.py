@@ -1,0 +1,98 @@
+"""Shared fixtures: real catalog (SQLite, and PostgreSQL where marked), real storage, a real
+Prefect server for the session, and the app over ASGI."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# Prefect reads its settings on first import, so the session's server address is fixed here,
+# before any test module imports the flows.
+PREFECT_PORT = free_port()
+PREFECT_DIR = Path(tempfile.mkdtemp(prefix="docklake-test-prefect-"))
+PREFECT_API = f"http://127.0.0.1:{PREFECT_PORT}/api"
+os.environ.update({
+    "PREFECT_API_URL": PREFECT_API,
+    "PREFECT_HOME": str(PREFECT_DIR / "prefect"),
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "PREFECT_LOGGING_LEVEL": "WARNING",
+    "PREFECT_LOGGING_TO_API_ENABLED": "false",
+})
+for _k in [k for k in os.environ if k.startswith("DOCKLAKE_")]:
+    del os.environ[_k]
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from api.app import create_app  # noqa: E402
+from api.services import Services  # noqa: E402
+from pipelines.settings import Settings  # noqa: E402
+
+KEY_A, KEY_B, KEY_A2 = "key-a", "key-b", "key-a2"
+API_KEYS = f"{KEY_A}=org-a/proj-a,{KEY_B}=org-b/proj-b,{KEY_A2}=org-a/proj-other"
+A = {"Authorization": f"Bearer {KEY_A}"}
+B = {"Authorization": f"Bearer {KEY_B}"}
+A2 = {"Authorization": f"Bearer {KEY_A2}"}
+
+
+@pytest.fixture(scope="session")
+def prefect_api() -> Iterator[str]:
+    from pipelines.prefect_server import ManagedPrefectServer
+
+    server = ManagedPrefectServer(Settings(data_dir=PREFECT_DIR, prefect_port=PREFECT_PORT))
+    server.start(timeout_s=180)
+    yield PREFECT_API
+    server.stop()
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "docklake", api_keys=API_KEYS, prefect_api_url=PREFECT_API,
+                    lease_s=5)
+
+
+@pytest.fixture
+def services(settings: Settings) -> Iterator[Services]:
+    svc = Services.build(settings)
+    yield svc
+    svc.close()
+
+
+@pytest.fixture
+def client(services: Services) -> Iterator[TestClient]:
+    with TestClient(create_app(services=services)) as c:
+        yield c
+
+
+@pytest.fixture
+def run_jobs(services: Services, prefect_api: str) -> Callable[[], int]:
+    """Run the dispatcher (real Prefect flow runs) until no job is runnable; returns jobs run."""
+    from pipelines.dispatcher import Dispatcher
+    from pipelines.runtime import Runtime, install
+
+    rt = Runtime(services.settings, services.engine, services.storage)
+    install(rt)
+
+    def run() -> int:
+        async def loop() -> int:
+            d = Dispatcher(rt)
+            total = 0
+            while n := await d.run_once():
+                total += n
+            return total
+
+        return asyncio.run(loop())
+
+    return run
