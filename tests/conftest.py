@@ -39,12 +39,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 from api.app import create_app  # noqa: E402
 from api.services import Services  # noqa: E402
 from pipelines.settings import Settings  # noqa: E402
+from tests.helpers import API_KEYS  # noqa: E402
 
-KEY_A, KEY_B, KEY_A2 = "key-a", "key-b", "key-a2"
-API_KEYS = f"{KEY_A}=org-a/proj-a,{KEY_B}=org-b/proj-b,{KEY_A2}=org-a/proj-other"
-A = {"Authorization": f"Bearer {KEY_A}"}
-B = {"Authorization": f"Bearer {KEY_B}"}
-A2 = {"Authorization": f"Bearer {KEY_A2}"}
 
 
 @pytest.fixture(scope="session")
