@@ -1,0 +1,199 @@
+"""The running service, as a user starts it (`docklake serve`), driven over HTTP: the real
+Tensorlake SDK, first-start keys, and a kill -9 in the middle of work."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import free_port
+
+pytestmark = pytest.mark.e2e
+
+
+@dataclass
+class Service:
+    base: str
+    data_dir: Path
+    proc: subprocess.Popen
+    log: Path
+    env: dict
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+def start_service(data_dir: Path, prefect_api: str, port: int | None = None, **env: str) -> Service:
+    port = port or free_port()
+    log = data_dir.with_suffix(f".{port}.log")
+    data_dir.mkdir(parents=True, exist_ok=True)
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCKLAKE_", "PREFECT_"))}
+    full_env.update({"DOCKLAKE_PREFECT_API_URL": prefect_api, "DOCKLAKE_LEASE_S": "3", **env})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
+        stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=full_env, start_new_session=True,
+    )
+    svc = Service(f"http://127.0.0.1:{port}", data_dir, proc, log, full_env)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"docklake serve exited:\n{svc.output()}")
+        try:
+            if httpx.get(svc.base + "/healthz", timeout=1).status_code == 200:
+                return svc
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(f"docklake serve did not start:\n{svc.output()}")
+
+
+def kill(svc: Service, sig: int = signal.SIGKILL) -> None:
+    try:
+        os.killpg(svc.proc.pid, sig)
+    except ProcessLookupError:
+        pass
+    svc.proc.wait(30)
+    # the worker runs in its own session: kill it as well, as a host crash would
+    for pid in worker_pids(svc.data_dir):
+        os.kill(pid, sig)
+
+
+def worker_pids(data_dir: Path) -> list[int]:
+    out = subprocess.run(["pgrep", "-f", "api.cli worker"], capture_output=True, text=True).stdout
+    pids = []
+    for pid in out.split():
+        try:
+            env = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if f"DOCKLAKE_DATA_DIR={data_dir}".encode() in env:
+            pids.append(int(pid))
+    return pids
+
+
+@pytest.fixture
+def service(tmp_path: Path, prefect_api: str) -> Iterator[Service]:
+    svc = start_service(tmp_path / "svc", prefect_api)
+    yield svc
+    svc.proc.send_signal(signal.SIGTERM)
+    try:
+        svc.proc.wait(30)
+    except subprocess.TimeoutExpired:
+        os.killpg(svc.proc.pid, signal.SIGKILL)
+    for pid in worker_pids(svc.data_dir):
+        os.kill(pid, signal.SIGKILL)
+
+
+def first_key(svc: Service) -> str:
+    m = re.search(r"(dl_[A-Za-z0-9_\-]{20,})", svc.output())
+    assert m, svc.output()
+    return m.group(1)
+
+
+def wait_terminal(base: str, key: str, ids: list[str], timeout: float = 120) -> dict[str, dict]:
+    h = {"Authorization": f"Bearer {key}"}
+    deadline = time.monotonic() + timeout
+    done: dict[str, dict] = {}
+    while time.monotonic() < deadline and len(done) < len(ids):
+        for i in ids:
+            if i not in done:
+                r = httpx.get(f"{base}/documents/v2/parse/{i}", headers=h, timeout=10).json()
+                if r["status"] in ("successful", "failure"):
+                    done[i] = r
+        time.sleep(0.3)
+    assert len(done) == len(ids), f"{len(ids) - len(done)} jobs did not finish"
+    return done
+
+
+def test_first_start_prints_one_key_that_works_and_keys_create(service: Service, tmp_path: Path) -> None:
+    key = first_key(service)
+    assert httpx.get(service.base + "/documents/v2/files",
+                     headers={"Authorization": f"Bearer {key}"}).status_code == 200
+    assert key not in (service.data_dir / "catalog.db").read_bytes().decode("latin-1")  # hash only
+    out = subprocess.run([sys.executable, "-m", "api.cli", "keys", "create", "--org", "acme",
+                          "--project", "p1", "--data-dir", str(service.data_dir)],
+                         capture_output=True, text=True, env=service.env, check=True).stdout.strip()
+    other = {"Authorization": f"Bearer {out}"}
+    r = httpx.put(service.base + "/documents/v2/files", files={"file": ("a.txt", b"acme")}, headers=other)
+    assert r.status_code == 200
+    assert httpx.get(service.base + "/documents/v2/files",
+                     headers={"Authorization": f"Bearer {key}"}).json()["items"] == []
+    ready = httpx.get(service.base + "/readyz").json()
+    assert ready == {"ready": True, "checks": {"catalog": "ok", "storage": "ok", "prefect": "ok"}}
+
+
+def test_real_tensorlake_sdk_round_trip(service: Service, tmp_path: Path) -> None:
+    from tensorlake.documentai import DocumentAI
+    from tensorlake.documentai.models import ChunkingStrategy, MimeType, ParsingOptions
+
+    ai = DocumentAI(api_key=first_key(service), server_url=service.base)
+    doc = tmp_path / "memo.md"
+    doc.write_text("# Memo\n\nShip the release on Friday.\n\n## Risks\n\n- none known\n")
+    file_id = ai.upload(doc)
+    assert file_id.startswith("file_")
+    parse_id = ai.parse(file_id=file_id, labels={"team": "docs"},
+                        parsing_options=ParsingOptions(chunking_strategy=ChunkingStrategy.SECTION))
+    result = ai.wait_for_completion(parse_id)  # SSE
+    assert result.status.value == "successful"
+    assert result.parse_id == parse_id and result.parsed_pages_count == 1
+    assert result.labels == {"team": "docs"}
+    assert [c.content.splitlines()[0] for c in result.chunks] == ["# Memo", "## Risks"]
+    frags = result.pages[0].page_fragments
+    assert frags[0].fragment_type.value == "section_header"
+    assert "Friday" in frags[1].content.content
+    again = ai.get_parsed_result(parse_id)
+    assert again.chunks == result.chunks
+    read = ai.parse_and_wait(raw_text="plain words", mime_type=MimeType.TEXT)
+    assert read.status.value == "successful" and read.chunks[0].content == "plain words"
+    listing = ai.files(filename="memo")
+    assert [f.id for f in listing.items] == [file_id]
+    assert listing.items[0].name == "memo.md" and listing.items[0].file_size == doc.stat().st_size
+    ai.delete_file(file_id)
+    assert ai.files().items == []
+
+
+def test_kill_9_loses_no_job_and_finishes_none_twice(tmp_path: Path, prefect_api: str) -> None:
+    data = tmp_path / "crash"
+    svc = start_service(data, prefect_api, DOCKLAKE_DISPATCH_BATCH_SIZE="4")
+    key = first_key(svc)
+    h = {"Authorization": f"Bearer {key}"}
+    ids = []
+    with httpx.Client(base_url=svc.base, headers=h, timeout=10) as c:
+        for i in range(40):
+            ids.append(c.post("/documents/v2/parse", json={"raw_text": f"document {i}",
+                                                          "mime_type": "text/plain"}).json()["parse_id"])
+        deadline = time.monotonic() + 30
+        while not c.get("/documents/v2/parse", params={"status": "processing"}).json()["items"]:
+            assert time.monotonic() < deadline, "the worker never started"
+            time.sleep(0.05)
+        unfinished = [i for i in c.get("/documents/v2/parse", params={"limit": 100}).json()["items"]
+                      if i["status"] != "successful"]
+    kill(svc)  # the API and the worker die mid-stream, leases held
+    assert unfinished  # work was in flight when it died
+    assert worker_pids(data) == []
+    svc2 = start_service(data, prefect_api, port=int(svc.base.rsplit(":", 1)[1]),
+                         DOCKLAKE_DISPATCH_BATCH_SIZE="4")
+    try:
+        done = wait_terminal(svc2.base, key, ids, timeout=180)
+    finally:
+        svc2.proc.send_signal(signal.SIGTERM)
+        svc2.proc.wait(30)
+    assert {r["status"] for r in done.values()} == {"successful"}
+    assert [done[i]["chunks"][0]["content"] for i in ids] == [f"document {n}" for n in range(40)]
+    # exactly one stored result per job: nobody finished a job twice
+    results = [p for p in (data / "storage" / "results").rglob("*.parquet")]
+    per_job = {}
+    for p in results:
+        per_job.setdefault(p.parent.name, []).append(p)
+    assert sorted(per_job) == sorted(ids)
+    assert all(len(v) == 1 for v in per_job.values())
