@@ -66,6 +66,9 @@ def kill(svc: Service, sig: int = signal.SIGKILL) -> None:
     # the worker runs in its own session: kill it as well, as a host crash would
     for pid in worker_pids(svc.data_dir):
         os.kill(pid, sig)
+    deadline = time.monotonic() + 15
+    while worker_pids(svc.data_dir) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def worker_pids(data_dir: Path) -> list[int]:

@@ -1,0 +1,89 @@
+"""Dagster code location: per-dataset Parquet tables compacted from job results.
+
+``dagster dev -w workspace.yaml`` shows these assets, one dynamic partition per dataset
+(``<organization>/<project>/<dataset>``); the sensor adds partitions and requests runs as jobs
+finish. The catalog and storage come from the same ``DOCKLAKE_*`` settings as the service.
+"""
+
+
+from dagster import (
+    AssetExecutionContext,
+    ConfigurableResource,
+    Definitions,
+    DynamicPartitionsDefinition,
+    MaterializeResult,
+    RunRequest,
+    SensorEvaluationContext,
+    SensorResult,
+    asset,
+    define_asset_job,
+    sensor,
+)
+
+from assets import tables
+from assets.catalog import make_engine
+from assets.storage import Storage
+
+datasets = DynamicPartitionsDefinition(name="datasets")
+
+
+class Catalog(ConfigurableResource):
+    """Where the service keeps its catalog and storage (defaults: the service's settings)."""
+
+    catalog_url: str = ""
+    storage_url: str = ""
+
+    def handles(self):  # type: ignore[no-untyped-def]
+        from pipelines.settings import Settings
+
+        s = Settings(**{k: v for k, v in (("catalog_url", self.catalog_url),
+                                          ("storage_url", self.storage_url)) if v})
+        return make_engine(s.catalog_url), Storage(s.storage_url)
+
+
+@asset(partitions_def=datasets, group_name="datasets",
+       description="One row per finished job of the dataset, and one row per chunk.")
+def dataset_tables(context: AssetExecutionContext, catalog: Catalog) -> MaterializeResult:
+    engine, storage = catalog.handles()
+    key = tables.DatasetKey.from_partition(context.partition_key)
+    counts = tables.compact(engine, storage, key)
+    engine.dispose()
+    return MaterializeResult(metadata={**counts, "path": storage.path(key.table_key("documents"))})
+
+
+@asset(partitions_def=datasets, group_name="datasets", deps=[dataset_tables],
+       description="Job counts by status and pages parsed, computed by DuckDB over the Parquet.")
+def dataset_stats(context: AssetExecutionContext, catalog: Catalog) -> MaterializeResult:
+    engine, storage = catalog.handles()
+    engine.dispose()
+    key = tables.DatasetKey.from_partition(context.partition_key)
+    rows = tables.query(storage, key, "SELECT status, count(*), coalesce(sum(parsed_pages_count), 0) "
+                                      "FROM documents GROUP BY status ORDER BY status")
+    return MaterializeResult(metadata={f"{s}_jobs": n for s, n, _ in rows}
+                             | {"pages": int(sum(p for *_, p in rows))})
+
+
+compact_job = define_asset_job("compact_datasets", selection=[dataset_tables, dataset_stats])
+
+
+@sensor(job=compact_job, minimum_interval_seconds=30)
+def finished_jobs_sensor(context: SensorEvaluationContext, catalog: Catalog) -> SensorResult:
+    engine, _ = catalog.handles()
+    since = int(context.cursor or 0)
+    keys, newest = tables.dataset_keys_finished_since(engine, since)
+    engine.dispose()
+    parts = [k.partition for k in keys]
+    known = set(context.instance.get_dynamic_partitions(datasets.name))
+    return SensorResult(
+        run_requests=[RunRequest(partition_key=p, run_key=f"{p}@{newest}") for p in parts],
+        dynamic_partitions_requests=[datasets.build_add_request([p for p in parts if p not in known])],
+        cursor=str(newest),
+    )
+
+
+defs = Definitions(
+    assets=[dataset_tables, dataset_stats],
+    jobs=[compact_job],
+    sensors=[finished_jobs_sensor],
+    resources={"catalog": Catalog()},
+)

@@ -1,0 +1,114 @@
+"""Per-dataset tables compacted from job results (no orchestrator code here).
+
+A *dataset key* is ``(organization, project, dataset)``; jobs submitted without a dataset belong to
+the dataset ``_``. Compaction reads every finished job's result Parquet and writes two tables,
+``documents`` (one row per job) and ``chunks`` (one row per chunk), each one Parquet file under
+``datasets/<org>/<project>/<dataset>/`` written atomically. DuckDB queries them in place.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+from sqlalchemy import Engine, func, select
+
+from assets.catalog import jobs
+from assets.storage import Storage
+
+NO_DATASET = "_"
+
+DOCUMENTS = pa.schema([
+    ("parse_id", pa.string()), ("status", pa.string()), ("file_id", pa.string()),
+    ("file_name", pa.string()), ("kind", pa.string()), ("total_pages", pa.int32()),
+    ("parsed_pages_count", pa.int32()), ("error", pa.string()), ("labels", pa.string()),
+    ("created_us", pa.int64()), ("finished_us", pa.int64()),
+])
+CHUNKS = pa.schema([
+    ("parse_id", pa.string()), ("chunk_index", pa.int32()), ("page_number", pa.int32()),
+    ("content", pa.string()),
+])
+
+
+@dataclass(frozen=True)
+class DatasetKey:
+    organization_id: str
+    project_id: str
+    dataset: str = NO_DATASET
+
+    @property
+    def partition(self) -> str:
+        return f"{self.organization_id}/{self.project_id}/{self.dataset}"
+
+    @classmethod
+    def from_partition(cls, key: str) -> "DatasetKey":
+        org, project, dataset = key.split("/", 2)
+        return cls(org, project, dataset)
+
+    def table_key(self, table: str) -> str:
+        return f"datasets/{self.partition}/{table}.parquet"
+
+
+def dataset_keys_finished_since(engine: Engine, since_us: int) -> tuple[list[DatasetKey], int]:
+    """Datasets with jobs finished after ``since_us``, and the newest finish time seen."""
+    ds = func.coalesce(jobs.c.dataset_id, NO_DATASET)
+    q = (select(jobs.c.organization_id, jobs.c.project_id, ds.label("ds"), func.max(jobs.c.finished_us))
+         .where(jobs.c.finished_us > since_us)
+         .group_by(jobs.c.organization_id, jobs.c.project_id, ds))
+    with engine.connect() as conn:
+        rows = conn.execute(q).all()
+    newest = max((r[3] for r in rows), default=since_us)
+    return [DatasetKey(r[0], r[1], r[2]) for r in rows], newest
+
+
+def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]:
+    """Rebuild the dataset's tables from its finished jobs; returns row counts."""
+    q = select(jobs).where(
+        jobs.c.organization_id == key.organization_id, jobs.c.project_id == key.project_id,
+        jobs.c.status.in_(("successful", "failure")),
+    ).order_by(jobs.c.created_us, jobs.c.id)
+    q = q.where(jobs.c.dataset_id.is_(None) if key.dataset == NO_DATASET else jobs.c.dataset_id == key.dataset)
+    with engine.connect() as conn:
+        rows = list(conn.execute(q).mappings())
+    docs, chunks = [], []
+    for r in rows:
+        docs.append({
+            "parse_id": r["id"], "status": r["status"], "file_id": r["file_id"],
+            "file_name": r["file_name"], "kind": r["kind"], "total_pages": r["total_pages"],
+            "parsed_pages_count": r["parsed_pages_count"], "error": r["error"],
+            "labels": json.dumps(r["labels"] or {}), "created_us": r["created_us"],
+            "finished_us": r["finished_us"],
+        })
+        if r["result_key"] and storage.exists(r["result_key"]):
+            with storage.open(r["result_key"]) as fh:
+                stored = pq.read_table(fh, columns=["chunks"]).to_pylist()[0]["chunks"] or []
+            chunks += [{"parse_id": r["id"], "chunk_index": i, "page_number": c["page_number"],
+                        "content": c["content"]} for i, c in enumerate(stored)]
+    for name, schema, data in (("documents", DOCUMENTS, docs), ("chunks", CHUNKS, chunks)):
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist(data, schema=schema), buf, compression="zstd")
+        storage.put_bytes(key.table_key(name), buf.getvalue())
+    return {"documents": len(docs), "chunks": len(chunks)}
+
+
+def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:
+    """Run ``sql`` over the dataset's tables (views ``documents`` and ``chunks``) in DuckDB.
+
+    DuckDB is opened in memory per query and reads the Parquet through fsspec, so any storage
+    backend works and no DuckDB file is ever shared between processes.
+    """
+    con = duckdb.connect()
+    try:
+        con.register_filesystem(storage.fs)
+        proto = storage.fs.protocol if isinstance(storage.fs.protocol, str) else storage.fs.protocol[0]
+        for table in ("documents", "chunks"):
+            path = storage.path(key.table_key(table))
+            url = path if proto == "file" else f"{proto}://{path.lstrip('/')}"
+            con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{url}')")
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
