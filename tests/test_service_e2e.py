@@ -200,3 +200,29 @@ def test_kill_9_loses_no_job_and_finishes_none_twice(tmp_path: Path, prefect_api
         per_job.setdefault(p.parent.name, []).append(p)
     assert sorted(per_job) == sorted(ids)
     assert all(len(v) == 1 for v in per_job.values())
+
+
+def test_client_that_hangs_up_mid_upload_leaves_nothing(service: Service) -> None:
+    import socket
+
+    key = first_key(service)
+    host, port = service.base.removeprefix("http://").split(":")
+    head = (b"--B\r\nContent-Disposition: form-data; name=\"file_bytes\"; filename=\"big.bin\"\r\n\r\n")
+    body_len = len(head) + 10_000_000
+    with socket.create_connection((host, int(port))) as s:
+        s.sendall((f"PUT /documents/v2/files HTTP/1.1\r\nHost: {host}\r\n"
+                   f"Authorization: Bearer {key}\r\n"
+                   "Content-Type: multipart/form-data; boundary=B\r\n"
+                   f"Content-Length: {body_len}\r\n\r\n").encode() + head + b"x" * 200_000)
+        time.sleep(0.5)
+    h = {"Authorization": f"Bearer {key}"}
+    deadline = time.monotonic() + 10
+    spool = service.data_dir / "spool"
+    while time.monotonic() < deadline and spool.exists() and any(spool.iterdir()):
+        time.sleep(0.1)
+    assert not spool.exists() or list(spool.iterdir()) == []
+    assert httpx.get(service.base + "/documents/v2/files", headers=h).json()["items"] == []
+    assert not (service.data_dir / "storage" / "files").exists() or \
+        list((service.data_dir / "storage" / "files").rglob("*")) == []
+    metrics = httpx.get(service.base + "/metrics").text
+    assert 'docklake_http_requests_total{method="PUT",route="/documents/v2/files",status="499"} 1.0' in metrics
