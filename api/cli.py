@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -150,7 +149,10 @@ def serve(
 def worker(data_dir: DataDir = None) -> None:
     """Claim pending jobs and run them as Prefect flow runs (DOCKLAKE_PREFECT_API_URL)."""
     settings = _settings(data_dir)
+    from pipelines import isolation
     from pipelines.prefect_server import prefect_env
+
+    isolation.start()  # the fork server for document children, before any thread exists
 
     # Prefect reads its settings when first imported: this is the composition root.
     for k, v in prefect_env(settings).items():

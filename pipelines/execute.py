@@ -8,9 +8,9 @@ from assets import files as files_repo
 from assets import jobs as jobs_repo
 from assets.keys import Principal
 from assets.results import result_key, write_result
-from pipelines.document import convert
 from pipelines.errors import DocklakeError, DocumentError
 from pipelines.fetch import fetch
+from pipelines.isolation import convert_isolated
 from pipelines.models import (
     ConversionStatus,
     DocumentInput,
@@ -57,7 +57,9 @@ def run_job(rt: Runtime, job: dict, owner: str) -> str:
     job_id, attempt = job["id"], job["attempts"]
     bound = log.bind(job_id=job_id, kind=job["kind"], attempt=attempt)
     try:
-        result = convert(load_input(rt, job))
+        s = rt.settings
+        result = convert_isolated(load_input(rt, job), timeout_s=s.job_timeout_s,
+                                  memory_mb=s.job_memory_mb)
     except DocklakeError as exc:
         bound.info("job_failed", error=exc.message)
         ok = jobs_repo.finish(rt.engine, owner, job_id, attempt, status="failure", error=exc.message,

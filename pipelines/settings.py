@@ -42,6 +42,7 @@ class Settings(BaseSettings):
 
     max_upload_bytes: int = 100 * 1024 * 1024
     job_timeout_s: float = 600.0
+    job_memory_mb: int = 4096
     lease_s: float = 30.0
     dispatch_batch_size: int = 8
     dispatch_poll_s: float = 0.2

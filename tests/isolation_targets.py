@@ -1,0 +1,22 @@
+"""Module-level conversion targets for the isolation tests (children import them by name)."""
+
+import os
+import time
+
+from pipelines.document import convert
+from pipelines.models import DocumentInput, DocumentResult
+
+
+def sleepy(inp: DocumentInput) -> DocumentResult:
+    time.sleep(30)
+    return convert(inp)
+
+
+def hungry(inp: DocumentInput) -> DocumentResult:
+    hog = bytearray(2 * 1024**3)
+    return convert(inp) if hog else convert(inp)
+
+
+def crashing(inp: DocumentInput) -> DocumentResult:
+    os.kill(os.getpid(), 9)
+    return convert(inp)
