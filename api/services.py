@@ -23,7 +23,7 @@ class Services:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def build(cls, settings: Settings) -> "Services":
+    def build(cls, settings: Settings) -> Services:
         engine = make_engine(settings.catalog_url)
         migrate(engine)
         for token, org, project in settings.configured_keys:

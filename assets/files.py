@@ -36,7 +36,7 @@ class FileRecord:
     labels: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def from_row(cls, r: Any) -> "FileRecord":
+    def from_row(cls, r: Any) -> FileRecord:
         return cls(r["id"], r["file_name"], r["mime_type"], r["file_size"], r["checksum_sha256"],
                    r["created_us"], r["storage_key"], r["labels"] or {})
 

@@ -82,4 +82,5 @@ class Storage:
         return [p[len(root):] if p.startswith(root) else p for p in found]
 
     def ping(self) -> None:
-        self.fs.ls(self.root) if self.fs.exists(self.root) else None
+        """Raise if the storage cannot be reached."""
+        self.fs.exists(self.root)

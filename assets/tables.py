@@ -45,7 +45,7 @@ class DatasetKey:
         return f"{self.organization_id}/{self.project_id}/{self.dataset}"
 
     @classmethod
-    def from_partition(cls, key: str) -> "DatasetKey":
+    def from_partition(cls, key: str) -> DatasetKey:
         org, project, dataset = key.split("/", 2)
         return cls(org, project, dataset)
 

@@ -38,11 +38,10 @@ def load_input(rt: Runtime, job: dict) -> DocumentInput:
         data = req.raw_text.encode("utf-8")
     elif req.file_url:
         s = rt.settings
-        data, ctype, url_name = fetch(req.file_url, max_bytes=s.max_upload_bytes,
-                                      timeout_s=s.fetch_timeout_s, allow_private=s.allow_private_urls)
+        # The content decides the type; the server's Content-Type is not trusted.
+        data, _ctype, url_name = fetch(req.file_url, max_bytes=s.max_upload_bytes,
+                                       timeout_s=s.fetch_timeout_s, allow_private=s.allow_private_urls)
         name = name or url_name
-        if not declared and ctype and not ctype.startswith(("application/octet-stream", "binary/")):
-            declared = None  # the content decides; a server's Content-Type is only a hint
     else:
         raise DocumentError("the job has no source")
     return DocumentInput(

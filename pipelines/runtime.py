@@ -24,7 +24,7 @@ class Runtime:
     storage: Storage
 
     @classmethod
-    def build(cls, settings: Settings) -> "Runtime":
+    def build(cls, settings: Settings) -> Runtime:
         return cls(settings, make_engine(settings.catalog_url), Storage(settings.storage_url))
 
 

@@ -12,7 +12,6 @@ from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-
 def parse_api_keys(value: str) -> list[tuple[str, str, str]]:
     """Parse ``"token1=org/project,token2=org2/project2"``."""
     keys: list[tuple[str, str, str]] = []
@@ -59,7 +58,7 @@ class Settings(BaseSettings):
         return v
 
     @model_validator(mode="after")
-    def _defaults_under_data_dir(self) -> "Settings":
+    def _defaults_under_data_dir(self) -> Settings:
         self.data_dir = Path(self.data_dir).expanduser().resolve()
         if not self.storage_url:
             self.storage_url = f"file://{self.data_dir / 'storage'}"

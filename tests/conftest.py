@@ -42,7 +42,6 @@ from pipelines.settings import Settings  # noqa: E402
 from tests.helpers import API_KEYS  # noqa: E402
 
 
-
 @pytest.fixture(scope="session")
 def prefect_api() -> Iterator[str]:
     from pipelines.prefect_server import ManagedPrefectServer

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.services import Services
-from tests.helpers import A, A2, B
+from tests.helpers import A2, A, B
 
 
 def upload(client: TestClient, name: str, data: bytes, part: str = "file_bytes", labels=None, headers=A):

@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from api.services import Services
 from assets import jobs as jobs_repo
 from assets.catalog import jobs as jobs_table
-from tests.helpers import A, A2, B
+from tests.helpers import A2, A, B
 
 MD = "# Title\n\nFirst paragraph.\n\n- a list item\n\fSecond page text."
 

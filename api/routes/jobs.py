@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from sqlalchemy import Engine
 from sse_starlette.sse import EventSourceResponse
 
 from api.deps import EngineDep, PrincipalDep, SettingsDep, StorageDep
@@ -18,6 +19,7 @@ from assets import jobs as jobs_repo
 from assets.keys import Principal
 from assets.pagination import MAX_LIMIT
 from assets.results import read_result
+from assets.storage import Storage
 from pipelines.errors import InvalidMimeType, InvalidRequest, NotFound
 from pipelines.fetch import check_url
 from pipelines.models import JobKind, JobStatus, ParseRequest
@@ -30,7 +32,7 @@ router = APIRouter(prefix="/documents/v2", tags=["documents"])
 SSE_POLL_S = 0.25
 
 
-def validate_source(req: ParseRequest, principal: Principal, engine, settings: Settings) -> str | None:  # type: ignore[no-untyped-def]
+def validate_source(req: ParseRequest, principal: Principal, engine: Engine, settings: Settings) -> str | None:
     """Check the request; return the file name when it names a stored file."""
     given = [n for n in ("file_id", "file_url", "raw_text") if getattr(req, n) is not None]
     if len(given) != 1:
@@ -60,7 +62,8 @@ def validate_source(req: ParseRequest, principal: Principal, engine, settings: S
     return req.file_name or rec.file_name
 
 
-def _submit(kind: JobKind, req: ParseRequest, principal: Principal, engine, settings: Settings) -> dict:  # type: ignore[no-untyped-def]
+def _submit(kind: JobKind, req: ParseRequest, principal: Principal, engine: Engine,
+            settings: Settings) -> dict:
     file_name = validate_source(req, principal, engine, settings)
     job = jobs_repo.create_job(
         engine, principal, kind=kind.value, request=req.model_dump(mode="json", exclude_none=True),
@@ -109,7 +112,7 @@ def list_parse(
     return paginated(page, [parse_result(j) for j in page.rows])
 
 
-def _load(engine, storage, principal: Principal, parse_id: str, with_options: bool) -> dict:  # type: ignore[no-untyped-def]
+def _load(engine: Engine, storage: Storage, principal: Principal, parse_id: str, with_options: bool) -> dict:
     job = jobs_repo.get_job(engine, principal, parse_id)
     if job is None:
         raise NotFound(f"parse job {parse_id} not found")
