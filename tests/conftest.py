@@ -39,6 +39,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from api.app import create_app  # noqa: E402
 from api.services import Services  # noqa: E402
 from pipelines.settings import Settings  # noqa: E402
+from tests.postgres import postgres_url  # noqa: E402, F401  (session fixture)
 
 KEY_A, KEY_B, KEY_A2 = "key-a", "key-b", "key-a2"
 API_KEYS = f"{KEY_A}=org-a/proj-a,{KEY_B}=org-b/proj-b,{KEY_A2}=org-a/proj-other"
