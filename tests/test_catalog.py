@@ -98,6 +98,28 @@ def ids(page: Page) -> list[str]:
     return [r["id"] if isinstance(r, dict) else r.id for r in page.rows]
 
 
+def run_concurrently(n: int, fn: Callable[[int], Any]) -> list[Any]:
+    """Run ``fn(i)`` for i in range(n) on n threads released together; re-raise any error."""
+    results: list[Any] = [None] * n
+    errors: list[BaseException] = []
+    start = threading.Barrier(n)
+
+    def target(i: int) -> None:
+        try:
+            start.wait()
+            results[i] = fn(i)
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=target, args=(i,)) for i in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    return results
+
+
 def check_walk(list_page: Callable[..., Page], expected: list[str], limit: int) -> None:
     """Walk every page forward with ``next``, then all the way back with ``prev``."""
     pages: list[Page] = []
@@ -489,3 +511,13 @@ def test_api_keys_are_idempotent_hashed_and_looked_up(catalog_engine: Engine) ->
             assert token not in str(value) and other not in str(value)
     assert {r["key_hash"] for r in stored} == {keys_repo.hash_key(token), keys_repo.hash_key(other)}
 
+
+def test_add_key_is_idempotent_under_concurrent_start_up(catalog_engine: Engine) -> None:
+    # Every process registers the configured keys at start-up, possibly at the same moment.
+    for n in range(1, 6):
+        token = keys_repo.new_token()
+        got = run_concurrently(
+            6, lambda _i: keys_repo.add_key(catalog_engine, token, "org-a", "proj-a"))  # noqa: B023
+        assert len(set(got)) == 1
+        assert keys_repo.count_keys(catalog_engine) == n
+        assert keys_repo.lookup(catalog_engine, token) == Principal("org-a", "proj-a", got[0])
