@@ -126,9 +126,16 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
+MIGRATION_LOCK_ID = 0x646F636B6C616B  # any constant; "docklak"
+
+
 def migrate(engine: Engine) -> None:
     """Bring the catalog schema to the newest revision (idempotent)."""
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
     with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # Processes starting together (API, dispatcher, workers) would race to create the
+            # same tables; serialise them (SQLite's BEGIN IMMEDIATE already does).
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_ID})")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")

@@ -8,6 +8,8 @@ session's cluster (``tests/postgres.py``).
 from __future__ import annotations
 
 import secrets
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -30,6 +32,7 @@ from tests.postgres import admin_execute
 P = Principal("org-a", "proj-a", "key_a")
 SAME_ORG_OTHER_PROJECT = Principal("org-a", "proj-b", "key_a2")
 OTHER_ORG_SAME_PROJECT = Principal("org-b", "proj-a", "key_b")
+ROOT = Path(__file__).resolve().parent.parent
 T0 = 1_790_000_000_000_000  # a fixed epoch-µs base for rows whose times the tests set
 
 
@@ -180,6 +183,34 @@ def test_migrations_create_the_schema_on_an_empty_database_and_are_idempotent(
 
     head = ScriptDirectory.from_config(alembic_config(str(empty_engine.url))).get_current_head()
     assert versions == [head]
+
+
+def test_processes_starting_together_can_all_migrate_an_empty_database(
+        empty_engine: Engine) -> None:
+    # API, dispatcher and workers each migrate at start-up, possibly at the same moment. Real
+    # processes: alembic keeps per-run state in module globals, so threads would not be faithful.
+    url = empty_engine.url.render_as_string(hide_password=False)
+    code = ("import sys; from assets.catalog import make_engine, migrate; "
+            "e = make_engine(sys.argv[1]); print('ready', flush=True); sys.stdin.read(); migrate(e)")
+    procs = [subprocess.Popen([sys.executable, "-c", code, url], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+             for _ in range(4)]
+    for pr in procs:
+        assert pr.stdout.readline().strip() == "ready", pr.stderr.read()  # type: ignore[union-attr]
+    for pr in procs:  # all imported and waiting: release them together
+        pr.stdin.close()  # type: ignore[union-attr]
+    failures = []
+    for pr in procs:
+        try:
+            pr.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pr.kill()
+            pr.wait()
+        if pr.returncode != 0:
+            failures.append(pr.stderr.read()[-3000:])  # type: ignore[union-attr]
+    assert not failures, failures[0]
+    assert {"api_keys", "files", "jobs"} <= set(inspect(empty_engine).get_table_names())
+    make_job(empty_engine)
 
 
 # ------------------------------------------------------------------------------ claim / leases
