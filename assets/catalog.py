@@ -7,6 +7,7 @@ as integer microseconds since the epoch (UTC): exact, portable and cheap to inde
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from pathlib import Path
 
@@ -91,6 +92,21 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
+def _set_wal(cur: sqlite3.Cursor, timeout_s: float = 30.0) -> None:
+    """Switch to WAL. Two processes opening a new catalog file together both try to convert it;
+    SQLite then fails one of them at once with "database is locked" (a lock upgrade it will not
+    wait for), so retry until the other one has finished."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def make_engine(url: str) -> Engine:
     """An engine with the settings the catalog relies on (WAL + busy timeout for SQLite)."""
     if url.startswith("sqlite"):
@@ -105,9 +121,9 @@ def make_engine(url: str) -> Engine:
             # two writers never deadlock on a read-to-write upgrade.
             dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA busy_timeout=30000")
+            _set_wal(cur)
+            cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
