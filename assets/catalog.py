@@ -7,7 +7,10 @@ as integer microseconds since the epoch (UTC): exact, portable and cheap to inde
 
 from __future__ import annotations
 
+import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alembic import command
@@ -16,6 +19,7 @@ from sqlalchemy import (
     JSON,
     BigInteger,
     Column,
+    Connection,
     Engine,
     Index,
     Integer,
@@ -91,6 +95,21 @@ def now_us() -> int:
     return time.time_ns() // 1000
 
 
+def _set_wal(cur: sqlite3.Cursor, timeout_s: float = 30.0) -> None:
+    """Switch to WAL. Two processes opening a new catalog file together both try to convert it;
+    SQLite then fails one of them at once with "database is locked" (a lock upgrade it will not
+    wait for), so retry until the other one has finished."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        try:
+            cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
+
+
 def make_engine(url: str) -> Engine:
     """An engine with the settings the catalog relies on (WAL + busy timeout for SQLite)."""
     if url.startswith("sqlite"):
@@ -101,22 +120,32 @@ def make_engine(url: str) -> Engine:
 
         @event.listens_for(engine, "connect")
         def _pragmas(dbapi_conn, _record):  # type: ignore[no-untyped-def]
-            # Let SQLAlchemy's begin() decide transactions, and take the write lock up front so
-            # two writers never deadlock on a read-to-write upgrade.
+            # Let SQLAlchemy's begin() decide transactions (see _begin below).
             dbapi_conn.isolation_level = None
             cur = dbapi_conn.cursor()
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA busy_timeout=30000")
+            _set_wal(cur)
+            cur.execute("PRAGMA synchronous=NORMAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.close()
 
         @event.listens_for(engine, "begin")
         def _begin(conn):  # type: ignore[no-untyped-def]
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # Writers take the write lock up front, so two writers never deadlock on a
+            # read-to-write upgrade; readers stay deferred and run beside a writer (WAL).
+            write = conn.get_execution_options().get("docklake_write", False)
+            conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+@contextmanager
+def write_txn(engine: Engine) -> Iterator[Connection]:
+    """A transaction that writes: use it for every change to the catalog (reads use
+    ``engine.connect()``). On SQLite it holds the write lock from the first statement."""
+    with engine.connect().execution_options(docklake_write=True) as conn, conn.begin():
+        yield conn
 
 
 def alembic_config(url: str) -> Config:
@@ -126,9 +155,16 @@ def alembic_config(url: str) -> Config:
     return cfg
 
 
+MIGRATION_LOCK_ID = 0x646F636B6C616B  # any constant; "docklak"
+
+
 def migrate(engine: Engine) -> None:
     """Bring the catalog schema to the newest revision (idempotent)."""
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
+        if conn.dialect.name == "postgresql":
+            # Processes starting together (API, dispatcher, workers) would race to create the
+            # same tables; serialise them (SQLite's BEGIN IMMEDIATE already does).
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_ID})")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")

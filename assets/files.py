@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlalchemy import Engine, delete, func, insert, select
 
-from assets.catalog import files, now_us
+from assets.catalog import files, now_us, write_txn
 from assets.keys import Principal
 from assets.pagination import Page, paginate
 
@@ -42,7 +42,7 @@ class FileRecord:
 
 
 def insert_file(engine: Engine, p: Principal, rec: FileRecord) -> None:
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         conn.execute(insert(files).values(
             id=rec.id, organization_id=p.organization_id, project_id=p.project_id,
             file_name=rec.file_name, mime_type=rec.mime_type, file_size=rec.file_size,
@@ -68,7 +68,7 @@ def get_file(engine: Engine, p: Principal, file_id: str) -> FileRecord | None:
 
 
 def delete_file(engine: Engine, p: Principal, file_id: str) -> FileRecord | None:
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         row = conn.execute(select(files).where(_scoped(p), files.c.id == file_id)).mappings().first()
         if row is None:
             return None

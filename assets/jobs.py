@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, delete, insert, or_, select, update
 
-from assets.catalog import jobs, now_us
+from assets.catalog import jobs, now_us, write_txn
 from assets.files import substring_match
 from assets.keys import Principal
 from assets.pagination import Page, paginate
@@ -52,7 +52,7 @@ def create_job(engine: Engine, p: Principal, *, kind: str, request: dict[str, An
         file_name=file_name, request=request, labels=labels, created_us=now_us(), attempts=0,
         parsed_pages_count=0,
     )
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         conn.execute(insert(jobs).values(**row))
     return row
 
@@ -70,7 +70,7 @@ def get_job_by_id(engine: Engine, job_id: str) -> dict[str, Any] | None:
 
 
 def delete_job(engine: Engine, p: Principal, job_id: str) -> dict[str, Any] | None:
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         row = conn.execute(select(jobs).where(_scoped(p), jobs.c.id == job_id)).mappings().first()
         if row is None:
             return None
@@ -122,7 +122,7 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float) -> list[dict[s
     )
     q = select(jobs.c.id, jobs.c.attempts).where(runnable).order_by(jobs.c.created_us).limit(limit)
     claimed: list[dict[str, Any]] = []
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         if engine.dialect.name == "postgresql":
             q = q.with_for_update(skip_locked=True)
         for row in conn.execute(q).all():
@@ -146,7 +146,7 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float) -> list[dict[s
 def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int:
     if not job_ids:
         return 0
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         return conn.execute(
             update(jobs)
             .where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner, jobs.c.status == "processing")
@@ -155,7 +155,7 @@ def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int
 
 
 def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: str) -> None:
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         conn.execute(update(jobs).where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner)
                      .values(flow_run_id=flow_run_id))
 
@@ -164,7 +164,7 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: str
            error: str | None, result_key: str | None, total_pages: int | None,
            parsed_pages_count: int) -> bool:
     """Close a claimed job; False if this worker no longer holds it (someone else took over)."""
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         return bool(conn.execute(
             update(jobs)
             .where(jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.attempts == attempt,
@@ -177,7 +177,7 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: str
 
 def release(engine: Engine, owner: str) -> int:
     """Hand back every job ``owner`` holds (graceful shutdown): they become pending again."""
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         return conn.execute(
             update(jobs).where(jobs.c.lease_owner == owner, jobs.c.status == "processing")
             .values(status="pending", lease_owner=None, lease_expires_us=None,

@@ -6,9 +6,11 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, func, insert, select
+from sqlalchemy import Engine, func, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from assets.catalog import api_keys, now_us
+from assets.catalog import api_keys, now_us, write_txn
 
 
 @dataclass(frozen=True)
@@ -29,14 +31,18 @@ def new_token() -> str:
 def add_key(engine: Engine, token: str, org: str, project: str) -> str:
     """Store ``token`` (hashed) for org/project unless it is already known; return its id."""
     h = hash_key(token)
-    with engine.begin() as conn:
+    with write_txn(engine) as conn:
         found = conn.execute(select(api_keys.c.id).where(api_keys.c.key_hash == h)).scalar()
         if found:
             return found
-        key_id = "key_" + secrets.token_hex(8)
-        conn.execute(insert(api_keys).values(id=key_id, key_hash=h, organization_id=org,
-                                             project_id=project, created_us=now_us()))
-        return key_id
+        # Processes starting together register the same configured keys: on a conflict the
+        # other one's row wins (Postgres waits for it to commit), so none of them fails.
+        dialect_insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
+        conn.execute(dialect_insert(api_keys).values(
+            id="key_" + secrets.token_hex(8), key_hash=h, organization_id=org, project_id=project,
+            created_us=now_us(),
+        ).on_conflict_do_nothing(index_elements=["key_hash"]))
+        return conn.execute(select(api_keys.c.id).where(api_keys.c.key_hash == h)).scalar_one()
 
 
 def create_key(engine: Engine, org: str, project: str) -> str:

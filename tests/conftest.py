@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import socket
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,11 +12,7 @@ from pathlib import Path
 import pytest
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
+from tests.helpers import free_port  # noqa: E402
 
 # Prefect reads its settings on first import, so the session's server address is fixed here,
 # before any test module imports the flows.
@@ -40,6 +35,7 @@ from api.app import create_app  # noqa: E402
 from api.services import Services  # noqa: E402
 from pipelines.settings import Settings  # noqa: E402
 from tests.helpers import API_KEYS  # noqa: E402
+from tests.postgres import postgres_url  # noqa: E402, F401  (session fixture)
 
 
 @pytest.fixture(scope="session")

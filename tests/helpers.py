@@ -1,7 +1,16 @@
-"""Constants shared by tests: API keys of three tenants and their auth headers."""
+"""Constants and small helpers shared by tests (import these, never ``tests.conftest``)."""
+
+import socket
+
 
 KEY_A, KEY_B, KEY_A2 = "key-a", "key-b", "key-a2"
 API_KEYS = f"{KEY_A}=org-a/proj-a,{KEY_B}=org-b/proj-b,{KEY_A2}=org-a/proj-other"
 A = {"Authorization": f"Bearer {KEY_A}"}  # organization a, project a
 B = {"Authorization": f"Bearer {KEY_B}"}  # another organization
 A2 = {"Authorization": f"Bearer {KEY_A2}"}  # same organization, another project
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

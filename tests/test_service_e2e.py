@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import free_port
+from tests.helpers import free_port
 
 pytestmark = pytest.mark.e2e
 
