@@ -83,6 +83,9 @@ jobs = Table(
     Index("ix_jobs_scope_created", "organization_id", "project_id", "created_us", "id"),
     Index("ix_jobs_scope_status_created", "organization_id", "project_id", "status", "created_us", "id"),
     Index("ix_jobs_scope_dataset_created", "organization_id", "project_id", "dataset_name", "created_us", "id"),
+    Index("ix_jobs_scope_dataset_status_created", "organization_id", "project_id", "dataset_name", "status",
+          "created_us", "id"),
+    Index("ix_jobs_scope_created_file_name", "organization_id", "project_id", "created_us", "id", "file_name"),
     Index("ix_jobs_claim", "status", "lease_expires_us", "created_us"),
 )
 
