@@ -244,7 +244,8 @@ def explain(engine, stmt: str, args: Any) -> str:  # type: ignore[no-untyped-def
             cur.execute("EXPLAIN QUERY PLAN " + stmt, args)
             return " | ".join(r[3] for r in cur.fetchall())
         cur.execute("EXPLAIN " + stmt, args)
-        return " | ".join(r[0].strip() for r in cur.fetchall()[:3])
+        return " | ".join(r[0].strip().removeprefix("->  ").split("  (cost")[0]
+                          for r in cur.fetchall() if "Scan" in r[0])
     finally:
         raw.close()
 
