@@ -87,8 +87,15 @@ jobs = Table(
     Index("ix_jobs_scope_created", "organization_id", "project_id", "created_us", "id"),
     Index("ix_jobs_scope_status_created", "organization_id", "project_id", "status", "created_us", "id"),
     Index("ix_jobs_scope_dataset_created", "organization_id", "project_id", "dataset_name", "created_us", "id"),
+    Index("ix_jobs_scope_dataset_status_created", "organization_id", "project_id", "dataset_name", "status",
+          "created_us", "id"),
+    Index("ix_jobs_scope_created_file_name", "organization_id", "project_id", "created_us", "id", "file_name"),
     Index("ix_jobs_claim", "status", "lease_expires_us", "created_us"),
 )
+# PostgreSQL only (migration 0003, which skips it where pg_trgm is unavailable): serves the
+# case-sensitive ``file_name LIKE '%…%'`` filter of ``assets.jobs.list_jobs``.
+Index("ix_jobs_file_name_trgm", jobs.c.file_name, postgresql_using="gin",
+      postgresql_ops={"file_name": "gin_trgm_ops"}).ddl_if(dialect="postgresql")
 
 
 def now_us() -> int:

@@ -43,6 +43,16 @@ def _scoped(p: Principal) -> Any:
     return and_(jobs.c.organization_id == p.organization_id, jobs.c.project_id == p.project_id)
 
 
+def _file_name_contains(engine: Engine, needle: str) -> Any:
+    """Case-sensitive substring test on ``file_name``. PostgreSQL gets ``LIKE '%needle%'`` (case-
+    sensitive there, and served by the pg_trgm index ix_jobs_file_name_trgm); SQLite, whose LIKE
+    folds case, keeps ``instr``."""
+    if engine.dialect.name == "postgresql":
+        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return jobs.c.file_name.like(f"%{escaped}%")
+    return substring_match(engine, jobs.c.file_name, needle)
+
+
 def create_job(engine: Engine, p: Principal, *, kind: str, request: dict[str, Any],
                labels: dict[str, Any], file_id: str | None, file_name: str | None,
                dataset_id: str | None = None, dataset_name: str | None = None) -> dict[str, Any]:
@@ -90,7 +100,7 @@ def list_jobs(engine: Engine, p: Principal, f: JobFilter, *, cursor: str | None,
     if f.job_id:
         q = q.where(jobs.c.id == f.job_id)
     if f.file_name:
-        q = q.where(substring_match(engine, jobs.c.file_name, f.file_name))
+        q = q.where(_file_name_contains(engine, f.file_name))
     if f.created_after is not None:
         q = q.where(jobs.c.created_us > f.created_after)
     if f.created_before is not None:

@@ -1,0 +1,32 @@
+"""``python -m bench [submit|list] [--catalog-url URL] ...``: run the speed benchmarks."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    ap.add_argument("which", nargs="*", choices=["submit", "list", []], default=[],
+                    help="benchmarks to run (default: all)")
+    ap.add_argument("--catalog-url", default="",
+                    help="run against this catalog (e.g. postgresql+psycopg://…) instead of a fresh SQLite file")
+    ap.add_argument("--submit-n", type=int, default=1000, help="POSTs to time (default 1000)")
+    ap.add_argument("--rows", type=int, default=1_000_000, help="job rows to load for the list benchmark")
+    ap.add_argument("--samples", type=int, default=200, help="timed requests per list query (default 200)")
+    ap.add_argument("--keep", action="store_true", help="keep the list benchmark's SQLite catalog")
+    ap.add_argument("--truncate", action="store_true",
+                    help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
+    args = ap.parse_args(argv)
+    which = args.which or ["submit", "list"]
+    if "submit" in which:
+        from bench import submit
+        submit.run(args.submit_n, args.catalog_url)
+    if "list" in which:
+        from bench import listing
+        listing.run(rows=args.rows, samples=args.samples, catalog_url=args.catalog_url,
+                    keep=args.keep, truncate=args.truncate)
+
+
+if __name__ == "__main__":
+    main()
