@@ -30,12 +30,16 @@ class Services:
             keys_repo.add_key(engine, token, org, project)
         return cls(settings, engine, Storage(settings.storage_url))
 
-    def authenticate(self, token: str) -> Principal | None:
-        h = keys_repo.hash_key(token)
+    def cached_principal(self, token: str) -> Principal | None:
         with self._lock:
-            hit = self._auth_cache.get(h)
+            return self._auth_cache.get(keys_repo.hash_key(token))
+
+    def authenticate(self, token: str) -> Principal | None:
+        """The key's principal (cached once found; a key is never reassigned)."""
+        hit = self.cached_principal(token)
         if hit is not None:
             return hit
+        h = keys_repo.hash_key(token)
         principal = keys_repo.lookup(self.engine, token)
         if principal is not None:
             with self._lock:

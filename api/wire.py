@@ -5,10 +5,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+import orjson
+from fastapi.responses import Response
+
 from assets.files import FileRecord
 from assets.pagination import Page
 from pipelines.errors import InvalidRequest
 from pipelines.models import ParseRequest
+
+
+class JSON(Response):
+    """A JSON response serialised with orjson (several times faster than the default path)."""
+
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
 
 
 def rfc3339(us: int | None) -> str | None:

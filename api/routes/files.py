@@ -10,7 +10,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.deps import EngineDep, PrincipalDep, SettingsDep, StorageDep
 from api.upload import receive_upload
-from api.wire import file_metadata, paginated, parse_rfc3339, rfc3339
+from api.wire import JSON, file_metadata, paginated, parse_rfc3339, rfc3339
 from assets import files as files_repo
 from assets.catalog import now_us
 from assets.pagination import MAX_LIMIT
@@ -53,8 +53,8 @@ async def upload_file(request: Request, principal: PrincipalDep, settings: Setti
     return {"file_id": rec.id, "created_at": rfc3339(rec.created_us)}
 
 
-@router.get("")
-def list_files(
+@router.get("", response_class=JSON)
+async def list_files(
     principal: PrincipalDep,
     engine: EngineDep,
     cursor: str | None = None,
@@ -64,14 +64,17 @@ def list_files(
     filename: str | None = None,
     created_after: str | None = None,
     created_before: str | None = None,
-) -> dict:
-    page = files_repo.list_files(
-        engine, principal, cursor=cursor, direction=direction, limit=limit,
-        file_name=file_name or filename,
-        created_after=parse_rfc3339(created_after, "created_after"),
-        created_before=parse_rfc3339(created_before, "created_before"),
-    )
-    return paginated(page, [file_metadata(r) for r in page.rows])
+) -> JSON:
+    after = parse_rfc3339(created_after, "created_after")
+    before = parse_rfc3339(created_before, "created_before")
+
+    def run() -> dict:
+        page = files_repo.list_files(engine, principal, cursor=cursor, direction=direction, limit=limit,
+                                     file_name=file_name or filename, created_after=after,
+                                     created_before=before)
+        return paginated(page, [file_metadata(r) for r in page.rows])
+
+    return JSON(await run_in_threadpool(run))
 
 
 @router.get("/{file_id}/metadata")

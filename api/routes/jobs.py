@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import json
+
+import orjson
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -13,7 +14,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from api.deps import EngineDep, PrincipalDep, SettingsDep, StorageDep
 from api.metrics import JOBS_SUBMITTED
-from api.wire import paginated, parse_result, parse_rfc3339, rfc3339
+from api.wire import JSON, paginated, parse_result, parse_rfc3339, rfc3339
 from assets import files as files_repo
 from assets import jobs as jobs_repo
 from assets.keys import Principal
@@ -30,6 +31,10 @@ from pipelines.stages.pagerange import PageRange
 router = APIRouter(prefix="/documents/v2", tags=["documents"])
 
 SSE_POLL_S = 0.25
+
+
+def _dumps(obj: dict) -> str:
+    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def validate_source(req: ParseRequest, principal: Principal, engine: Engine, settings: Settings) -> str | None:
@@ -73,18 +78,20 @@ def _submit(kind: JobKind, req: ParseRequest, principal: Principal, engine: Engi
     return {"parse_id": job["id"], "created_at": rfc3339(job["created_us"])}
 
 
-@router.post("/parse")
-def create_parse(req: ParseRequest, principal: PrincipalDep, engine: EngineDep, settings: SettingsDep) -> dict:
-    return _submit(JobKind.parse, req, principal, engine, settings)
+@router.post("/parse", response_class=JSON)
+async def create_parse(req: ParseRequest, principal: PrincipalDep, engine: EngineDep,
+                       settings: SettingsDep) -> JSON:
+    return JSON(await run_in_threadpool(_submit, JobKind.parse, req, principal, engine, settings))
 
 
-@router.post("/read")
-def create_read(req: ParseRequest, principal: PrincipalDep, engine: EngineDep, settings: SettingsDep) -> dict:
-    return _submit(JobKind.read, req, principal, engine, settings)
+@router.post("/read", response_class=JSON)
+async def create_read(req: ParseRequest, principal: PrincipalDep, engine: EngineDep,
+                      settings: SettingsDep) -> JSON:
+    return JSON(await run_in_threadpool(_submit, JobKind.read, req, principal, engine, settings))
 
 
-@router.get("/parse")
-def list_parse(
+@router.get("/parse", response_class=JSON)
+async def list_parse(
     principal: PrincipalDep,
     engine: EngineDep,
     cursor: str | None = None,
@@ -99,7 +106,7 @@ def list_parse(
     created_before: str | None = None,
     finished_after: str | None = None,
     finished_before: str | None = None,
-) -> dict:
+) -> JSON:
     f = jobs_repo.JobFilter(
         status=status.value if status else None, dataset_name=dataset_name,
         file_name=filename or file_name, job_id=id,
@@ -108,8 +115,12 @@ def list_parse(
         finished_after=parse_rfc3339(finished_after, "finished_after"),
         finished_before=parse_rfc3339(finished_before, "finished_before"),
     )
-    page = jobs_repo.list_jobs(engine, principal, f, cursor=cursor, direction=direction, limit=limit)
-    return paginated(page, [parse_result(j) for j in page.rows])
+
+    def run() -> dict:
+        page = jobs_repo.list_jobs(engine, principal, f, cursor=cursor, direction=direction, limit=limit)
+        return paginated(page, [parse_result(j) for j in page.rows])
+
+    return JSON(await run_in_threadpool(run))
 
 
 def _load(engine: Engine, storage: Storage, principal: Principal, parse_id: str, with_options: bool) -> dict:
@@ -122,24 +133,24 @@ def _load(engine: Engine, storage: Storage, principal: Principal, parse_id: str,
 
 @router.get("/parse/{parse_id}", response_model=None)
 async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, engine: EngineDep,
-                    storage: StorageDep, with_options: bool = False) -> dict | EventSourceResponse:
+                    storage: StorageDep, with_options: bool = False) -> JSON | EventSourceResponse:
     first = await run_in_threadpool(_load, engine, storage, principal, parse_id, with_options)
     if "text/event-stream" not in request.headers.get("accept", ""):
-        return first
+        return JSON(first)
 
     async def events():  # type: ignore[no-untyped-def]
         current = first
         if current["status"] == "pending":
-            yield {"event": "parse_queued", "data": json.dumps(current)}
+            yield {"event": "parse_queued", "data": _dumps(current)}
         last = None
         while True:
             status = current["status"]
             if status in ("successful", "failure"):
                 yield {"event": "parse_done" if status == "successful" else "parse_failed",
-                       "data": json.dumps(current)}
+                       "data": _dumps(current)}
                 return
             if status != last and status != "pending":
-                yield {"event": "parse_update", "data": json.dumps(current)}
+                yield {"event": "parse_update", "data": _dumps(current)}
             last = status
             if await request.is_disconnected():
                 return
@@ -153,10 +164,14 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, en
 
 
 @router.delete("/parse/{parse_id}", status_code=204)
-def delete_parse(parse_id: str, principal: PrincipalDep, engine: EngineDep, storage: StorageDep) -> Response:
-    job = jobs_repo.delete_job(engine, principal, parse_id)
-    if job is None:
-        raise NotFound(f"parse job {parse_id} not found")
-    if job["result_key"]:
-        storage.delete(job["result_key"])
+async def delete_parse(parse_id: str, principal: PrincipalDep, engine: EngineDep,
+                       storage: StorageDep) -> Response:
+    def run() -> None:
+        job = jobs_repo.delete_job(engine, principal, parse_id)
+        if job is None:
+            raise NotFound(f"parse job {parse_id} not found")
+        if job["result_key"]:
+            storage.delete(job["result_key"])
+
+    await run_in_threadpool(run)
     return Response(status_code=204)
