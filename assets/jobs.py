@@ -12,12 +12,26 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Engine, and_, delete, insert, or_, select, update
+from sqlalchemy import (
+    Engine,
+    and_,
+    case,
+    column,
+    delete,
+    func,
+    insert,
+    literal_column,
+    or_,
+    select,
+    table,
+    text,
+    update,
+)
 
 from assets.catalog import jobs, now_us, write_txn
 from assets.files import substring_match
 from assets.keys import Principal
-from assets.pagination import Page, paginate
+from assets.pagination import Page, in_page_order, paginate
 
 MAX_ATTEMPTS = 3
 
@@ -40,7 +54,7 @@ class JobFilter:
 
 
 def _scoped(p: Principal) -> Any:
-    return and_(jobs.c.organization_id == p.organization_id, jobs.c.project_id == p.project_id)
+    return and_(*_conditions(p, JobFilter()))
 
 
 def _file_name_contains(engine: Engine, needle: str) -> Any:
@@ -88,32 +102,71 @@ def delete_job(engine: Engine, p: Principal, job_id: str) -> dict[str, Any] | No
     return dict(row)
 
 
+def _conditions(p: Principal, f: JobFilter, *, indexed: bool = True) -> list[Any]:
+    """The WHERE clauses of a listing, file name aside. ``indexed=False`` writes the equality
+    tests as ``col || '' = value``, which keeps SQLite from driving the query by an index on
+    those columns (used when the trigram index should drive it instead)."""
+
+    def eq(col: Any, value: str) -> Any:
+        return (col if indexed else col.concat("")) == value
+
+    conds = [eq(jobs.c.organization_id, p.organization_id), eq(jobs.c.project_id, p.project_id)]
+    for col, value in ((jobs.c.status, f.status), (jobs.c.dataset_name, f.dataset_name),
+                       (jobs.c.dataset_id, f.dataset_id), (jobs.c.id, f.job_id)):
+        if value:
+            conds.append(eq(col, value))
+    for col, after, before in ((jobs.c.created_us, f.created_after, f.created_before),
+                               (jobs.c.finished_us, f.finished_after, f.finished_before)):
+        if after is not None:
+            conds.append(col > after)
+        if before is not None:
+            conds.append(col < before)
+    return conds
+
+
 def list_jobs(engine: Engine, p: Principal, f: JobFilter, *, cursor: str | None, direction: str,
               limit: int) -> Page:
-    q = select(jobs).where(_scoped(p))
-    if f.status:
-        q = q.where(jobs.c.status == f.status)
-    if f.dataset_name:
-        q = q.where(jobs.c.dataset_name == f.dataset_name)
-    if f.dataset_id:
-        q = q.where(jobs.c.dataset_id == f.dataset_id)
-    if f.job_id:
-        q = q.where(jobs.c.id == f.job_id)
-    if f.file_name:
-        q = q.where(_file_name_contains(engine, f.file_name))
-    if f.created_after is not None:
-        q = q.where(jobs.c.created_us > f.created_after)
-    if f.created_before is not None:
-        q = q.where(jobs.c.created_us < f.created_before)
-    if f.finished_after is not None:
-        q = q.where(jobs.c.finished_us > f.finished_after)
-    if f.finished_before is not None:
-        q = q.where(jobs.c.finished_us < f.finished_before)
+    q = select(jobs).where(*_conditions(p, f))
     with engine.connect() as conn:
+        if f.file_name:
+            if _rare_on_sqlite(conn, q, f.file_name, cursor, direction, limit):
+                q = select(jobs).where(*_conditions(p, f, indexed=False),
+                                       literal_column("jobs.rowid").in_(_fts_rowids(f.file_name)))
+            q = q.where(_file_name_contains(engine, f.file_name))
         page = paginate(conn, q, jobs.c.created_us, jobs.c.id, cursor=cursor,
                         direction=direction, limit=limit)  # type: ignore[arg-type]
     page.rows = [dict(r) for r in page.rows]
     return page
+
+
+PROBE_ROWS = 5000
+
+
+def _rare_on_sqlite(conn: Any, q: Any, needle: str, cursor: str | None, direction: str, limit: int) -> bool:
+    """Whether a substring filter should go through the trigram index (SQLite, migration 0004).
+
+    The ordered scan finds a common substring within a few rows; a rare one makes it read every
+    row of the project. Probe the next ``PROBE_ROWS`` rows in page order: if they hold a full
+    page of matches (or are all there is), the scan is cheap; otherwise use the index.
+    """
+    if conn.dialect.name != "sqlite" or len(needle) < 3:
+        return False
+    window = max(PROBE_ROWS, 20 * (limit + 1))
+    ordered = in_page_order(q.with_only_columns(jobs.c.file_name), jobs.c.created_us, jobs.c.id,
+                            cursor=cursor, direction=direction)  # type: ignore[arg-type]
+    win = ordered.limit(window).subquery()
+    seen, hits = conn.execute(
+        select(func.count(), func.coalesce(func.sum(case((func.instr(win.c.file_name, needle) > 0, 1),
+                                                         else_=0)), 0))
+    ).one()
+    return seen == window and hits <= limit
+
+
+def _fts_rowids(needle: str) -> Any:
+    """Rowids of jobs whose file name contains ``needle`` (SQLite trigram index, ≥ 3 chars)."""
+    phrase = '"' + needle.replace('"', '""') + '"'
+    fts = table("jobs_file_name_fts", column("rowid"))
+    return select(fts.c.rowid).where(text("jobs_file_name_fts MATCH :phrase").bindparams(phrase=phrase))
 
 
 # ---------------------------------------------------------------- worker side

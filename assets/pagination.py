@@ -34,17 +34,22 @@ class Page:
     prev_cursor: str | None
 
 
-def paginate(conn: Any, query: Select, created_col: Any, id_col: Any, *, cursor: str | None,
-             direction: Literal["next", "prev"], limit: int) -> Page:
-    """Run ``query`` one page at a time; rows must expose ``created_us`` and ``id``."""
+def in_page_order(query: Select, created_col: Any, id_col: Any, *, cursor: str | None,
+                  direction: Literal["next", "prev"]) -> Select:
+    """``query`` restricted to the rows after ``cursor`` in ``direction``, in that order."""
     key = tuple_(created_col, id_col)
     if cursor:
         at = decode_cursor(cursor)
         query = query.where(key < at) if direction == "next" else query.where(key > at)
     if direction == "next":
-        query = query.order_by(created_col.desc(), id_col.desc())
-    else:
-        query = query.order_by(created_col.asc(), id_col.asc())
+        return query.order_by(created_col.desc(), id_col.desc())
+    return query.order_by(created_col.asc(), id_col.asc())
+
+
+def paginate(conn: Any, query: Select, created_col: Any, id_col: Any, *, cursor: str | None,
+             direction: Literal["next", "prev"], limit: int) -> Page:
+    """Run ``query`` one page at a time; rows must expose ``created_us`` and ``id``."""
+    query = in_page_order(query, created_col, id_col, cursor=cursor, direction=direction)
     rows = list(conn.execute(query.limit(limit + 1)).mappings())
     more = len(rows) > limit
     rows = rows[:limit]

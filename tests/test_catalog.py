@@ -578,3 +578,40 @@ def test_reads_are_not_blocked_by_an_open_write(catalog_engine: Engine) -> None:
     finally:
         release.set()
         t.join()
+
+
+def test_rare_file_name_filter_over_many_jobs(catalog_engine: Engine) -> None:
+    """More jobs than the probe window: a rare substring is found through the trigram index on
+    SQLite (LIKE on Postgres), a common one by the ordered scan; both give the same rows."""
+    n = jobs_repo.PROBE_ROWS + 500
+    rows = [dict(id=f"parse_{i:08d}", organization_id=P.organization_id, project_id=P.project_id,
+                 kind="parse", status="successful" if i % 2 else "failure",
+                 file_name=("Needle-%d.pdf" % i) if i % 2000 == 7 else f"doc_{i}.pdf",
+                 request={}, labels={}, created_us=1_000_000 + i, attempts=1, parsed_pages_count=1)
+            for i in range(n)]
+    rows.append({**rows[0], "id": "parse_other", "organization_id": "other-org", "file_name": "Needle-x.pdf"})
+    from assets.catalog import write_txn
+
+    with write_txn(catalog_engine) as conn:
+        conn.execute(jobs.insert(), rows)
+        conn.execute(update(jobs).where(jobs.c.id == "parse_00004007").values(file_name="renamed.pdf"))
+        conn.execute(jobs.delete().where(jobs.c.id == "parse_00002007"))
+    expected = ["parse_00000007"]
+
+    def listing(**kw: Any) -> list[str]:
+        out, cursor = [], None
+        while True:
+            page = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(**kw), cursor=cursor,
+                                       direction="next", limit=1)
+            out += ids(page)
+            if not page.next_cursor:
+                return out
+            cursor = page.next_cursor
+
+    assert listing(file_name="Needle") == expected  # renamed and deleted rows are gone
+    assert listing(file_name="Needle", status="failure") == []
+    assert listing(file_name="renamed") == ["parse_00004007"]
+    assert listing(file_name="needle") == []  # case-sensitive
+    common = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(file_name="doc_"), cursor=None,
+                                 direction="next", limit=3)
+    assert ids(common) == [f"parse_{i:08d}" for i in (n - 1, n - 2, n - 3)] and common.has_more
