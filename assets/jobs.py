@@ -173,22 +173,30 @@ def _fts_rowids(needle: str) -> Any:
 
 
 def claim(engine: Engine, owner: str, limit: int, lease_s: float) -> list[dict[str, Any]]:
-    """Claim up to ``limit`` runnable jobs: pending ones, or processing ones whose lease expired.
+    """Claim up to ``limit`` runnable jobs: processing ones whose lease expired (their worker
+    died) first, then the oldest pending ones.
 
     Jobs that already failed ``MAX_ATTEMPTS`` claims (they keep killing their worker) are closed
     as ``failure`` instead of being run again.
     """
-    now = now_us()
-    runnable = or_(
-        jobs.c.status == "pending",
-        and_(jobs.c.status == "processing", jobs.c.lease_expires_us < now),
-    )
-    q = select(jobs.c.id, jobs.c.attempts).where(runnable).order_by(jobs.c.created_us).limit(limit)
     claimed: list[dict[str, Any]] = []
     with write_txn(engine) as conn:
-        if engine.dialect.name == "postgresql":
-            q = q.with_for_update(skip_locked=True)
-        for row in conn.execute(q).all():
+        now = _db_now_us(conn)
+        expired = and_(jobs.c.status == "processing", jobs.c.lease_expires_us < now)
+        # Pending jobs have no lease, so ix_jobs_claim (status, lease_expires_us, created_us)
+        # hands them out oldest first without sorting the backlog.
+        pending = and_(jobs.c.status == "pending", jobs.c.lease_expires_us.is_(None))
+        candidates = []
+        for cond in (expired, pending):
+            q = select(jobs.c.id, jobs.c.attempts).where(cond).order_by(jobs.c.created_us)
+            q = q.limit(limit - len(candidates))
+            if engine.dialect.name == "postgresql":
+                q = q.with_for_update(skip_locked=True)
+            candidates += conn.execute(q).all()
+            if len(candidates) >= limit:
+                break
+        runnable = or_(pending, expired)
+        for row in candidates:
             if row.attempts >= MAX_ATTEMPTS:
                 conn.execute(update(jobs).where(jobs.c.id == row.id).values(
                     status="failure", finished_us=now, lease_owner=None, lease_expires_us=None,
@@ -206,6 +214,14 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float) -> list[dict[s
     return claimed
 
 
+def _db_now_us(conn: Any) -> int:
+    """Lease time from one clock: the database server's on PostgreSQL (workers on several hosts
+    may disagree), this host's on SQLite (every process shares it)."""
+    if conn.dialect.name == "postgresql":
+        return int(conn.execute(text("SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint")).scalar())
+    return now_us()
+
+
 def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int:
     if not job_ids:
         return 0
@@ -213,7 +229,7 @@ def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int
         return conn.execute(
             update(jobs)
             .where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner, jobs.c.status == "processing")
-            .values(lease_expires_us=now_us() + int(lease_s * 1e6))
+            .values(lease_expires_us=_db_now_us(conn) + int(lease_s * 1e6))
         ).rowcount
 
 
