@@ -197,8 +197,9 @@ def cases(client, engine) -> list[tuple[str, list[dict[str, Any]]]]:  # type: ig
     ]
 
 
-def capture_sql(engine, params: dict[str, Any]) -> tuple[str, Any]:  # type: ignore[no-untyped-def]
-    """The statement and parameters ``list_jobs`` sends for these request parameters."""
+def capture_sql(engine, params: dict[str, Any]) -> list[tuple[str, Any]]:  # type: ignore[no-untyped-def]
+    """The statements and parameters ``list_jobs`` sends for these request parameters (a
+    file-name filter on SQLite sends a probe first, then the page query)."""
     from api.wire import parse_rfc3339
     from assets import jobs as jobs_repo
     from assets.keys import Principal
@@ -217,8 +218,7 @@ def capture_sql(engine, params: dict[str, Any]) -> tuple[str, Any]:  # type: ign
                             cursor=params.get("cursor"), direction="next", limit=100)
     finally:
         event.remove(engine, "before_cursor_execute", grab)
-    (stmt, args), = [s for s in seen if "FROM jobs" in s[0]]
-    return stmt, args
+    return [s for s in seen if "FROM jobs" in s[0]]
 
 
 def _sample(fn, samples: int, budget_s: float, items: list[Any]) -> tuple[list[float], float]:  # type: ignore[no-untyped-def]
@@ -285,9 +285,11 @@ def run(rows: int = 1_000_000, samples: int = 200, catalog_url: str = "", keep: 
                 try:
                     cur = raw.driver_connection.cursor()
 
-                    def sql_call(s: tuple[str, Any]) -> int:
-                        cur.execute(*s)
-                        return len(cur.fetchall())
+                    def sql_call(stmts: list[tuple[str, Any]]) -> int:
+                        for s in stmts:
+                            cur.execute(*s)
+                            rows = cur.fetchall()
+                        return len(rows)
 
                     bare, _ = _sample(sql_call, samples, budget_s, sqls)
                 finally:
@@ -295,7 +297,7 @@ def run(rows: int = 1_000_000, samples: int = 200, catalog_url: str = "", keep: 
                 a, b = summary(api), summary(bare)
                 results.append([name, ms(a["p50"]), ms(a["p99"]), ms(b["p50"]), ms(b["p99"]),
                                 f"{a['n']}/{b['n']}", f"{got:.0f}"])
-                plans.append((name, explain(engine, *sqls[0])))
+                plans.append((name, explain(engine, *sqls[0][-1])))
         backend = "Postgres" if url.startswith("postgres") else "SQLite WAL"
         print(f"\nloaded {rows:,} job rows in {loaded['total_s']:.1f} s "
               f"(insert {loaded['insert_s']:.1f} s + index build {loaded['index_s']:.1f} s), {backend}")
