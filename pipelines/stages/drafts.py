@@ -1,0 +1,76 @@
+"""Page drafts: the blocks of one page before the whole-document passes turn them into
+``PageResult``s, and the helpers the digital and the scanned paths share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+from pipelines.models import DocumentResult, PageResult, ParsingOptions
+from pipelines.stages import fragments as frag_mod
+from pipelines.stages.geometry import Box, Word, inside, union
+from pipelines.stages.images import png_base64
+from pipelines.stages.layout import Block, Region, assign_levels, group_lines, line_text
+
+
+@dataclass
+class PageDraft:
+    number: int
+    width: float
+    height: float
+    blocks: list[Block] = field(default_factory=list)
+    image: Image.Image | None = None  # the page raster, when an option needed one
+    px_per_unit: float = 1.0  # raster pixels per page unit
+    skew_angle: float | None = None
+
+
+def strike_blocks(words: list[Word]) -> list[Block]:
+    """Struck words → one ``strikethrough`` block per line."""
+    out = []
+    for line in group_lines(words):
+        out.append(Block("strikethrough", union([(w.x1, w.y1, w.x2, w.y2) for w in line]),
+                         line_text(line), words=line))
+    return out
+
+
+def drop_inside(words: list[Word], boxes: list[Box]) -> list[Word]:
+    return [w for w in words if not any(inside((w.x1, w.y1, w.x2, w.y2), b) for b in boxes)]
+
+
+def mark_regions(found: list[dict], kind: str) -> list[Region]:
+    return [Region(kind, *f["box"], data={k: v for k, v in f.items() if k != "box"}) for f in found]
+
+
+def scale_words(words: list[Word], s: float) -> list[Word]:
+    if s == 1.0:
+        return words
+    return [Word(w.text, w.x1 * s, w.y1 * s, w.x2 * s, w.y2 * s, w.size * s, w.bold) for w in words]
+
+
+def scale_box(b: Box, s: float) -> Box:
+    return (b[0] * s, b[1] * s, b[2] * s, b[3] * s)
+
+
+def finish(result: DocumentResult, drafts: list[PageDraft], opts: ParsingOptions) -> None:
+    """Whole-document passes, then fragments: fills ``result.pages`` (in page order)."""
+    drafts.sort(key=lambda d: d.number)
+    block_lists = [d.blocks for d in drafts]
+    if not opts.disable_layout_detection:
+        frag_mod.repeated_margins(block_lists)
+        assign_levels(block_lists, document_wide=opts.cross_page_header_detection)
+        for blocks in block_lists:
+            frag_mod.attach_captions(blocks)
+    full = result.input.enrichment.include_full_page_image
+    for d in drafts:
+        page = PageResult(page_number=d.number, width=round(d.width), height=round(d.height))
+        page.fragments = frag_mod.to_fragments(d.blocks, opts.table_output_mode, d.image,
+                                               d.px_per_unit, opts.include_images)
+        if opts.skew_detection and d.skew_angle is not None:
+            page.skew_angle = d.skew_angle
+        if full and d.image is not None:
+            page.page_image = png_base64(d.image)
+        result.pages.append(page)
+    if opts.table_merging:
+        result.merged_tables = frag_mod.tables.merge_tables(
+            [(p.page_number, p.fragments) for p in result.pages], opts.table_output_mode)

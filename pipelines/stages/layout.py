@@ -1,0 +1,338 @@
+"""Heuristic layout from geometry: words → blocks in reading order, with block types.
+
+Reading order comes from a recursive XY-cut over word boxes:
+
+* a region is first cut at vertical whitespace gutters that run through its whole height
+  (columns, read left to right);
+* failing that, it is cut at horizontal gaps wider than about half a line (bands, read top to
+  bottom); adjacent bands that share a gutter are merged first, so two columns whose paragraph
+  breaks happen to line up are still read column by column;
+* a region with neither cut is a block. A cut into three or more narrow parts whose lines line
+  up across the parts is a table, not columns (``Region`` of kind ``table``).
+
+Pictures, ruled tables and other fixed regions take part in the cut as single items, so they land
+in the reading order where they sit on the page. Words in the top and bottom margin bands are
+taken out first: they become page headers, footers and page numbers.
+
+Block types: section headers (font clearly larger than the body, or a short bold line), list
+items (a bullet or an enumerator first), figure/table captions ("Figure 3", "Table 2: …"),
+page number, header and footer. Header levels are assigned later, from the font sizes of the
+whole document or of each page (``assign_levels``).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from pipelines.stages.geometry import Box, Word, union
+
+BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓")
+_ENUM = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$", re.I)
+_FIG_CAPTION = re.compile(r"^(figure|fig\.|chart|image|photo|exhibit)\s*\d", re.I)
+_TABLE_CAPTION = re.compile(r"^table\s*\d", re.I)
+_PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlc]{1,6})(\s*(of|/)\s*\d{1,4})?$|^[-–]\s*\d{1,4}\s*[-–]$",
+                          re.I)
+MARGIN_BAND = 0.075  # share of the page height treated as header / footer zone
+
+
+@dataclass
+class Region:
+    """A fixed item that takes part in the reading order as a whole (table, picture, …)."""
+
+    kind: str
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Item = Union[Word, Region]
+
+
+@dataclass
+class Block:
+    kind: str
+    box: Box
+    text: str = ""
+    size: float = 0.0
+    bold: bool = False
+    words: list[Word] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def _box(it: Item) -> Box:
+    return (it.x1, it.y1, it.x2, it.y2)
+
+
+# ---------------------------------------------------------------- lines
+
+
+def group_lines(words: list[Word]) -> list[list[Word]]:
+    """Words → lines (top to bottom), each sorted left to right."""
+    lines: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (w.cy, w.x1)):
+        if lines:
+            last = lines[-1]
+            ly1 = min(x.y1 for x in last)
+            ly2 = max(x.y2 for x in last)
+            ov = min(ly2, w.y2) - max(ly1, w.y1)
+            if ov > 0.5 * min(ly2 - ly1, w.h):
+                last.append(w)
+                continue
+        lines.append([w])
+    for line in lines:
+        line.sort(key=lambda w: w.x1)
+    return lines
+
+
+def line_text(line: list[Word]) -> str:
+    return " ".join(w.text for w in line)
+
+
+# ---------------------------------------------------------------- XY-cut
+
+
+class _Cutter:
+    def __init__(self, unit: float) -> None:
+        self.unit = max(unit, 1.0)  # median word height: every threshold is relative to it
+
+    def split_x(self, items: list[Item], min_gap: float) -> list[list[Item]]:
+        items = sorted(items, key=lambda i: i.x1)
+        parts, cur, right = [], [items[0]], items[0].x2
+        for it in items[1:]:
+            if it.x1 - right >= min_gap:
+                parts.append(cur)
+                cur = []
+            cur.append(it)
+            right = max(right, it.x2)
+        parts.append(cur)
+        return parts
+
+    def split_y(self, items: list[Item]) -> list[list[Item]]:
+        items = sorted(items, key=lambda i: i.y1)
+        parts, cur, bottom = [], [items[0]], items[0].y2
+        for it in items[1:]:
+            if it.y1 - bottom > 0.45 * self.unit:
+                parts.append(cur)
+                cur = []
+            cur.append(it)
+            bottom = max(bottom, it.y2)
+        parts.append(cur)
+        return parts
+
+    def x_gap(self, items: list[Item]) -> float:
+        multi_line = (max(i.y2 for i in items) - min(i.y1 for i in items)) > 1.6 * self.unit
+        return self.unit * (1.1 if multi_line else 2.5)
+
+    def has_gutter(self, items: list[Item]) -> bool:
+        return len(self.split_x(items, self.x_gap(items))) > 1
+
+    def cut(self, items: list[Item], out: list[list[Item]]) -> None:
+        if len(items) <= 1:
+            out.append(items)
+            return
+        cols = self.split_x(items, self.x_gap(items))
+        if len(cols) > 1:
+            if self.tabular(cols):
+                box = union([_box(i) for i in items])
+                out.append([Region("text_table", *box, data={"columns": cols})])
+                return
+            for col in cols:
+                self.cut(col, out)
+            return
+        bands = self.split_y(items)
+        if len(bands) > 1:
+            for band in self.merge_bands(bands):
+                self.cut(band, out)
+            return
+        out.append(items)
+
+    def merge_bands(self, bands: list[list[Item]]) -> list[list[Item]]:
+        merged = [bands[0]]
+        for band in bands[1:]:
+            prev = merged[-1]
+            if (self.has_gutter(prev) and self.has_gutter(band) and not _is_caption(band)
+                    and not _is_caption(prev) and self.has_gutter(prev + band)):
+                merged[-1] = prev + band
+            else:
+                merged.append(band)
+        return merged
+
+    def tabular(self, cols: list[list[Item]]) -> bool:
+        """Three or more narrow parts whose rows line up: a whitespace table, not text columns."""
+        if len(cols) < 3 or any(isinstance(i, Region) for c in cols for i in c):
+            return False
+        rows_per_col = [group_lines([w for w in c if isinstance(w, Word)]) for c in cols]
+        words_per_line = [len(line) for rows in rows_per_col for line in rows]
+        if statistics.median(words_per_line) > 4:
+            return False
+        centres = [[statistics.fmean(w.cy for w in line) for line in rows] for rows in rows_per_col]
+        first = centres[0]
+        if len(first) < 2:
+            return False
+        aligned = sum(1 for y in first
+                      if sum(any(abs(y - y2) < 0.5 * self.unit for y2 in other)
+                             for other in centres[1:]) >= len(cols) // 2)
+        return aligned >= max(2, 0.6 * len(first))
+
+
+def _is_caption(items: list[Item]) -> bool:
+    words = sorted((i for i in items if isinstance(i, Word)), key=lambda w: (w.y1, w.x1))
+    head = " ".join(w.text for w in words[:2])
+    return bool(_FIG_CAPTION.match(head) or _TABLE_CAPTION.match(head))
+
+
+def reading_order(items: list[Item], unit: float) -> list[list[Item]]:
+    """Leaves of the XY-cut, in reading order."""
+    if not items:
+        return []
+    out: list[list[Item]] = []
+    _Cutter(unit).cut(items, out)
+    return out
+
+
+# ---------------------------------------------------------------- blocks
+
+
+def body_size(words: list[Word]) -> float:
+    """The most common font size, weighted by characters."""
+    weights: dict[float, int] = {}
+    for w in words:
+        k = round(w.size * 2) / 2
+        weights[k] = weights.get(k, 0) + len(w.text)
+    return max(weights, key=weights.__getitem__) if weights else 10.0
+
+
+def _style(line: list[Word]) -> tuple[float, bool]:
+    chars = sum(len(w.text) for w in line) or 1
+    size = sum(w.size * len(w.text) for w in line) / chars
+    bold = sum(len(w.text) for w in line if w.bold) > chars / 2
+    return round(size * 2) / 2, bold
+
+
+def _starts_item(line: list[Word]) -> bool:
+    first = line[0].text
+    return first in BULLETS or (len(first) == 1 and first in BULLETS) or bool(_ENUM.match(first))
+
+
+def leaf_blocks(words: list[Word], body: float) -> list[Block]:
+    """One XY-cut leaf → blocks: a new block at a change of style or at a list bullet."""
+    out: list[Block] = []
+    cur: list[list[Word]] = []
+
+    def flush() -> None:
+        if cur:
+            ws = [w for line in cur for w in line]
+            size, bold = _style(ws)
+            out.append(Block("text", union([(w.x1, w.y1, w.x2, w.y2) for w in ws]),
+                             "\n".join(line_text(line) for line in cur), size, bold, ws))
+            cur.clear()
+
+    for line in group_lines(words):
+        if cur and (_style(line) != _style(cur[-1]) or _starts_item(line)):
+            flush()
+        cur.append(line)
+    flush()
+    for b in out:
+        b.kind = classify(b, body)
+    return out
+
+
+def classify(b: Block, body: float) -> str:
+    text = b.text.strip()
+    first = text.split(maxsplit=1)[0] if text else ""
+    nlines = text.count("\n") + 1
+    if _FIG_CAPTION.match(text):
+        return "figure_caption"
+    if _TABLE_CAPTION.match(text):
+        return "table_caption"
+    short = len(text) <= 150 and nlines <= 3
+    if short and b.size >= body * 1.15 and any(c.isalpha() for c in text):
+        return "section_header"
+    if short and nlines == 1 and b.bold and not text.endswith((".", ":", ",", ";")) and len(text) <= 90:
+        return "section_header"
+    if first in BULLETS or _ENUM.match(first):
+        return "list_item"
+    return "text"
+
+
+def strip_bullet(text: str) -> str:
+    head, _, rest = text.partition(" ")
+    if rest and (head in BULLETS or _ENUM.match(head)):
+        return rest
+    return text
+
+
+def split_margins(words: list[Word], height: float) -> tuple[list[Word], list[Word], list[Word]]:
+    """(header words, body words, footer words): margin bands separated from the body."""
+    top_lim, bottom_lim = height * MARGIN_BAND, height * (1 - MARGIN_BAND)
+    head = [w for w in words if w.y2 <= top_lim]
+    foot = [w for w in words if w.y1 >= bottom_lim]
+    body = [w for w in words if w.y2 > top_lim and w.y1 < bottom_lim]
+    return head, body, foot
+
+
+def margin_blocks(words: list[Word], kind: str, unit: float) -> list[Block]:
+    """Header or footer words → blocks (split at wide gaps), typed page_number when they are."""
+    blocks = []
+    for leaf in reading_order(list(words), unit):
+        ws = [w for w in leaf if isinstance(w, Word)]
+        if not ws:
+            continue
+        text = "\n".join(line_text(line) for line in group_lines(ws))
+        k = "page_number" if _PAGE_NUMBER.match(text.strip()) else kind
+        size, bold = _style(ws)
+        blocks.append(Block(k, union([(w.x1, w.y1, w.x2, w.y2) for w in ws]), text, size, bold, ws))
+    return blocks
+
+
+def layout_page(words: list[Word], regions: list[Region], height: float,
+                body: float | None = None) -> list[Block]:
+    """All blocks of one page in reading order: header, body (with regions), footer."""
+    if not words and not regions:
+        return []
+    unit = statistics.median([w.h for w in words]) if words else 10.0
+    head, main, foot = split_margins(words, height)
+    body = body or body_size(main or words)
+    blocks = margin_blocks(head, "page_header", unit)
+    for leaf in reading_order([*main, *regions], unit):
+        region = next((i for i in leaf if isinstance(i, Region)), None)
+        if region is not None and len(leaf) == 1:
+            blocks.append(Block(region.kind, _box(region), data=region.data))
+            continue
+        ws = [w for w in leaf if isinstance(w, Word)]
+        blocks += leaf_blocks(ws, body)
+        for r in leaf:
+            if isinstance(r, Region):
+                blocks.append(Block(r.kind, _box(r), data=r.data))
+    blocks += margin_blocks(foot, "page_footer", unit)
+    return blocks
+
+
+def assign_levels(pages: list[list[Block]], document_wide: bool) -> None:
+    """Header levels from font size: 1 for the largest header size, 2 for the next, …
+
+    ``document_wide`` ranks sizes over the whole document (``cross_page_header_detection``), so
+    a page holding only sub-sections still gets level 2; otherwise each page is ranked alone.
+    """
+    def rank(blocks: list[Block]) -> dict[tuple[float, bool], int]:
+        styles = sorted({(b.size, b.bold) for b in blocks if b.kind == "section_header"},
+                        key=lambda s: (-s[0], not s[1]))
+        return {s: i + 1 for i, s in enumerate(styles)}
+
+    if document_wide:
+        table = rank([b for p in pages for b in p])
+        for p in pages:
+            for b in p:
+                if b.kind == "section_header":
+                    b.data["level"] = table[(b.size, b.bold)]
+    else:
+        for p in pages:
+            table = rank(p)
+            for b in p:
+                if b.kind == "section_header":
+                    b.data["level"] = table[(b.size, b.bold)]

@@ -1,0 +1,165 @@
+"""PDF documents: each selected page is read as digital text, or OCR'd when it is a scan.
+
+Only pages inside ``page_range`` are opened, read or rendered (``PageRange.pages`` walks the
+spans; nothing is expanded). A page whose text layer is (nearly) empty and that is covered by a
+picture is a scan: it is rendered at 200 dpi and goes through ``scan.raster_page``.
+
+Digital pages: words (``pdf_text``) → strike-through marks → ruled tables → pictures, barcodes
+and signatures as fixed regions → ``layout`` (XY-cut reading order, block types) → table cells
+(pdfplumber on a crop: ``lines`` when ruled, ``text`` otherwise). ``disable_layout_detection``
+skips all of that and returns the page text in content-stream order as one text fragment.
+A page that fails records an ``ErrorItem`` for that page; the others go on.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from pipelines.errors import DocklakeError
+from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
+from pipelines.stages import barcodes, marks, pdf_text, scan, tables
+from pipelines.stages.drafts import PageDraft, drop_inside, finish, mark_regions, strike_blocks
+from pipelines.stages.geometry import PageContent, Word, overlap
+from pipelines.stages.images import OCR_DPI, render_pdf_page
+from pipelines.stages.layout import Block, Region, layout_page
+from pipelines.stages.pagerange import PageRange
+
+RASTER_DPI = 144  # digital pages, rendered only when an option needs pixels
+
+
+def load(result: DocumentResult) -> None:
+    inp = result.input
+    opts = inp.parsing
+    doc = pdf_text.open_pdf(inp.data)
+    plumber = tables.PlumberPages(inp.data)
+    try:
+        total = len(doc)
+        result.total_pages = total
+        pr = PageRange.parse(inp.page_range)
+        numbers = pr.pages(total) if pr is not None else range(1, total + 1)
+        drafts: list[PageDraft] = []
+        for n in numbers:
+            try:
+                drafts.append(_page(doc, n - 1, opts, plumber, inp.enrichment.include_full_page_image))
+            except DocklakeError as exc:
+                result.errors.append(ErrorItem(stage="load", message=exc.message, page_number=n))
+            except Exception as exc:  # noqa: BLE001 - one bad page must not sink the document
+                result.errors.append(ErrorItem(stage="load", page_number=n,
+                                               message=f"{type(exc).__name__}: {exc}"))
+        finish(result, drafts, opts)
+        for e in result.errors:  # failed pages still appear, empty, so the page count adds up
+            if e.page_number is not None and all(p.page_number != e.page_number for p in result.pages):
+                result.pages.append(PageResult(page_number=e.page_number))
+        result.pages.sort(key=lambda p: p.page_number)
+    finally:
+        plumber.close()
+        doc.close()
+
+
+def _is_scan(pc: PageContent) -> bool:
+    if len(pc.words) >= 3:
+        return False
+    area = pc.width * pc.height
+    return any(overlap(p, (0, 0, pc.width, pc.height)) > 0.5 * area for p in pc.pictures)
+
+
+def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
+          full_image: bool) -> PageDraft:
+    if opts.disable_layout_detection and not (opts.barcode_detection or opts.signature_detection):
+        return _fast_page(doc, index, opts, full_image)
+    pc = pdf_text.read_page(doc, index)
+    if _is_scan(pc):
+        img = render_pdf_page(doc, index, OCR_DPI)
+        return scan.raster_page(img, index + 1, 72 / OCR_DPI, OCR_DPI, opts,
+                                keep_image=full_image or opts.include_images)
+    needs_pixels = (opts.barcode_detection or opts.signature_detection or opts.include_images
+                    or full_image)
+    image = render_pdf_page(doc, index, RASTER_DPI) if needs_pixels else None
+    px = RASTER_DPI / 72
+    draft = PageDraft(index + 1, pc.width, pc.height, image=image, px_per_unit=px)
+
+    pdf_text.mark_strikethrough(pc)
+    struck = set(pc.meta.get("struck", []))
+    extra: list[Block] = []
+    words = pc.words
+    if opts.remove_strikethrough_lines and struck:
+        extra = strike_blocks([w for k, w in enumerate(words) if k in struck])
+        words = [w for k, w in enumerate(words) if k not in struck]
+
+    regions: list[Region] = []
+    if image is not None and opts.barcode_detection:
+        codes = barcodes.find(image, scale=1 / px)
+        regions += mark_regions(codes, "barcode")
+    if image is not None and opts.signature_detection:
+        boxes = [(w.x1 * px, w.y1 * px, w.x2 * px, w.y2 * px) for w in pc.words]
+        for b in marks.signatures(image, RASTER_DPI, text_boxes=boxes):
+            regions.append(Region("signature", *(v / px for v in b)))
+    if opts.disable_layout_detection:
+        draft.blocks = _stream_blocks(doc, index) + [
+            Block(r.kind, (r.x1, r.y1, r.x2, r.y2), data=r.data) for r in regions]
+        return draft
+
+    for box in tables.ruled_regions(pc.rules, words):
+        regions.append(Region("table", *box, data={"ruled": True}))
+    fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]
+    for pic in pc.pictures:
+        if not any(overlap(pic, f) > 0 for f in fixed):
+            regions.append(Region("figure", *pic))
+    words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions if r.kind != "figure"])
+    blocks = layout_page(words, regions, pc.height)
+    _read_tables(blocks, plumber, index, words)
+    draft.blocks = blocks + extra
+    return draft
+
+
+def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
+                 words: list[Word]) -> None:
+    unit = statistics.median([w.h for w in words]) if words else 10.0
+    for b in blocks:
+        if b.kind not in ("table", "text_table"):
+            continue
+        ruled = b.kind == "table"
+        cols = b.data.pop("columns", None)
+        rows: list[list[tables.Cell]] = []
+        if not ruled and cols:
+            # The XY-cut's own columns: pdfplumber's text strategy splits cells at word gaps
+            # ("storage | 2") on our corpus, the gutters found by the cut do not.
+            rows = tables.grid_from_columns([[w for w in c if isinstance(w, Word)] for c in cols], unit)
+        if len(rows) < 2:
+            rows = tables.plumber_cells(plumber.page(index), b.box, ruled=ruled)
+        b.data["rows"] = rows
+        b.kind = "table"
+
+
+def _stream_blocks(doc, index: int) -> list[Block]:
+    page = doc[index]
+    try:
+        width, height = page.get_size()
+        tp = page.get_textpage()
+        text = tp.get_text_range().replace("\r\n", "\n").replace("\r", "\n").strip()
+        tp.close()
+    finally:
+        page.close()
+    return [Block("text", (0, 0, width, height), text)] if text else []
+
+
+def _fast_page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
+    """``disable_layout_detection``: content-stream text, no layout, no tables."""
+    page = doc[index]
+    try:
+        width, height = page.get_size()
+    finally:
+        page.close()
+    draft = PageDraft(index + 1, width, height)
+    draft.blocks = _stream_blocks(doc, index)
+    if full_image:
+        draft.image = render_pdf_page(doc, index, RASTER_DPI)
+        draft.px_per_unit = RASTER_DPI / 72
+    if not draft.blocks:  # a scan: OCR it, still without layout
+        pc = pdf_text.read_page(doc, index)
+        if _is_scan(pc):
+            img = render_pdf_page(doc, index, OCR_DPI)
+            return scan.raster_page(img, index + 1, 72 / OCR_DPI, OCR_DPI, opts,
+                                    keep_image=full_image)
+    return draft
+

@@ -1,0 +1,87 @@
+"""Scanned pages and images: deskew → (strike-through removal) → OCR → layout.
+
+Works in pixels and converts to page units at the end (``units_per_px``: 72/dpi for a scanned
+PDF page, whose page units are points; 1 for an image file, whose page units are pixels).
+Boxes refer to the deskewed page. The skew is always measured and corrected (OCR quality
+depends on it); ``skew_detection`` reports the angle on the page.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from PIL import Image
+
+from pipelines.models import ParsingOptions
+from pipelines.stages import barcodes, deskew, marks, ocr, tables
+from pipelines.stages.drafts import (PageDraft, drop_inside, mark_regions, scale_box, scale_words,
+                                     strike_blocks)
+from pipelines.stages.geometry import Word, overlap
+from pipelines.stages.images import to_gray
+from pipelines.stages.layout import Block, Region, layout_page
+
+
+def _struck(words: list[Word], lines: list[tuple[float, float, float, float]]) -> set[int]:
+    hit = set()
+    for k, w in enumerate(words):
+        for x1, y1, x2, y2 in lines:
+            ly = (y1 + y2) / 2
+            if w.y1 + 0.25 * w.h <= ly <= w.y2 - 0.15 * w.h and overlap(
+                    (w.x1, w.y1, w.x2, w.y2), (x1, w.y1, x2, w.y2)) > 0.5 * (w.x2 - w.x1) * w.h:
+                hit.add(k)
+    return hit
+
+
+def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
+                opts: ParsingOptions, keep_image: bool) -> PageDraft:
+    gray = to_gray(img)
+    gray, angle = deskew.deskew(gray)
+    found_codes = barcodes.find(gray) if opts.barcode_detection else []
+    code_boxes = [c["box"] for c in found_codes]
+    strikes = marks.strike_lines(gray, dpi, exclude=code_boxes) if opts.remove_strikethrough_lines else []
+    words = ocr.read_words(marks.erase(gray, strikes) if strikes else gray, opts.ocr_model)
+    words = drop_inside(words, code_boxes)  # QR modules read as letters
+    blocks_extra: list[Block] = []
+    if strikes:
+        hit = _struck(words, strikes)
+        blocks_extra = strike_blocks([w for k, w in enumerate(words) if k in hit])
+        words = [w for k, w in enumerate(words) if k not in hit]
+    regions: list[Region] = mark_regions(found_codes, "barcode")
+    if opts.signature_detection:
+        sig = marks.signatures(gray, dpi, text_boxes=[(w.x1, w.y1, w.x2, w.y2) for w in words])
+        regions += [Region("signature", *b) for b in sig]
+    s = units_per_px
+    words = scale_words(words, s)
+    for r in regions:
+        r.x1, r.y1, r.x2, r.y2 = scale_box((r.x1, r.y1, r.x2, r.y2), s)
+    for b in blocks_extra:
+        b.box = scale_box(b.box, s)
+    width, height = gray.size[0] * s, gray.size[1] * s
+    draft = PageDraft(number, width, height, skew_angle=angle,
+                      image=gray if keep_image else None, px_per_unit=1 / s)
+    if opts.disable_layout_detection:
+        draft.blocks = _text_only(words) + [Block(r.kind, (r.x1, r.y1, r.x2, r.y2), data=r.data)
+                                            for r in regions]
+    else:
+        blocks = layout_page(words, regions, height)
+        unit = statistics.median([w.h for w in words]) if words else 10.0
+        for b in blocks:
+            if b.kind == "text_table":
+                cols = b.data.pop("columns", [])
+                b.data["rows"] = tables.grid_from_columns(
+                    [[w for w in c if isinstance(w, Word)] for c in cols], unit)
+        draft.blocks = blocks
+    draft.blocks += blocks_extra
+    return draft
+
+
+def _text_only(words: list[Word]) -> list[Block]:
+    """``disable_layout_detection``: the OCR words as one text block, top to bottom."""
+    from pipelines.stages.layout import group_lines, line_text
+
+    if not words:
+        return []
+    lines = group_lines(words)
+    box = (min(w.x1 for w in words), min(w.y1 for w in words),
+           max(w.x2 for w in words), max(w.y2 for w in words))
+    return [Block("text", box, "\n".join(line_text(line) for line in lines))]
