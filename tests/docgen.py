@@ -420,3 +420,14 @@ def xlsx_doc(seed: int = 8) -> Doc:
     buf = io.BytesIO()
     wb.save(buf)
     return Doc(buf.getvalue(), [], tables)
+
+
+def cell_accuracy(hyp: list[list[str]], ref: list[list[str]]) -> float:
+    """Share of reference cells found at the same row and column (whitespace-normalised)."""
+    total = sum(len(r) for r in ref)
+    ok = 0
+    for i, row in enumerate(ref):
+        for j, cell in enumerate(row):
+            if i < len(hyp) and j < len(hyp[i]) and normalize(hyp[i][j]) == normalize(cell):
+                ok += 1
+    return ok / max(1, total)

@@ -24,7 +24,7 @@ from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
 from pipelines.stages.pagerange import PageRange
 
-RASTER_DPI = 144  # digital pages, rendered only when an option needs pixels
+RASTER_DPI = 200  # digital pages, rendered only when an option needs pixels (1-D codes need 200)
 
 
 def load(result: DocumentResult) -> None:
