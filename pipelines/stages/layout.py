@@ -31,8 +31,8 @@ from pipelines.stages.geometry import Box, Word, union
 
 BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓")
 _ENUM = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$", re.I)
-_FIG_CAPTION = re.compile(r"^(figure|fig\.|chart|image|photo|exhibit)\s*\d", re.I)
-_TABLE_CAPTION = re.compile(r"^table\s*\d", re.I)
+_FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
+_TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
 _PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlc]{1,6})(\s*(of|/)\s*\d{1,4})?$|^[-–]\s*\d{1,4}\s*[-–]$",
                           re.I)
 MARGIN_BAND = 0.075  # share of the page height treated as header / footer zone
@@ -155,8 +155,8 @@ class _Cutter:
         merged = [bands[0]]
         for band in bands[1:]:
             prev = merged[-1]
-            if (self.has_gutter(prev) and self.has_gutter(band) and not _is_caption(band)
-                    and not _is_caption(prev) and self.has_gutter(prev + band)):
+            # (a caption line has no gutter of its own, so it never joins a table below it)
+            if self.has_gutter(prev) and self.has_gutter(band) and self.has_gutter(prev + band):
                 merged[-1] = prev + band
             else:
                 merged.append(band)
@@ -178,12 +178,6 @@ class _Cutter:
                       if sum(any(abs(y - y2) < 0.5 * self.unit for y2 in other)
                              for other in centres[1:]) >= len(cols) // 2)
         return aligned >= max(2, 0.6 * len(first))
-
-
-def _is_caption(items: list[Item]) -> bool:
-    words = sorted((i for i in items if isinstance(i, Word)), key=lambda w: (w.y1, w.x1))
-    head = " ".join(w.text for w in words[:2])
-    return bool(_FIG_CAPTION.match(head) or _TABLE_CAPTION.match(head))
 
 
 def reading_order(items: list[Item], unit: float) -> list[list[Item]]:
