@@ -233,8 +233,9 @@ def structured_pdf(seed: int = 4) -> Doc:
     # barcodes
     qr = createBarcodeDrawing("QR", value=qr_value, width=90, height=90)
     renderPDF.draw(qr, c, PAGE_W - MARGIN - 90, 70)
-    bc = createBarcodeDrawing("Code128", value=code_value, barHeight=30, humanReadable=False)
-    renderPDF.draw(bc, c, PAGE_W - MARGIN - 260, 80)
+    bc = createBarcodeDrawing("Code128", value=code_value, barHeight=30, barWidth=1.0,
+                              humanReadable=False)
+    renderPDF.draw(bc, c, PAGE_W - MARGIN - 250, 60)
     # signature: a hand-drawn-looking curve over a line
     c.line(MARGIN, 80, MARGIN + 160, 80)
     p = c.beginPath()

@@ -29,7 +29,7 @@ from typing import Any, Union
 
 from pipelines.stages.geometry import Box, Word, union
 
-BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓")
+BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓¢«°")  # ¢ « °: how OCR often reads a bullet
 _ENUM = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$", re.I)
 _FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
 _TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")

@@ -61,10 +61,12 @@ def erase(img: Image.Image, lines: list[Box]) -> Image.Image:
     return Image.fromarray(cv2.inpaint(gray, mask, 3, cv2.INPAINT_TELEA))
 
 
-def signatures(img: Image.Image, dpi: float = 200, text_boxes: list[Box] | None = None) -> list[Box]:
-    """Boxes (pixels) of probable handwritten signatures."""
+def signatures(img: Image.Image, dpi: float = 200, text_boxes: list[Box] | None = None,
+               exclude: list[Box] | None = None) -> list[Box]:
+    """Boxes (pixels) of probable handwritten signatures; ``text_boxes`` and ``exclude`` (e.g.
+    barcodes) are blanked out first."""
     gray = np.asarray(img.convert("L")).copy()
-    for x1, y1, x2, y2 in text_boxes or []:
+    for x1, y1, x2, y2 in [*(text_boxes or []), *(exclude or [])]:
         gray[max(0, int(y1) - 1):int(y2) + 2, max(0, int(x1) - 1):int(x2) + 2] = 255
     bw = _ink(gray)
     s = dpi / 200

@@ -46,6 +46,7 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
     strikes = marks.strike_lines(gray, dpi, exclude=code_boxes) if opts.remove_strikethrough_lines else []
     words = ocr.read_words(marks.erase(gray, strikes) if strikes else gray, opts.ocr_model)
     words = drop_inside(words, code_boxes)  # QR modules read as letters
+
     blocks_extra: list[Block] = []
     if strikes:
         hit = _struck(words, strikes)
@@ -53,8 +54,10 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
         words = [w for k, w in enumerate(words) if k not in hit]
     regions: list[Region] = mark_regions(found_codes, "barcode")
     if opts.signature_detection:
-        sig = marks.signatures(gray, dpi, text_boxes=[(w.x1, w.y1, w.x2, w.y2) for w in words])
+        # no text mask here: OCR reads a signature as a word or two, which would hide it
+        sig = marks.signatures(gray, dpi, exclude=code_boxes)
         regions += [Region("signature", *b) for b in sig]
+        words = drop_inside(words, sig)
     s = units_per_px
     words = scale_words(words, s)
     for r in regions:
