@@ -74,7 +74,8 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
                                 keep_image=full_image or opts.include_images)
     needs_pixels = (opts.barcode_detection or opts.signature_detection or opts.include_images
                     or full_image)
-    image = render_pdf_page(doc, index, RASTER_DPI) if needs_pixels else None
+    color = opts.include_images or full_image  # images handed back keep their colours
+    image = render_pdf_page(doc, index, RASTER_DPI, grayscale=not color) if needs_pixels else None
     px = RASTER_DPI / 72
     draft = PageDraft(index + 1, pc.width, pc.height, image=image, px_per_unit=px)
 
@@ -153,7 +154,7 @@ def _fast_page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageD
     draft = PageDraft(index + 1, width, height)
     draft.blocks = _stream_blocks(doc, index)
     if full_image:
-        draft.image = render_pdf_page(doc, index, RASTER_DPI)
+        draft.image = render_pdf_page(doc, index, RASTER_DPI, grayscale=False)
         draft.px_per_unit = RASTER_DPI / 72
     if not draft.blocks:  # a scan: OCR it, still without layout
         pc = pdf_text.read_page(doc, index)
