@@ -139,15 +139,16 @@ def _pptx_shape(shape, mode: str) -> list[Fragment]:
     box = _shape_box(shape)
     out: list[Fragment] = []
     if shape.has_text_frame if hasattr(shape, "has_text_frame") else False:
-        is_title = shape.is_placeholder and "title" in str(shape.placeholder_format.type).lower()
+        ph = str(shape.placeholder_format.type).lower() if shape.is_placeholder else ""
+        is_title = "title" in ph
+        bulleted = "body" in ph or "object" in ph  # content placeholders are bullet lists
         for para in shape.text_frame.paragraphs:
             text = "".join(r.text for r in para.runs).strip()
             if not text:
                 continue
             if is_title:
                 out.append(_frag("section_header", text, level=1))
-            elif para.level > 0 or (shape.is_placeholder and "body" in
-                                    str(shape.placeholder_format.type).lower()):
+            elif para.level > 0 or bulleted:
                 out.append(_frag("list_item", text))
             else:
                 out.append(_frag("text", text))
