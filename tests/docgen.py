@@ -86,8 +86,12 @@ def _header_footer(c: canvas.Canvas, title: str, n: int) -> tuple[str, str]:
     return title, f"Page {n}"
 
 
-def two_column_pdf(seed: int = 1, pages: int = 2) -> Doc:
-    """Pages with a running header, a full-width heading, two text columns and a page footer."""
+def two_column_pdf(seed: int = 1, pages: int = 2, interleave: bool = True) -> Doc:
+    """Pages with a running header, a full-width heading, two text columns and a page footer.
+
+    With ``interleave`` (the default) the content stream draws the lines row by row across both
+    columns, as many producers do, so content-stream order is *not* reading order.
+    """
     rng = random.Random(seed)
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
@@ -98,17 +102,24 @@ def two_column_pdf(seed: int = 1, pages: int = 2) -> Doc:
         title = f"Section {n} " + words(rng, 3).title()
         c.setFont("Helvetica-Bold", 16)
         c.drawString(MARGIN, PAGE_H - 80, title)
-        body = []
+        body, lines = [], []
         for col in range(2):
             x = MARGIN + col * (col_w + 24)
             y = PAGE_H - 110
             while y > 140:
                 p = paragraph(rng, rng.randint(2, 4))
-                lines = simpleSplit(p, FONT, 10, col_w)
-                if y - len(lines) * 12 < 60:
+                split = simpleSplit(p, FONT, 10, col_w)
+                if y - len(split) * 12 < 60:
                     break
-                y = _wrap(c, p, x, y, col_w) - 8
+                for line in split:
+                    lines.append((col, y, x, line))
+                    y -= 12
+                y -= 8
                 body.append(p)
+        order = sorted(lines, key=lambda t: (-t[1], t[0])) if interleave else lines
+        c.setFont(FONT, 10)
+        for _, y, x, line in order:
+            c.drawString(x, y, line)
         refs.append("\n".join([head, title, *body, foot]))
         c.showPage()
     c.save()
