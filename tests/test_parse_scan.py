@@ -51,6 +51,18 @@ def test_scanned_pdf_ocr_cer_and_skew(scans) -> None:
     assert cer(page_text(quiet.pages[0]), doc.pages[0]) <= 0.01
 
 
+def test_skew_detection_turns_sideways_pages(scans) -> None:
+    doc, skews, imgs = scans
+    sideways = imgs[0].rotate(90, expand=True, fillcolor=255)
+    plain = run(image_bytes(sideways))
+    assert cer(page_text(plain.pages[0]), doc.pages[0]) > 0.3
+    r = run(image_bytes(sideways), skew_detection=True)
+    page = r.pages[0]
+    assert page.skew_angle == pytest.approx(90 + skews[0], abs=0.3)
+    assert (page.width, page.height) == imgs[0].size  # upright again
+    assert cer(page_text(page), doc.pages[0]) <= 0.01
+
+
 def test_png_page_units_are_pixels_and_words_keep_boxes(scans) -> None:
     _, _, imgs = scans
     r = run(image_bytes(imgs[0]))

@@ -61,6 +61,25 @@ def _tess():
     return api
 
 
+def orientation(img: Image.Image) -> int:
+    """How far the page's text is turned, counter-clockwise, in quarter turns (0, 90, 180, 270),
+    from Tesseract's orientation detector (Debian ``tesseract-ocr-osd``); 0 when unsure."""
+    import tesserocr
+
+    api = getattr(_local, "osd", None)
+    if api is None:
+        api = tesserocr.PyTessBaseAPI(path=TESSDATA, lang="osd", psm=tesserocr.PSM.OSD_ONLY)
+        _local.osd = api
+    api.SetImage(img)
+    try:
+        res = api.DetectOrientationScript()
+    except RuntimeError:
+        return 0
+    if not res or res.get("orient_conf", 0) < 2.0:
+        return 0
+    return (360 - int(res["orient_deg"])) % 360
+
+
 def tesseract_words(img: Image.Image) -> list[Word]:
     """Words with boxes; each word takes its text line's height, so lines look like PDF lines."""
     import tesserocr
