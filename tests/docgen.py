@@ -79,9 +79,9 @@ def _wrap(c: canvas.Canvas, text: str, x: float, y: float, width: float, size: f
     return y
 
 
-def _header_footer(c: canvas.Canvas, title: str, n: int) -> tuple[str, str]:
+def _header_footer(c: canvas.Canvas, title: str, n: int, top: float = 30) -> tuple[str, str]:
     c.setFont(FONT, 8)
-    c.drawString(MARGIN, PAGE_H - 30, title)
+    c.drawString(MARGIN, PAGE_H - top, title)
     c.drawRightString(PAGE_W - MARGIN, 28, f"Page {n}")
     return title, f"Page {n}"
 
@@ -270,16 +270,17 @@ def structured_pdf(seed: int = 4) -> Doc:
                                          "items": items})
 
 
-def text_pdf(seed: int = 5, pages: int = 3) -> Doc:
-    """Plain single-column pages with a running header and footer."""
+def text_pdf(seed: int = 5, pages: int = 3, header_top: float = 30) -> Doc:
+    """Plain single-column pages with a running header (``header_top`` points from the top edge)
+    and a page-number footer."""
     rng = random.Random(seed)
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
     refs = []
     for n in range(1, pages + 1):
-        head, foot = _header_footer(c, "Field Notes", n)
+        head, foot = _header_footer(c, "Field Notes", n, header_top)
         paras = [paragraph(rng, 3) for _ in range(4)]
-        y = PAGE_H - 80
+        y = PAGE_H - 50 - header_top
         for p in paras:
             y = _wrap(c, p, MARGIN, y, PAGE_W - 2 * MARGIN) - 10
         refs.append("\n".join([head, *paras, foot]))

@@ -57,6 +57,31 @@ def test_headers_footers_page_numbers_moved_out_of_body() -> None:
     assert all(f.fragment_type == "text" for p in ignored.pages for f in p.fragments)
 
 
+def test_running_header_below_the_margin_found_by_repetition() -> None:
+    doc = text_pdf(seed=19, pages=3, header_top=75)  # inside the body band
+    r = run(doc.data)
+    for page in r.pages:
+        assert page.fragments[0].fragment_type == "page_header"
+        assert page.fragments[0].content["content"] == "Field Notes"
+    single = run(text_pdf(seed=19, pages=1, header_top=75).data)  # nothing to repeat
+    assert single.pages[0].fragments[0].fragment_type != "page_header"
+
+
+def test_rotated_page_boxes_follow_the_display() -> None:
+    import io
+
+    import pypdfium2 as pdfium
+
+    src = pdfium.PdfDocument(text_pdf(seed=20, pages=1).data)
+    src[0].set_rotation(90)
+    buf = io.BytesIO()
+    src.save(buf)
+    page = run(buf.getvalue()).pages[0]
+    assert (page.width, page.height) == (792, 612)
+    for f in page.fragments:
+        assert 0 <= f.bbox["x1"] < f.bbox["x2"] <= 792 and 0 <= f.bbox["y1"] < f.bbox["y2"] <= 612
+
+
 def test_geometry_boxes_and_page_size() -> None:
     r = run(structured_pdf().data)
     for page in r.pages:

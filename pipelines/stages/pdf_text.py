@@ -4,13 +4,15 @@ Speed matters here (the target is ≥ 20 pages/s/core including layout and table
 text is read in one call and only the first and last character of each word is asked for its
 box and font: about four ctypes calls per word instead of four per character.
 
-Boxes are in points with a top-left origin (the PDF's own y axis is flipped).
+Boxes are in points with a top-left origin, relative to the crop box and turned by the page's
+``/Rotate``, i.e. in the coordinates of the page as a viewer shows it (the PDF's y axis flipped).
 """
 
 from __future__ import annotations
 
 import ctypes
 import re
+import unicodedata
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
@@ -47,7 +49,8 @@ def _page_text(tp: pdfium.PdfTextPage, n: int) -> str:
     return text
 
 
-def read_words(page: pdfium.PdfPage, height: float) -> list[Word]:
+def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
+    """Words in unrotated page space, top-left origin at (``left``, ``top``) of the crop box."""
     tp = page.get_textpage()
     try:
         n = tp.count_chars()
@@ -68,11 +71,11 @@ def read_words(page: pdfium.PdfPage, height: float) -> list[Word]:
             while j + 1 < n and text[j + 1] not in _SPACES:
                 j += 1
             raw.FPDFText_GetLooseCharBox(tp, i, r)
-            x1, top = r.left, r.top
-            bottom = r.bottom
+            x1, x2, t, b = r.left, r.right, r.top, r.bottom
             if j != i:
                 raw.FPDFText_GetLooseCharBox(tp, j, r)
-            x2 = r.right
+                x1, x2 = min(x1, r.left), max(x2, r.right)
+                t, b = max(t, r.top), min(b, r.bottom)
             size = raw.FPDFText_GetFontSize(tp, i)
             raw.FPDFText_GetFontInfo(tp, i, name, 96, flags)
             fname = name.value.decode("latin-1", "replace")
@@ -81,10 +84,10 @@ def read_words(page: pdfium.PdfPage, height: float) -> list[Word]:
                 low = fname.lower()
                 bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
             token = text[i: j + 1]
-            if x2 < x1:  # right-to-left or odd matrices: keep a valid box
-                x1, x2 = x2, x1
-            words.extend(_split_on_gaps(tp, token, i, x1, height - top, x2, height - bottom,
-                                        size, bold, r))
+            if not token.isascii():
+                token = unicodedata.normalize("NFKC", token)  # ligatures, full-width forms
+            words.extend(_split_on_gaps(tp, token, i, x1 - left, top - t, x2 - left, top - b,
+                                        size, bold, r, left))
             i = j + 1
         return words
     finally:
@@ -92,7 +95,7 @@ def read_words(page: pdfium.PdfPage, height: float) -> list[Word]:
 
 
 def _split_on_gaps(tp, token: str, start: int, x1: float, y1: float, x2: float, y2: float,
-                   size: float, bold: bool, r) -> list[Word]:
+                   size: float, bold: bool, r, left: float) -> list[Word]:
     """A token wider than its characters can be has no generated space in a column gap: split
     it at the widest gaps between its characters."""
     if len(token) < 2 or (x2 - x1) < len(token) * size * 1.2:
@@ -102,8 +105,8 @@ def _split_on_gaps(tp, token: str, start: int, x1: float, y1: float, x2: float, 
     lefts, rights = [], []
     for k in range(len(token)):
         raw.FPDFText_GetLooseCharBox(tp, start + k, r)
-        lefts.append(r.left)
-        rights.append(r.right)
+        lefts.append(r.left - left)
+        rights.append(r.right - left)
     for k in range(1, len(token) + 1):
         if k == len(token) or lefts[k] - rights[k - 1] > size * 0.6:
             out.append(Word(token[cur_start:k], lefts[cur_start], y1, rights[k - 1], y2, size, bold))
@@ -111,15 +114,15 @@ def _split_on_gaps(tp, token: str, start: int, x1: float, y1: float, x2: float, 
     return out
 
 
-def read_graphics(page: pdfium.PdfPage, height: float, content: PageContent) -> None:
+def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageContent) -> None:
     """Ruling lines, picture boxes and other drawn shapes (curves) of one page."""
     for obj in page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_IMAGE), max_depth=3):
         try:
-            left, bottom, right, top = obj.get_bounds()
+            x0, y0, x1, y1 = obj.get_bounds()
         except pdfium.PdfiumError:
             continue
-        box = (left, height - top, right, height - bottom)
-        w, h = right - left, top - bottom
+        box = (x0 - left, top - y1, x1 - left, top - y0)
+        w, h = x1 - x0, y1 - y0
         if obj.type == raw.FPDF_PAGEOBJ_IMAGE:
             if w >= 16 and h >= 16:
                 content.pictures.append(box)
@@ -150,14 +153,37 @@ def _is_rect(obj, nseg: int) -> bool:
 def read_page(doc: pdfium.PdfDocument, index: int, graphics: bool = True) -> PageContent:
     page = doc[index]
     try:
-        width, height = page.get_size()
+        width, height = page.get_size()  # as displayed, i.e. after /Rotate
+        left, bottom, right, top = page.get_cropbox()
         content = PageContent(number=index + 1, width=width, height=height)
-        content.words = read_words(page, height)
+        content.words = read_words(page, left, top)
         if graphics:
-            read_graphics(page, height, content)
+            read_graphics(page, left, top, content)
+        rotation = page.get_rotation() % 360
+        if rotation:
+            _rotate(content, rotation, right - left, top - bottom)
         return content
     finally:
         page.close()
+
+
+def _turn(b: tuple[float, float, float, float], rotation: int, w0: float, h0: float):
+    """A box from unrotated page space to the page as displayed (``/Rotate`` is clockwise)."""
+    x1, y1, x2, y2 = b
+    if rotation == 90:
+        return (h0 - y2, x1, h0 - y1, x2)
+    if rotation == 180:
+        return (w0 - x2, h0 - y2, w0 - x1, h0 - y1)
+    return (y1, w0 - x2, y2, w0 - x1)  # 270
+
+
+def _rotate(content: PageContent, rotation: int, w0: float, h0: float) -> None:
+    for w in content.words:
+        w.x1, w.y1, w.x2, w.y2 = _turn((w.x1, w.y1, w.x2, w.y2), rotation, w0, h0)
+    for ru in content.rules:
+        ru.x1, ru.y1, ru.x2, ru.y2 = _turn((ru.x1, ru.y1, ru.x2, ru.y2), rotation, w0, h0)
+    content.pictures = [_turn(p, rotation, w0, h0) for p in content.pictures]
+    content.curves = [_turn(p, rotation, w0, h0) for p in content.curves]
 
 
 def mark_strikethrough(content: PageContent) -> list[Rule]:
