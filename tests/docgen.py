@@ -444,3 +444,31 @@ def cell_accuracy(hyp: list[list[str]], ref: list[list[str]]) -> float:
             if i < len(hyp) and j < len(hyp[i]) and normalize(hyp[i][j]) == normalize(cell):
                 ok += 1
     return ok / max(1, total)
+
+
+def chart_pdf(seed: int = 9) -> Doc:
+    """A paragraph, a vector bar chart (filled bars, axes, labels) with its caption, a paragraph."""
+    rng = random.Random(seed)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
+    width = PAGE_W - 2 * MARGIN
+    p1, p2 = paragraph(rng, 3), paragraph(rng, 3)
+    y = _wrap(c, p1, MARGIN, PAGE_H - 70, width) - 20
+    x0, base, labels = MARGIN + 30, y - 180, [w.title() for w in rng.sample(_WORDS, 5)]
+    c.line(x0, base, x0 + 300, base)
+    c.line(x0, base, x0, base + 170)
+    for i, lab in enumerate(labels):
+        c.setFillColorRGB(0.2, 0.4, 0.8)
+        c.rect(x0 + 15 + i * 55, base, 35, rng.randint(40, 160), stroke=0, fill=1)
+        c.setFillColorRGB(0, 0, 0)
+        c.setFont(FONT, 7)
+        c.drawString(x0 + 15 + i * 55, base - 10, lab)
+    c.setFont(FONT, 9)
+    caption = "Figure 2: Volume by product line"
+    c.drawString(MARGIN, base - 30, caption)
+    _wrap(c, p2, MARGIN, base - 60, width)
+    c.showPage()
+    c.save()
+    chart_box = (x0, PAGE_H - (base + 170), x0 + 300, PAGE_H - base)
+    return Doc(buf.getvalue(), [p1 + "\n" + caption + "\n" + p2], [],
+               {"labels": labels, "caption": caption, "box": chart_box})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docgen import cer, encrypted_pdf, structured_pdf, text_pdf, two_column_pdf, zero_page_pdf
+from docgen import (cer, chart_pdf, encrypted_pdf, structured_pdf, text_pdf, two_column_pdf,
+                    zero_page_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
 from pipelines.stages import pdf_text
@@ -175,3 +176,19 @@ def test_strikethrough_removed_and_reported() -> None:
     assert [f.content["content"] for f in struck] == [doc.extra["struck"]]
     body = "\n".join(f.content["content"] for f in frags if f.fragment_type != "strikethrough")
     assert "withdrawn" not in body
+
+
+def test_vector_chart_is_one_figure_with_its_labels() -> None:
+    doc = chart_pdf(seed=25)
+    page = run(doc.data).pages[0]
+    kinds = [f.fragment_type for f in page.fragments]
+    assert kinds == ["text", "figure", "figure_caption", "text"]
+    fig = page.fragments[1]
+    assert fig.content["content"] == doc.extra["caption"]
+    assert fig.content["text"].split() == doc.extra["labels"]
+    x1, y1, x2, y2 = doc.extra["box"]
+    b = fig.bbox
+    assert abs(b["x1"] - x1) < 3 and abs(b["x2"] - x2) < 3 and abs(b["y1"] - y1) < 3
+    assert abs(b["y2"] - y2) < 12  # the axis labels hang below the axis
+    body = " ".join(f.content["content"] for f in page.fragments if f.fragment_type == "text")
+    assert " ".join(doc.extra["labels"]) not in " ".join(body.split())

@@ -92,7 +92,9 @@ def _fragment(b: Block, mode: str, image: Image.Image | None, px_per_unit: float
         frag.content["ruled"] = bool(b.data.get("ruled"))
         return frag
     if b.kind == "figure":
-        content: dict[str, Any] = {"content": b.data.get("caption", "")}
+        content: dict[str, Any] = {"content": b.data.get("caption") or b.data.get("text", "")}
+        if b.data.get("text"):
+            content["text"] = b.data["text"]  # words drawn inside the figure (labels, legends)
         if include_images and image is not None:
             x1, y1, x2, y2 = (v * px_per_unit for v in b.box)
             crop = image.crop((int(x1), int(y1), int(x2) + 1, int(y2) + 1))

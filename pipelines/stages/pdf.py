@@ -17,9 +17,9 @@ import statistics
 
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
-from pipelines.stages import barcodes, marks, pdf_text, scan, tables
+from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
 from pipelines.stages.drafts import PageDraft, drop_inside, finish, mark_regions, strike_blocks
-from pipelines.stages.geometry import PageContent, Word, overlap
+from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
 from pipelines.stages.pagerange import PageRange
@@ -103,10 +103,24 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     for box in tables.ruled_regions(pc.rules, words):
         regions.append(Region("table", *box, data={"ruled": True}))
     fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]
-    for pic in pc.pictures:
+    for pic in [*pc.pictures, *pdf_text.drawing_regions(pc)]:
         if not any(overlap(pic, f) > 0 for f in fixed):
             regions.append(Region("figure", *pic))
-    words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions if r.kind != "figure"])
+            fixed.append(pic)
+    # words inside a figure, or small print just around it (axis labels, legends), belong to
+    # the figure, not to the body text
+    body = layout.body_size(words)
+    for r in regions:
+        if r.kind != "figure":
+            continue
+        grown = (r.x1 - 14, r.y1 - 14, r.x2 + 14, r.y2 + 14)
+        mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), (r.x1, r.y1, r.x2, r.y2))
+                or (w.size < body * 0.9 and inside((w.x1, w.y1, w.x2, w.y2), grown))]
+        if mine:
+            r.data["text"] = " ".join(w.text for w in sorted(mine, key=lambda w: (round(w.cy), w.x1)))
+            r.x1, r.y1 = min(r.x1, *(w.x1 for w in mine)), min(r.y1, *(w.y1 for w in mine))
+            r.x2, r.y2 = max(r.x2, *(w.x2 for w in mine)), max(r.y2, *(w.y2 for w in mine))
+    words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions])
     blocks = layout_page(words, regions, pc.height)
     _read_tables(blocks, plumber, index, words)
     draft.blocks = blocks + extra

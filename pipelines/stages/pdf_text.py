@@ -138,8 +138,42 @@ def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageCo
                 x1, y1, x2, y2 = box
                 content.rules += [Rule(x1, y1, x2, y1), Rule(x1, y2, x2, y2),
                                   Rule(x1, y1, x1, y2), Rule(x2, y1, x2, y2)]
+            elif w * h < 0.5 * content.width * content.height:  # not a page background
+                content.curves.append(box)
             continue
         content.curves.append(box)
+
+
+def drawing_regions(content: PageContent, min_parts: int = 3, min_share: float = 0.01,
+                    limit: int = 1500) -> list[tuple[float, float, float, float]]:
+    """Vector figures: clusters of drawn shapes (curves, filled boxes, and the rules touching
+    them, e.g. chart axes) that hold at least one shape that is not a rule and together cover
+    at least ``min_share`` of the page."""
+    items = [(b, True) for b in content.curves] + [((r.x1, r.y1, r.x2, r.y2), False) for r in content.rules]
+    if not content.curves or len(items) > limit:
+        return []
+    gap = 6.0
+    clusters = [[b, 1, int(shape)] for b, shape in items]  # [box, parts, shapes]
+    merged = True
+    while merged:
+        merged = False
+        out: list[list] = []
+        for cl in clusters:
+            b = cl[0]
+            for o in out:
+                u = o[0]
+                if b[0] <= u[2] + gap and u[0] <= b[2] + gap and b[1] <= u[3] + gap and u[1] <= b[3] + gap:
+                    o[0] = (min(u[0], b[0]), min(u[1], b[1]), max(u[2], b[2]), max(u[3], b[3]))
+                    o[1] += cl[1]
+                    o[2] += cl[2]
+                    merged = True
+                    break
+            else:
+                out.append(cl)
+        clusters = out
+    page = content.width * content.height
+    return [u for u, parts, shapes in clusters
+            if shapes and parts >= min_parts and (u[2] - u[0]) * (u[3] - u[1]) >= min_share * page]
 
 
 def _is_rect(obj, nseg: int) -> bool:
