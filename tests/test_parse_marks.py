@@ -92,3 +92,16 @@ def test_include_images_embeds_figure_png() -> None:
     # the chart's blue bars are in the crop
     px = np.asarray(img)
     assert ((px[..., 2] > 150) & (px[..., 0] < 100)).any()
+
+
+def test_full_page_image_for_digital_pages() -> None:
+    from pipelines.models import EnrichmentOptions
+
+    doc = structured_pdf(seed=57)
+    r = convert(DocumentInput(data=doc.data, page_range="2",
+                              enrichment=EnrichmentOptions(include_full_page_image=True)))
+    assert [p.page_number for p in r.pages] == [2]
+    img = Image.open(io.BytesIO(base64.b64decode(r.pages[0].page_image)))
+    assert img.format == "PNG"
+    assert img.width / img.height == pytest.approx(612 / 792, rel=0.01)
+    assert run(doc.data).pages[0].page_image is None

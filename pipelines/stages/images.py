@@ -96,8 +96,14 @@ def png_base64(img: Image.Image, max_side: int = 2000) -> str:
 
 def render_pdf_page(doc, index: int, dpi: float, grayscale: bool = True) -> Image.Image:
     """Render one page of a pypdfium2 document (only that page is rendered)."""
-    page = doc[index]
-    try:
-        return page.render(scale=dpi / 72, grayscale=grayscale).to_pil()
-    finally:
-        page.close()
+    from pipelines.stages.pdf_text import PDFIUM_LOCK
+
+    with PDFIUM_LOCK:
+        page = doc[index]
+        try:
+            bitmap = page.render(scale=dpi / 72, grayscale=grayscale)
+            img = bitmap.to_pil().copy()  # own the pixels, then free PDFium's buffer here
+            bitmap.close()
+            return img
+        finally:
+            page.close()

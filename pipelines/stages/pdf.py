@@ -33,7 +33,8 @@ def load(result: DocumentResult) -> None:
     doc = pdf_text.open_pdf(inp.data)
     plumber = tables.PlumberPages(inp.data)
     try:
-        total = len(doc)
+        with pdf_text.PDFIUM_LOCK:
+            total = len(doc)
         result.total_pages = total
         pr = PageRange.parse(inp.page_range)
         numbers = pr.pages(total) if pr is not None else range(1, total + 1)
@@ -53,7 +54,8 @@ def load(result: DocumentResult) -> None:
         result.pages.sort(key=lambda p: p.page_number)
     finally:
         plumber.close()
-        doc.close()
+        with pdf_text.PDFIUM_LOCK:
+            doc.close()
 
 
 def _is_scan(pc: PageContent) -> bool:
@@ -147,6 +149,11 @@ def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
 
 
 def _stream_blocks(doc, index: int) -> list[Block]:
+    with pdf_text.PDFIUM_LOCK:
+        return _stream_blocks_locked(doc, index)
+
+
+def _stream_blocks_locked(doc, index: int) -> list[Block]:
     page = doc[index]
     try:
         width, height = page.get_size()
@@ -160,11 +167,12 @@ def _stream_blocks(doc, index: int) -> list[Block]:
 
 def _fast_page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     """``disable_layout_detection``: content-stream text, no layout, no tables."""
-    page = doc[index]
-    try:
-        width, height = page.get_size()
-    finally:
-        page.close()
+    with pdf_text.PDFIUM_LOCK:
+        page = doc[index]
+        try:
+            width, height = page.get_size()
+        finally:
+            page.close()
     draft = PageDraft(index + 1, width, height)
     draft.blocks = _stream_blocks(doc, index)
     if full_image:

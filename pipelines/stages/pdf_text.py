@@ -17,8 +17,14 @@ import unicodedata
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
+import threading
+
 from pipelines.errors import CorruptDocument, EncryptedDocument, EmptyDocument
 from pipelines.stages.geometry import PageContent, Rule, Word
+
+# PDFium is not thread-safe and jobs run in worker threads: every call into it holds this lock
+# (OCR and layout run outside it).
+PDFIUM_LOCK = threading.RLock()
 
 _SPACES = frozenset(" \t\r\n\x00\xa0\u2002\u2003\u2009\ufffe\uffff")
 
@@ -26,7 +32,11 @@ _SPACES = frozenset(" \t\r\n\x00\xa0\u2002\u2003\u2009\ufffe\uffff")
 def open_pdf(data: bytes) -> pdfium.PdfDocument:
     """Open a PDF or raise a ``DocumentError`` that says what is wrong with it."""
     try:
-        doc = pdfium.PdfDocument(data)
+        with PDFIUM_LOCK:
+            doc = pdfium.PdfDocument(data)
+            if len(doc) == 0:
+                doc.close()
+                raise EmptyDocument("the PDF has no pages")
     except pdfium.PdfiumError as exc:
         # PDFium opens files that only have an owner password; this one needs a user password.
         if "password" in str(exc).lower() and b"/Encrypt" in data:
@@ -34,9 +44,6 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
         if re.search(rb"/Count\s+0\b", data):
             raise EmptyDocument("the PDF has no pages") from exc
         raise CorruptDocument(f"the PDF is damaged or truncated and cannot be read ({exc})") from exc
-    if len(doc) == 0:
-        doc.close()
-        raise EmptyDocument("the PDF has no pages")
     return doc
 
 
@@ -185,6 +192,11 @@ def _is_rect(obj, nseg: int) -> bool:
 
 
 def read_page(doc: pdfium.PdfDocument, index: int, graphics: bool = True) -> PageContent:
+    with PDFIUM_LOCK:
+        return _read_page(doc, index, graphics)
+
+
+def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool) -> PageContent:
     page = doc[index]
     try:
         width, height = page.get_size()  # as displayed, i.e. after /Rotate
