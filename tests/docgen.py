@@ -86,7 +86,7 @@ def _header_footer(c: canvas.Canvas, title: str, n: int, top: float = 30) -> tup
     return title, f"Page {n}"
 
 
-def two_column_pdf(seed: int = 1, pages: int = 2, interleave: bool = True) -> Doc:
+def two_column_pdf(seed: int = 1, pages: int = 2, interleave: bool = True, gutter: float = 24) -> Doc:
     """Pages with a running header, a full-width heading, two text columns and a page footer.
 
     With ``interleave`` (the default) the content stream draws the lines row by row across both
@@ -96,7 +96,7 @@ def two_column_pdf(seed: int = 1, pages: int = 2, interleave: bool = True) -> Do
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
     refs = []
-    col_w = (PAGE_W - 2 * MARGIN - 24) / 2
+    col_w = (PAGE_W - 2 * MARGIN - gutter) / 2
     for n in range(1, pages + 1):
         head, foot = _header_footer(c, "Quarterly Review of Operations", n)
         title = f"Section {n} " + words(rng, 3).title()
@@ -104,7 +104,7 @@ def two_column_pdf(seed: int = 1, pages: int = 2, interleave: bool = True) -> Do
         c.drawString(MARGIN, PAGE_H - 80, title)
         body, lines = [], []
         for col in range(2):
-            x = MARGIN + col * (col_w + 24)
+            x = MARGIN + col * (col_w + gutter)
             y = PAGE_H - 110
             while y > 140:
                 p = paragraph(rng, rng.randint(2, 4))
@@ -472,3 +472,22 @@ def chart_pdf(seed: int = 9) -> Doc:
     chart_box = (x0, PAGE_H - (base + 170), x0 + 300, PAGE_H - base)
     return Doc(buf.getvalue(), [p1 + "\n" + caption + "\n" + p2], [],
                {"labels": labels, "caption": caption, "box": chart_box})
+
+
+def justified_pdf(seed: int = 10, width: float = 220) -> Doc:
+    """One narrow column of fully justified paragraphs (wide, uneven word spaces)."""
+    from reportlab.lib.enums import TA_JUSTIFY
+    from reportlab.lib.styles import ParagraphStyle
+    from reportlab.platypus import Frame, Paragraph
+
+    rng = random.Random(seed)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
+    style = ParagraphStyle("j", fontName=FONT, fontSize=10, leading=12, alignment=TA_JUSTIFY,
+                           spaceAfter=8)
+    paras = [paragraph(rng, 4) for _ in range(5)]
+    Frame(MARGIN, 80, width, PAGE_H - 160, showBoundary=0).addFromList(
+        [Paragraph(p, style) for p in paras], c)
+    c.showPage()
+    c.save()
+    return Doc(buf.getvalue(), ["\n".join(paras)])

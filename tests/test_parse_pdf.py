@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docgen import (cer, chart_pdf, encrypted_pdf, structured_pdf, text_pdf, two_column_pdf,
+from docgen import (cer, chart_pdf, encrypted_pdf, justified_pdf, structured_pdf, text_pdf,
+                    two_column_pdf,
                     zero_page_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
@@ -192,3 +193,17 @@ def test_vector_chart_is_one_figure_with_its_labels() -> None:
     assert abs(b["y2"] - y2) < 12  # the axis labels hang below the axis
     body = " ".join(f.content["content"] for f in page.fragments if f.fragment_type == "text")
     assert " ".join(doc.extra["labels"]) not in " ".join(body.split())
+
+
+@pytest.mark.parametrize("gutter", [8, 10, 14])
+def test_narrow_gutters_still_split_columns(gutter: float) -> None:
+    doc = two_column_pdf(seed=26, pages=1, gutter=gutter)
+    assert cer(page_text(run(doc.data).pages[0]), doc.pages[0]) <= 0.03
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_justified_text_is_not_cut_into_columns(seed: int) -> None:
+    doc = justified_pdf(seed=30 + seed, width=220)
+    page = run(doc.data).pages[0]
+    assert cer(page_text(page), doc.pages[0]) <= 0.01
+    assert len({f.bbox["x1"] for f in page.fragments}) == 1  # every block starts at the margin

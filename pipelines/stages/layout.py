@@ -125,8 +125,13 @@ class _Cutter:
         return parts
 
     def x_gap(self, items: list[Item]) -> float:
-        multi_line = (max(i.y2 for i in items) - min(i.y1 for i in items)) > 1.6 * self.unit
-        return self.unit * (1.1 if multi_line else 2.5)
+        """The narrowest gutter that cuts a region. Word spaces (about a quarter of the line
+        height) line up across two or three lines now and then, never across many, so taller
+        regions accept narrower gutters (LaTeX's two-column gap is 10 pt)."""
+        lines = (max(i.y2 for i in items) - min(i.y1 for i in items)) / (1.2 * self.unit)
+        if lines >= 4:
+            return self.unit * 0.5
+        return self.unit * (1.1 if lines > 1.4 else 2.5)
 
     def has_gutter(self, items: list[Item]) -> bool:
         return len(self.split_x(items, self.x_gap(items))) > 1
@@ -155,12 +160,19 @@ class _Cutter:
         merged = [bands[0]]
         for band in bands[1:]:
             prev = merged[-1]
-            # (a caption line has no gutter of its own, so it never joins a table below it)
-            if self.has_gutter(prev) and self.has_gutter(band) and self.has_gutter(prev + band):
+            # the union is judged: a short band may be too low to show the gutter on its own.
+            # A single line without a gutter (a caption, a heading over a table) stays apart.
+            if self.joinable(prev) and self.joinable(band) and self.has_gutter(prev + band):
                 merged[-1] = prev + band
             else:
                 merged.append(band)
         return merged
+
+    def joinable(self, band: list[Item]) -> bool:
+        if _is_caption(band):
+            return False
+        tall = (max(i.y2 for i in band) - min(i.y1 for i in band)) > 1.6 * self.unit
+        return tall or self.has_gutter(band)
 
     def tabular(self, cols: list[list[Item]]) -> bool:
         """Three or more narrow parts whose rows line up: a whitespace table, not text columns."""
@@ -178,6 +190,12 @@ class _Cutter:
                       if sum(any(abs(y - y2) < 0.5 * self.unit for y2 in other)
                              for other in centres[1:]) >= len(cols) // 2)
         return aligned >= max(2, 0.6 * len(first))
+
+
+def _is_caption(items: list[Item]) -> bool:
+    words = sorted((i for i in items if isinstance(i, Word)), key=lambda w: (w.y1, w.x1))
+    head = " ".join(w.text for w in words[:3])
+    return bool(_FIG_CAPTION.match(head) or _TABLE_CAPTION.match(head))
 
 
 def reading_order(items: list[Item], unit: float) -> list[list[Item]]:
