@@ -175,6 +175,8 @@ def test_strikethrough_removed_and_reported() -> None:
     frags = r.pages[0].fragments
     struck = [f for f in frags if f.fragment_type == "strikethrough"]
     assert [f.content["content"] for f in struck] == [doc.extra["struck"]]
+    kinds = [f.fragment_type for f in frags]
+    assert kinds.index("strikethrough") == kinds.index("figure") - 1  # where it was drawn
     body = "\n".join(f.content["content"] for f in frags if f.fragment_type != "strikethrough")
     assert "withdrawn" not in body
 

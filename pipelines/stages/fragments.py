@@ -108,7 +108,8 @@ def _fragment(b: Block, mode: str, image: Image.Image | None, px_per_unit: float
     if b.kind == "signature":
         return Fragment(fragment_type="signature", content={"content": "signature"})
     if b.kind == "strikethrough":
-        return Fragment(fragment_type="strikethrough", content={"content": b.text})
+        return Fragment(fragment_type="strikethrough",
+                        content={"content": b.text or b.data.get("text", "")})
     if not b.text.strip():
         return None
     return Fragment(fragment_type=b.kind, content=_content(b, mode))  # type: ignore[arg-type]

@@ -83,13 +83,13 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
 
     pdf_text.mark_strikethrough(pc)
     struck = set(pc.meta.get("struck", []))
-    extra: list[Block] = []
     words = pc.words
-    if opts.remove_strikethrough_lines and struck:
-        extra = strike_blocks([w for k, w in enumerate(words) if k in struck])
-        words = [w for k, w in enumerate(words) if k not in struck]
-
     regions: list[Region] = []
+    if opts.remove_strikethrough_lines and struck:
+        # struck lines keep their place in the reading order, as strikethrough fragments
+        regions += [Region("strikethrough", *b.box, data={"text": b.text})
+                    for b in strike_blocks([w for k, w in enumerate(words) if k in struck])]
+        words = [w for k, w in enumerate(words) if k not in struck]
     if image is not None and opts.barcode_detection:
         codes = barcodes.find(image, scale=1 / px)
         regions += mark_regions(codes, "barcode")
@@ -125,7 +125,7 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions])
     blocks = layout_page(words, regions, pc.height)
     _read_tables(blocks, plumber, index, words)
-    draft.blocks = blocks + extra
+    draft.blocks = blocks
     return draft
 
 

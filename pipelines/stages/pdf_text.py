@@ -108,7 +108,7 @@ def _split_on_gaps(tp, token: str, start: int, x1: float, y1: float, x2: float, 
     if len(token) < 2 or (x2 - x1) < len(token) * size * 1.2:
         return [Word(token, x1, y1, x2, y2, size, bold)]
     out: list[Word] = []
-    cur_start, prev_right = 0, None
+    cur_start = 0
     lefts, rights = [], []
     for k in range(len(token)):
         raw.FPDFText_GetLooseCharBox(tp, start + k, r)

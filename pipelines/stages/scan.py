@@ -54,12 +54,12 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
     words = ocr.read_words(marks.erase(gray, strikes) if strikes else gray, opts.ocr_model)
     words = drop_inside(words, code_boxes)  # QR modules read as letters
 
-    blocks_extra: list[Block] = []
-    if strikes:
-        hit = _struck(words, strikes)
-        blocks_extra = strike_blocks([w for k, w in enumerate(words) if k in hit])
-        words = [w for k, w in enumerate(words) if k not in hit]
     regions: list[Region] = mark_regions(found_codes, "barcode")
+    if strikes:  # struck lines keep their place in the reading order
+        hit = _struck(words, strikes)
+        regions += [Region("strikethrough", *b.box, data={"text": b.text})
+                    for b in strike_blocks([w for k, w in enumerate(words) if k in hit])]
+        words = [w for k, w in enumerate(words) if k not in hit]
     if opts.signature_detection:
         # no text mask here: OCR reads a signature as a word or two, which would hide it
         sig = marks.signatures(gray, dpi, exclude=code_boxes)
@@ -69,8 +69,6 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
     words = scale_words(words, s)
     for r in regions:
         r.x1, r.y1, r.x2, r.y2 = scale_box((r.x1, r.y1, r.x2, r.y2), s)
-    for b in blocks_extra:
-        b.box = scale_box(b.box, s)
     width, height = gray.size[0] * s, gray.size[1] * s
     draft = PageDraft(number, width, height, skew_angle=angle,
                       image=gray if keep_image else None, px_per_unit=1 / s)
@@ -86,7 +84,6 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
                 b.data["rows"] = tables.grid_from_columns(
                     [[w for w in c if isinstance(w, Word)] for c in cols], unit)
         draft.blocks = blocks
-    draft.blocks += blocks_extra
     return draft
 
 
