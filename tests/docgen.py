@@ -491,3 +491,26 @@ def justified_pdf(seed: int = 10, width: float = 220) -> Doc:
     c.showPage()
     c.save()
     return Doc(buf.getvalue(), ["\n".join(paras)])
+
+
+def toc_and_list_pdf(seed: int = 11) -> Doc:
+    """A table of contents with dot leaders, then a hanging-indent bullet list."""
+    rng = random.Random(seed)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
+    c.setFont(FONT, 10)
+    entries = [(words(rng, 3).title(), str(3 + 4 * i)) for i in range(4)]
+    y = PAGE_H - 80
+    for title, page in entries:
+        dots = " ." * int((380 - c.stringWidth(title, FONT, 10)) / c.stringWidth(" .", FONT, 10))
+        c.drawString(MARGIN, y, title + dots)
+        c.drawRightString(MARGIN + 420, y, page)
+        y -= 14
+    y -= 30
+    items = [paragraph(rng, 2) for _ in range(3)]
+    for it in items:
+        c.drawString(MARGIN + 6, y, "\u2022")
+        y = _wrap(c, it, MARGIN + 24, y, 300) - 6
+    c.showPage()
+    c.save()
+    return Doc(buf.getvalue(), [], [], {"entries": entries, "items": items})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docgen import (cer, chart_pdf, encrypted_pdf, justified_pdf, structured_pdf, text_pdf,
-                    two_column_pdf,
+                    toc_and_list_pdf, two_column_pdf,
                     zero_page_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
@@ -209,3 +209,13 @@ def test_justified_text_is_not_cut_into_columns(seed: int) -> None:
     page = run(doc.data).pages[0]
     assert cer(page_text(page), doc.pages[0]) <= 0.01
     assert len({f.bbox["x1"] for f in page.fragments}) == 1  # every block starts at the margin
+
+
+def test_hanging_bullets_and_table_of_contents() -> None:
+    doc = toc_and_list_pdf(seed=27)
+    frags = run(doc.data).pages[0].fragments
+    toc = [f for f in frags if f.fragment_type == "document_index"]
+    assert toc and all(title in " ".join(f.content["content"] for f in toc)
+                       for title, _ in doc.extra["entries"])
+    items = [" ".join(f.content["content"].split()) for f in frags if f.fragment_type == "list_item"]
+    assert items == doc.extra["items"]

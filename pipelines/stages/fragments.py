@@ -19,7 +19,7 @@ from pipelines.models import Fragment
 from pipelines.stages import tables
 from pipelines.stages.geometry import bbox_dict
 from pipelines.stages.images import png_base64
-from pipelines.stages.layout import BULLETS, Block
+from pipelines.stages.layout import BULLETS, PAGE_NUMBER, Block
 
 _DIGITS = re.compile(r"\d+")
 _MARGIN_KINDS = ("page_header", "page_footer", "page_number")
@@ -37,8 +37,7 @@ def repeated_margins(pages: list[list[Block]]) -> None:
         seen: Counter[tuple[str, int]] = Counter()
         ends: list[Block | None] = []
         for blocks in pages:
-            body = [b for b in blocks if b.kind not in _MARGIN_KINDS and b.kind in ("text",
-                                                                                  "section_header")]
+            body = [b for b in blocks if b.kind in ("text", "section_header")]
             end = body[pick] if body else None
             ends.append(end)
             if end is not None and len(end.text) <= 120:
@@ -46,7 +45,7 @@ def repeated_margins(pages: list[list[Block]]) -> None:
         for blocks, end in zip(pages, ends):
             if end is None or seen[(_key(end), round(end.box[1] / 6))] < 2:
                 continue
-            end.kind = kind
+            end.kind = "page_number" if PAGE_NUMBER.match(end.text.strip()) else kind
             blocks.remove(end)
             if pick == 0:
                 blocks.insert(0, end)

@@ -33,8 +33,11 @@ BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓¢«°")  
 _ENUM = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$", re.I)
 _FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
 _TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
-_PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlc]{1,6})(\s*(of|/)\s*\d{1,4})?$|^[-–]\s*\d{1,4}\s*[-–]$",
+PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlc]{1,6})(\s*(of|/)\s*\d{1,4})?$|^[-–]\s*\d{1,4}\s*[-–]$",
                           re.I)
+_TOC_LINE = re.compile(r"(\.\s?){4,}\s*[\divxlc]{1,5}$|\s{2,}[\divxlc]{1,5}$", re.I)
+_LEADER = re.compile(r"^[.·…_]+$")
+_PAGE_REF = re.compile(r"^([\d]{1,4}|[ivxlc]{1,6})$", re.I)
 MARGIN_BAND = 0.075  # share of the page height treated as header / footer zone
 
 
@@ -226,9 +229,15 @@ def _style(line: list[Word]) -> tuple[float, bool]:
     return round(size * 2) / 2, bold
 
 
+def _same_style(a: tuple[float, bool], b: tuple[float, bool]) -> bool:
+    """Lines of one paragraph: sizes within 12% (inline code, sub/superscripts shift the mean)
+    and the same weight."""
+    return abs(a[0] - b[0]) <= 0.12 * max(a[0], b[0]) and a[1] == b[1]
+
+
 def _starts_item(line: list[Word]) -> bool:
-    first = line[0].text
-    return first in BULLETS or (len(first) == 1 and first in BULLETS) or bool(_ENUM.match(first))
+    first = line[0].text.split(" ", 1)[0]  # a glued marker: "• Budget"
+    return first in BULLETS or bool(_ENUM.match(first))
 
 
 def leaf_blocks(words: list[Word], body: float) -> list[Block]:
@@ -245,7 +254,7 @@ def leaf_blocks(words: list[Word], body: float) -> list[Block]:
             cur.clear()
 
     for line in group_lines(words):
-        if cur and (_style(line) != _style(cur[-1]) or _starts_item(line)):
+        if cur and (not _same_style(_style(line), _style(cur[-1])) or _starts_item(line)):
             flush()
         cur.append(line)
     flush()
@@ -257,7 +266,10 @@ def leaf_blocks(words: list[Word], body: float) -> list[Block]:
 def classify(b: Block, body: float) -> str:
     text = b.text.strip()
     first = text.split(maxsplit=1)[0] if text else ""
-    nlines = text.count("\n") + 1
+    lines = text.split("\n")
+    nlines = len(lines)
+    if sum(1 for ln in lines if _TOC_LINE.search(ln)) >= max(1, 0.6 * nlines):
+        return "document_index"
     if _FIG_CAPTION.match(text):
         return "figure_caption"
     if _TABLE_CAPTION.match(text):
@@ -296,10 +308,35 @@ def margin_blocks(words: list[Word], kind: str, unit: float) -> list[Block]:
         if not ws:
             continue
         text = "\n".join(line_text(line) for line in group_lines(ws))
-        k = "page_number" if _PAGE_NUMBER.match(text.strip()) else kind
+        k = "page_number" if PAGE_NUMBER.match(text.strip()) else kind
         size, bold = _style(ws)
         blocks.append(Block(k, union([(w.x1, w.y1, w.x2, w.y2) for w in ws]), text, size, bold, ws))
     return blocks
+
+
+def glue_markers(words: list[Word], unit: float) -> list[Word]:
+    """A bullet or enumerator set apart from its text (hanging indent) becomes part of the
+    first word after it; otherwise the XY-cut would read all bullets as a column of their own."""
+    lines = group_lines(words)
+    out: list[Word] = []
+    for line in lines:
+        k = 0
+        while k < len(line):
+            w = line[k]
+            gap = line[k + 1].x1 - w.x2 if k + 1 < len(line) else -1.0
+            marker = (w.text in BULLETS or _ENUM.match(w.text)) and 0 <= gap <= 4 * unit
+            # a dot leader and the page number it leads to (tables of contents)
+            leader = (_LEADER.match(w.text) and 0 <= gap <= 30 * unit
+                      and _PAGE_REF.match(line[k + 1].text) is not None) if gap >= 0 else False
+            if marker or leader:
+                n = line[k + 1]
+                out.append(Word(f"{w.text} {n.text}", w.x1, min(w.y1, n.y1), n.x2, max(w.y2, n.y2),
+                                n.size, n.bold))
+                k += 2
+                continue
+            out.append(w)
+            k += 1
+    return out
 
 
 def layout_page(words: list[Word], regions: list[Region], height: float,
@@ -308,6 +345,7 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
     if not words and not regions:
         return []
     unit = statistics.median([w.h for w in words]) if words else 10.0
+    words = glue_markers(words, unit)
     head, main, foot = split_margins(words, height)
     body = body or body_size(main or words)
     blocks = margin_blocks(head, "page_header", unit)
