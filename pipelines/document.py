@@ -26,6 +26,8 @@ Stage = Callable[[DocumentResult], DocumentResult]
 def detect_stage(result: DocumentResult) -> DocumentResult:
     inp = result.input
     declared = detect.normalize_mime(inp.declared_mime_type)
+    if declared == detect.OCTET:  # says nothing: look at the bytes
+        declared = None
     inp.mime_type = declared or detect.detect_mime(inp.data, inp.file_name)
     return result
 

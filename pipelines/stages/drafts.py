@@ -23,6 +23,24 @@ class PageDraft:
     image: Image.Image | None = None  # the page raster, when an option needed one
     px_per_unit: float = 1.0  # raster pixels per page unit
     skew_angle: float | None = None
+    page_image: str | None = None  # base64 PNG, once sealed
+
+
+def seal(draft: PageDraft, include_images: bool, full_page: bool) -> PageDraft:
+    """Encode what the options ask for from the page raster (figure crops, the whole page) and
+    drop the raster, so a long document never holds more than one page image."""
+    img = draft.image
+    if img is None:
+        return draft
+    if include_images:
+        for b in draft.blocks:
+            if b.kind == "figure":
+                x1, y1, x2, y2 = (v * draft.px_per_unit for v in b.box)
+                b.data["image_base64"] = png_base64(img.crop((int(x1), int(y1), int(x2) + 1, int(y2) + 1)))
+    if full_page:
+        draft.page_image = png_base64(img)
+    draft.image = None
+    return draft
 
 
 def strike_blocks(words: list[Word]) -> list[Block]:
@@ -64,12 +82,11 @@ def finish(result: DocumentResult, drafts: list[PageDraft], opts: ParsingOptions
     full = result.input.enrichment.include_full_page_image
     for d in drafts:
         page = PageResult(page_number=d.number, width=round(d.width), height=round(d.height))
-        page.fragments = frag_mod.to_fragments(d.blocks, opts.table_output_mode, d.image,
-                                               d.px_per_unit, opts.include_images)
+        page.fragments = frag_mod.to_fragments(d.blocks, opts.table_output_mode)
         if opts.skew_detection and d.skew_angle is not None:
             page.skew_angle = d.skew_angle
-        if full and d.image is not None:
-            page.page_image = png_base64(d.image)
+        if full:
+            page.page_image = d.page_image
         result.pages.append(page)
     if opts.table_merging:
         result.merged_tables = frag_mod.tables.merge_tables(

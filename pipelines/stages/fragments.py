@@ -13,12 +13,9 @@ import re
 from collections import Counter
 from typing import Any
 
-from PIL import Image
-
 from pipelines.models import Fragment
 from pipelines.stages import tables
 from pipelines.stages.geometry import bbox_dict
-from pipelines.stages.images import png_base64
 from pipelines.stages.layout import BULLETS, PAGE_NUMBER, Block
 
 _DIGITS = re.compile(r"\d+")
@@ -64,15 +61,14 @@ def _content(b: Block, mode: str) -> dict[str, Any]:
     return {"content": text}
 
 
-def to_fragments(blocks: list[Block], mode: str, image: Image.Image | None = None,
-                 px_per_unit: float = 1.0, include_images: bool = False) -> list[Fragment]:
+def to_fragments(blocks: list[Block], mode: str) -> list[Fragment]:
     """Fragments in reading order (header, body, footer) with bboxes in page units."""
     head = [b for b in blocks if b.kind == "page_header"]
     foot = [b for b in blocks if b.kind in ("page_footer", "page_number")]
     body = [b for b in blocks if b.kind not in _MARGIN_KINDS]
     out: list[Fragment] = []
     for b in [*head, *body, *foot]:
-        frag = _fragment(b, mode, image, px_per_unit, include_images)
+        frag = _fragment(b, mode)
         if frag is None:
             continue
         frag.reading_order = len(out)
@@ -81,8 +77,7 @@ def to_fragments(blocks: list[Block], mode: str, image: Image.Image | None = Non
     return out
 
 
-def _fragment(b: Block, mode: str, image: Image.Image | None, px_per_unit: float,
-              include_images: bool) -> Fragment | None:
+def _fragment(b: Block, mode: str) -> Fragment | None:
     if b.kind in ("table", "text_table"):
         rows = b.data.get("rows") or []
         if not rows:
@@ -94,10 +89,8 @@ def _fragment(b: Block, mode: str, image: Image.Image | None, px_per_unit: float
         content: dict[str, Any] = {"content": b.data.get("caption") or b.data.get("text", "")}
         if b.data.get("text"):
             content["text"] = b.data["text"]  # words drawn inside the figure (labels, legends)
-        if include_images and image is not None:
-            x1, y1, x2, y2 = (v * px_per_unit for v in b.box)
-            crop = image.crop((int(x1), int(y1), int(x2) + 1, int(y2) + 1))
-            content["image_base64"] = png_base64(crop)
+        if b.data.get("image_base64"):  # include_images (see drafts.seal)
+            content["image_base64"] = b.data["image_base64"]
             content["image_mime_type"] = "image/png"
         return Fragment(fragment_type="figure", content=content)
     if b.kind == "barcode":

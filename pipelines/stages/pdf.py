@@ -18,7 +18,8 @@ import statistics
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
 from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
-from pipelines.stages.drafts import PageDraft, drop_inside, finish, mark_regions, strike_blocks
+from pipelines.stages.drafts import (PageDraft, drop_inside, finish, mark_regions, seal,
+                                     strike_blocks)
 from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
@@ -41,7 +42,8 @@ def load(result: DocumentResult) -> None:
         drafts: list[PageDraft] = []
         for n in numbers:
             try:
-                drafts.append(_page(doc, n - 1, opts, plumber, inp.enrichment.include_full_page_image))
+                full = inp.enrichment.include_full_page_image
+                drafts.append(seal(_page(doc, n - 1, opts, plumber, full), opts.include_images, full))
             except DocklakeError as exc:
                 result.errors.append(ErrorItem(stage="load", message=exc.message, page_number=n))
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink the document

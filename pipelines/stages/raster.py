@@ -12,7 +12,7 @@ from PIL import Image
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentResult, ErrorItem, PageResult
 from pipelines.stages import scan
-from pipelines.stages.drafts import PageDraft, finish
+from pipelines.stages.drafts import PageDraft, finish, seal
 from pipelines.stages.images import OCR_DPI, dpi_of, frame_count, frames, open_image
 from pipelines.stages.pagerange import PageRange
 
@@ -37,7 +37,8 @@ def load(result: DocumentResult) -> None:
                 scale = OCR_DPI / dpi
                 frame = frame.resize((max(1, round(frame.width * scale)),
                                       max(1, round(frame.height * scale))), Image.LANCZOS)
-            drafts.append(scan.raster_page(frame, n, 1 / scale, dpi * scale or OCR_DPI, opts, keep))
+            draft = scan.raster_page(frame, n, 1 / scale, dpi * scale or OCR_DPI, opts, keep)
+            drafts.append(seal(draft, opts.include_images, inp.enrichment.include_full_page_image))
         except DocklakeError as exc:
             result.errors.append(ErrorItem(stage="load", message=exc.message, page_number=n))
         except Exception as exc:  # noqa: BLE001 - a broken frame must not sink the document
