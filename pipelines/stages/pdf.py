@@ -76,8 +76,13 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
         img = render_pdf_page(doc, index, OCR_DPI)
         return scan.raster_page(img, index + 1, 72 / OCR_DPI, OCR_DPI, opts,
                                 keep_image=full_image or opts.include_images)
-    needs_pixels = (opts.barcode_detection or opts.signature_detection or opts.include_images
-                    or full_image)
+    # A barcode or a signature on a digital page is drawn (paths) or placed (an image): a page
+    # with neither cannot hold one, and skips the raster search.
+    drawn = bool(pc.curves or pc.pictures)
+    want_codes = opts.barcode_detection and (drawn or bool(pc.rules))
+    want_sigs = opts.signature_detection and drawn
+    needs_pixels = want_codes or want_sigs or (opts.include_images and bool(pc.pictures or pc.curves)) \
+        or full_image
     color = opts.include_images or full_image  # images handed back keep their colours
     image = render_pdf_page(doc, index, RASTER_DPI, grayscale=not color) if needs_pixels else None
     px = RASTER_DPI / 72
@@ -92,12 +97,12 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
         regions += [Region("strikethrough", *b.box, data={"text": b.text})
                     for b in strike_blocks([w for k, w in enumerate(words) if k in struck])]
         words = [w for k, w in enumerate(words) if k not in struck]
-    if image is not None and opts.barcode_detection:
+    if image is not None and want_codes:
         codes = barcodes.find(image, scale=1 / px)
         regions += mark_regions(codes, "barcode")
-    if image is not None and opts.signature_detection:
+    if image is not None and want_sigs:
         boxes = [(w.x1 * px, w.y1 * px, w.x2 * px, w.y2 * px) for w in pc.words]
-        for b in marks.signatures(image, RASTER_DPI, text_boxes=boxes):
+        for b in marks.signatures(image, RASTER_DPI, text_boxes=boxes, work_dpi=100):
             regions.append(Region("signature", *(v / px for v in b)))
     if opts.disable_layout_detection:
         draft.blocks = _stream_blocks(doc, index) + [
