@@ -365,6 +365,14 @@ def images_pdf(images, dpi: int = 200) -> bytes:
 # ---------------------------------------------------------------- office
 
 
+def _png_chart() -> bytes:
+    from PIL import Image, ImageDraw
+
+    img = Image.new("RGB", (120, 60), "white")
+    ImageDraw.Draw(img).rectangle([10, 20, 40, 58], fill=(40, 90, 200))
+    return image_bytes(img)
+
+
 def docx_doc(seed: int = 6) -> Doc:
     import docx
     from docx.enum.text import WD_BREAK
@@ -383,6 +391,7 @@ def docx_doc(seed: int = 6) -> Doc:
     for i, r in enumerate(rows):
         for j, v in enumerate(r):
             t.cell(i, j).text = v
+    d.add_picture(io.BytesIO(_png_chart()), width=docx.shared.Inches(2))
     d.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
     p2 = paragraph(rng, 2)
     d.add_paragraph(p2)
@@ -409,6 +418,7 @@ def pptx_doc(seed: int = 7) -> Doc:
     s = prs.slides.add_slide(prs.slide_layouts[5])
     s.shapes.title.text = "Figures"
     tbl = s.shapes.add_table(len(rows), 3, Inches(1), Inches(2), Inches(6), Inches(2)).table
+    s.shapes.add_picture(io.BytesIO(_png_chart()), Inches(1), Inches(4.5), Inches(2))
     for i, r in enumerate(rows):
         for j, v in enumerate(r):
             tbl.cell(i, j).text = v

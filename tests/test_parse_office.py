@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+
 from docgen import cell_accuracy, docx_doc, pptx_doc, xlsx_doc
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
@@ -24,10 +26,15 @@ def test_docx_page_breaks_headings_lists_tables() -> None:
     assert r.status == ConversionStatus.success and r.total_pages == 2
     p1, p2 = r.pages
     kinds = [f.fragment_type for f in p1.fragments]
-    assert kinds == ["section_header", "text", "section_header", "list_item", "list_item", "table"]
+    assert kinds == ["section_header", "text", "section_header", "list_item", "list_item", "table",
+                     "figure"]
     assert [f.content["level"] for f in p1.fragments if f.fragment_type == "section_header"] == [1, 2]
     assert [f.content["content"] for f in p1.fragments if f.fragment_type == "list_item"] == doc.extra["items"]
-    assert cell_accuracy(rows_of(p1.fragments[-1]), doc.tables[0]) == 1.0
+    assert cell_accuracy(rows_of(p1.fragments[5]), doc.tables[0]) == 1.0
+    assert "image_base64" not in p1.fragments[6].content
+    fig = run(doc.data, include_images=True).pages[0].fragments[6].content
+    assert fig["image_mime_type"] == "image/png"
+    assert base64.b64decode(fig["image_base64"]).startswith(b"\x89PNG")
     assert [f.content["content"] for f in p2.fragments] == [doc.pages[1]]
     only2 = run(doc.data, page_range="2")
     assert [p.page_number for p in only2.pages] == [2]
@@ -45,6 +52,9 @@ def test_pptx_slides_are_pages_with_boxes() -> None:
     assert [f.content["content"] for p in r.pages[:2] for f in p.fragments
             if f.fragment_type == "list_item"] == doc.extra["bodies"]
     table = next(f for f in r.pages[2].fragments if f.fragment_type == "table")
+    assert [f.fragment_type for f in r.pages[2].fragments][-1] == "figure"
+    pic = run(doc.data, include_images=True).pages[2].fragments[-1].content
+    assert base64.b64decode(pic["image_base64"]).startswith(b"\x89PNG")
     assert table.content["content"].startswith("| ")
     assert cell_accuracy(rows_of(table), doc.tables[0]) == 1.0
 

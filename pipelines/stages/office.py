@@ -9,13 +9,15 @@ How each format maps onto pages:
 * **PPTX**: one slide = one page, width/height = the slide size in points. Shapes are read top
   to bottom, left to right; the title placeholder is a section header, other paragraphs are
   text (list items when indented or bulleted), tables and pictures become table and figure
-  fragments, each with its box in points.
+  fragments, each with its box in points. Pictures (DOCX and PPTX) carry their alt text, and with
+  ``include_images`` the embedded file itself (base64, with its MIME type).
 * **XLSX**: one worksheet = one page holding the sheet's used range as one table (values as
   shown, formulas by their cached value). Only the sheets inside ``page_range`` are read.
 """
 
 from __future__ import annotations
 
+import base64
 import io
 from typing import Any
 
@@ -70,6 +72,7 @@ def load_docx(result: DocumentResult) -> None:
             f = _docx_paragraph(p)
             if f is not None:
                 pages[-1].append(f)
+            pages[-1] += _docx_images(el, d, result.input.parsing.include_images)
             if any(br.get(_W + "type") == "page" for br in el.iter(_W + "br")):
                 pages.append([])
         elif el.tag == _W + "tbl":
@@ -82,6 +85,32 @@ def load_docx(result: DocumentResult) -> None:
     total = len(pages)
     out = [PageResult(page_number=n, fragments=pages[n - 1]) for n in _selected(result, total)]
     _finish(result, out, total)
+
+
+_A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+_R = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}"
+_WP = "{http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing}"
+
+
+def _docx_images(el, d, include: bool) -> list[Fragment]:
+    """Pictures anchored in a paragraph → figure fragments (alt text as content)."""
+    out = []
+    for drawing in el.iter(_W + "drawing"):
+        doc_pr = next(drawing.iter(_WP + "docPr"), None)
+        alt = (doc_pr.get("descr") or doc_pr.get("title") or "") if doc_pr is not None else ""
+        f = _frag("figure", alt)
+        blip = next(drawing.iter(_A + "blip"), None)
+        rid = blip.get(_R + "embed") if blip is not None else None
+        part = d.part.related_parts.get(rid) if rid else None
+        if include and part is not None:
+            _embed(f, part.blob, getattr(part, "content_type", "application/octet-stream"))
+        out.append(f)
+    return out
+
+
+def _embed(f: Fragment, blob: bytes, mime: str) -> None:
+    f.content["image_base64"] = base64.b64encode(blob).decode("ascii")
+    f.content["image_mime_type"] = mime
 
 
 def _docx_paragraph(p) -> Fragment | None:
@@ -123,7 +152,7 @@ def load_pptx(result: DocumentResult) -> None:
         frags: list[Fragment] = []
         shapes = sorted(slides[n - 1].shapes, key=lambda s: ((s.top or 0), (s.left or 0)))
         for shape in shapes:
-            frags += _pptx_shape(shape, mode)
+            frags += _pptx_shape(shape, mode, result.input.parsing.include_images)
         pages.append(PageResult(page_number=n, width=w, height=h, fragments=frags))
     _finish(result, pages, len(slides))
 
@@ -135,7 +164,7 @@ def _shape_box(shape) -> dict[str, float] | None:
     return {"x1": x1, "y1": y1, "x2": x1 + shape.width / EMU_PER_PT, "y2": y1 + shape.height / EMU_PER_PT}
 
 
-def _pptx_shape(shape, mode: str) -> list[Fragment]:
+def _pptx_shape(shape, mode: str, include_images: bool = False) -> list[Fragment]:
     box = _shape_box(shape)
     out: list[Fragment] = []
     if shape.has_text_frame if hasattr(shape, "has_text_frame") else False:
@@ -156,14 +185,28 @@ def _pptx_shape(shape, mode: str) -> list[Fragment]:
         rows = [[c.text for c in r.cells] for r in shape.table.rows]
         out.append(table_fragment(rows, mode))
     elif shape.shape_type is not None and "PICTURE" in str(shape.shape_type):
-        out.append(_frag("figure", getattr(shape, "name", "") or ""))
+        f = _frag("figure", _pptx_alt(shape))
+        if include_images:
+            try:
+                _embed(f, shape.image.blob, shape.image.content_type)
+            except (AttributeError, ValueError, KeyError):  # linked, not embedded
+                pass
+        out.append(f)
     elif hasattr(shape, "shapes"):  # group
         for sub in sorted(shape.shapes, key=lambda s: ((s.top or 0), (s.left or 0))):
-            out += _pptx_shape(sub, mode)
+            out += _pptx_shape(sub, mode, include_images)
         return out
     for f in out:
         f.bbox = box
     return out
+
+
+def _pptx_alt(shape) -> str:
+    try:
+        pr = shape._element.nvPicPr.cNvPr
+        return pr.get("descr") or pr.get("title") or ""
+    except AttributeError:
+        return ""
 
 
 # ---------------------------------------------------------------- XLSX

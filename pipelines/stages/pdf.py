@@ -150,7 +150,9 @@ def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
             # ("storage | 2") on our corpus, the gutters found by the cut do not.
             rows = tables.grid_from_columns([[w for w in c if isinstance(w, Word)] for c in cols], unit)
         if len(rows) < 2:
-            rows = tables.plumber_cells(plumber.page(index), b.box, ruled=ruled)
+            page = plumber.page(index)
+            rows = tables.plumber_cells(page, b.box, ruled=ruled)
+            page.close()  # drop pdfplumber's parsed objects for this page
         b.data["rows"] = rows
         b.kind = "table"
 
