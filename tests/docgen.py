@@ -524,3 +524,18 @@ def toc_and_list_pdf(seed: int = 11) -> Doc:
     c.showPage()
     c.save()
     return Doc(buf.getvalue(), [], [], {"entries": entries, "items": items})
+
+
+def dense_table_pdf(seed: int = 12, rows: int = 90, cols: int = 10) -> Doc:
+    """A whitespace table filling the page from edge to edge (no margins, no header/footer)."""
+    rng = random.Random(seed)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
+    c.setFont(FONT, 6)
+    data = [[f"{rng.randint(0, 99999)} {rng.choice(_WORDS)[:3]}" for _ in range(cols)] for _ in range(rows)]
+    for r, row in enumerate(data):
+        for k, cell in enumerate(row):
+            c.drawString(30 + k * 56, PAGE_H - 22 - r * 8.4, cell)
+    c.showPage()
+    c.save()
+    return Doc(buf.getvalue(), [], [data])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docgen import cell_accuracy, split_table_pdf, tables_pdf
+from docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
 from pipelines.stages.tables import table_rows
@@ -66,3 +66,10 @@ def test_table_merging_across_pages() -> None:
     assert cell_accuracy(rows, doc.tables[0]) >= 0.98
     assert rows.count(doc.tables[0][0]) == 1  # the repeated header row was dropped
     assert m["merged_table_html"].count("<tr>") == len(doc.tables[0])
+
+
+def test_page_filling_table_has_no_header_or_footer() -> None:
+    doc = dense_table_pdf(seed=25)
+    frags = run(doc.data).pages[0].fragments
+    assert [f.fragment_type for f in frags] == ["table"]
+    assert cell_accuracy(table_rows(frags[0]), doc.tables[0]) >= 0.98

@@ -291,12 +291,28 @@ def strip_bullet(text: str) -> str:
     return text
 
 
-def split_margins(words: list[Word], height: float) -> tuple[list[Word], list[Word], list[Word]]:
-    """(header words, body words, footer words): margin bands separated from the body."""
+def split_margins(words: list[Word], height: float,
+                  unit: float = 10.0) -> tuple[list[Word], list[Word], list[Word]]:
+    """(header words, body words, footer words). Header and footer lie in the top and bottom
+    margin bands *and* are set off from the body by whitespace; a page filled to its edges
+    (a dense table, a form) has neither."""
+    spans: list[list[float]] = []
+    for w in sorted(words, key=lambda w: w.y1):
+        if spans and w.y1 <= spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], w.y2)
+        else:
+            spans.append([w.y1, w.y2])
     top_lim, bottom_lim = height * MARGIN_BAND, height * (1 - MARGIN_BAND)
-    head = [w for w in words if w.y2 <= top_lim]
-    foot = [w for w in words if w.y1 >= bottom_lim]
-    body = [w for w in words if w.y2 > top_lim and w.y1 < bottom_lim]
+    gap = 0.8 * unit
+    head_cut, foot_cut = float("-inf"), float("inf")
+    for a, b in zip(spans, spans[1:]):
+        if a[1] <= top_lim and b[0] - a[1] >= gap:
+            head_cut = a[1]
+        if b[0] >= bottom_lim and b[0] - a[1] >= gap and foot_cut == float("inf"):
+            foot_cut = b[0]
+    head = [w for w in words if w.y2 <= head_cut]
+    foot = [w for w in words if w.y1 >= foot_cut]
+    body = [w for w in words if w.y2 > head_cut and w.y1 < foot_cut]
     return head, body, foot
 
 
@@ -346,7 +362,7 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
         return []
     unit = statistics.median([w.h for w in words]) if words else 10.0
     words = glue_markers(words, unit)
-    head, main, foot = split_margins(words, height)
+    head, main, foot = split_margins(words, height, unit)
     body = body or body_size(main or words)
     blocks = margin_blocks(head, "page_header", unit)
     for leaf in reading_order([*main, *regions], unit):
