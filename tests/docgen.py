@@ -539,3 +539,34 @@ def dense_table_pdf(seed: int = 12, rows: int = 90, cols: int = 10) -> Doc:
     c.showPage()
     c.save()
     return Doc(buf.getvalue(), [], [data])
+
+
+def searchable_scan_pdf(seed: int = 13) -> Doc:
+    """A scanned page with an invisible OCR text layer on top (what OCR software produces)."""
+    src = text_pdf(seed=seed, pages=1)
+    img = scanify(render_png(src.data, 0), 0.0, noise=0.01, seed=seed)
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
+    c.drawImage(ImageReader(img), 0, 0, PAGE_W, PAGE_H)
+    # the same text, invisible (render mode 3), where the scan shows it
+    t = c.beginText()
+    t.setTextRenderMode(3)
+    t.setFont(FONT, 8)
+    t.setTextOrigin(MARGIN, PAGE_H - 30)
+    t.textLine("Field Notes")
+    c.drawText(t)
+    y = PAGE_H - 80
+    paras = src.pages[0].split("\n")[1:-1]
+    for p in paras:
+        t = c.beginText()
+        t.setTextRenderMode(3)
+        t.setFont(FONT, 10)
+        for line in simpleSplit(p, FONT, 10, PAGE_W - 2 * MARGIN):
+            t.setTextOrigin(MARGIN, y)
+            t.textLine(line)
+            y -= 12
+        c.drawText(t)
+        y -= 10
+    c.showPage()
+    c.save()
+    return Doc(buf.getvalue(), ["\n".join(paras)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docgen import (cer, chart_pdf, encrypted_pdf, justified_pdf, structured_pdf, text_pdf,
-                    toc_and_list_pdf, two_column_pdf,
+                    searchable_scan_pdf, toc_and_list_pdf, two_column_pdf,
                     zero_page_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
@@ -219,3 +219,15 @@ def test_hanging_bullets_and_table_of_contents() -> None:
                        for title, _ in doc.extra["entries"])
     items = [" ".join(f.content["content"].split()) for f in frags if f.fragment_type == "list_item"]
     assert items == doc.extra["items"]
+
+
+def test_searchable_scan_uses_its_text_layer(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipelines.stages import ocr
+
+    monkeypatch.setattr(ocr, "read_words", lambda *a: pytest.fail("OCR ran on a page with text"))
+    doc = searchable_scan_pdf(seed=28)
+    page = run(doc.data).pages[0]
+    kinds = [f.fragment_type for f in page.fragments]
+    assert "figure" not in kinds  # the page-sized scan is a background, not a figure
+    body = "\n".join(f.content["content"] for f in page.fragments if f.fragment_type == "text")
+    assert cer(body, doc.pages[0]) <= 0.01

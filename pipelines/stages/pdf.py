@@ -112,7 +112,10 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     for box in tables.ruled_regions(pc.rules, words):
         regions.append(Region("table", *box, data={"ruled": True}))
     fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]
+    page_area = pc.width * pc.height
     for pic in [*pc.pictures, *pdf_text.drawing_regions(pc)]:
+        if (pic[2] - pic[0]) * (pic[3] - pic[1]) > 0.6 * page_area:
+            continue  # a page-sized picture is a background (a scan under its OCR text layer)
         if not any(overlap(pic, f) > 0 for f in fixed):
             regions.append(Region("figure", *pic))
             fixed.append(pic)
