@@ -231,3 +231,21 @@ def test_searchable_scan_uses_its_text_layer(monkeypatch: pytest.MonkeyPatch) ->
     assert "figure" not in kinds  # the page-sized scan is a background, not a figure
     body = "\n".join(f.content["content"] for f in page.fragments if f.fragment_type == "text")
     assert cer(body, doc.pages[0]) <= 0.01
+
+
+def test_unmapped_text_is_garbled() -> None:
+    from pipelines.stages.geometry import Word
+    from pipelines.stages.pdf import garbled
+
+    def words(text: str) -> list:
+        return [Word(t, 0, 0, 1, 1) for t in text.split()]
+
+    assert garbled(words("\ue001\ue002\ue003 \ue004\ue005 \ufffd\ufffd\ufffd \ue010\ue011 ab cd ef gh ij"))
+    assert not garbled(words("plain readable words in a line of text, nothing odd here"))
+    assert not garbled(words("Ünïcödé façade — “quotes” ½ ﬁne"))
+
+
+def test_page_range_past_the_end_is_a_clear_failure() -> None:
+    r = run(text_pdf(seed=29, pages=2).data, page_range="5-9")
+    assert r.status == ConversionStatus.failure
+    assert "selects no page of this 2-page document" in (r.error_message() or "")

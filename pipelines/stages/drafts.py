@@ -3,15 +3,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from PIL import Image
 
+from pipelines.errors import InvalidPageRange
 from pipelines.models import DocumentResult, PageResult, ParsingOptions
 from pipelines.stages import fragments as frag_mod
 from pipelines.stages.geometry import Box, Word, inside, union
 from pipelines.stages.images import png_base64
 from pipelines.stages.layout import Block, Region, assign_levels, group_lines, line_text
+from pipelines.stages.pagerange import PageRange
+
+
+def selected_pages(page_range: str | None, total: int) -> Iterable[int]:
+    """The pages to read, lazily (spans are never expanded); a range that selects none of the
+    document's pages is an error, not an empty result."""
+    pr = PageRange.parse(page_range)
+    if pr is None:
+        return range(1, total + 1)
+    if pr.spans[0][0] > total:
+        raise InvalidPageRange(f"page_range {page_range!r} selects no page of this "
+                               f"{total}-page document")
+    return pr.pages(total)
 
 
 @dataclass

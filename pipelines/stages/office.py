@@ -23,7 +23,7 @@ from typing import Any
 
 from pipelines.errors import CorruptDocument, EmptyDocument
 from pipelines.models import DocumentResult, Fragment, PageResult
-from pipelines.stages.pagerange import PageRange
+from pipelines.stages.drafts import selected_pages
 from pipelines.stages.text import table_fragment
 
 EMU_PER_PT = 12700
@@ -35,8 +35,7 @@ def _frag(kind: str, text: str, **extra: Any) -> Fragment:
 
 
 def _selected(result: DocumentResult, total: int) -> list[int]:
-    pr = PageRange.parse(result.input.page_range)
-    return list(pr.pages(total)) if pr is not None else list(range(1, total + 1))
+    return list(selected_pages(result.input.page_range, total))
 
 
 def _finish(result: DocumentResult, pages: list[PageResult], total: int) -> None:

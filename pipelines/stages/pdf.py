@@ -2,7 +2,8 @@
 
 Only pages inside ``page_range`` are opened, read or rendered (``PageRange.pages`` walks the
 spans; nothing is expanded). A page whose text layer is (nearly) empty and that is covered by a
-picture is a scan: it is rendered at 200 dpi and goes through ``scan.raster_page``.
+picture is a scan, and so is a page whose text has no usable Unicode mapping (``garbled``): it
+is rendered at 200 dpi and goes through ``scan.raster_page``.
 
 Digital pages: words (``pdf_text``) → strike-through marks → ruled tables → pictures, barcodes
 and signatures as fixed regions → ``layout`` (XY-cut reading order, block types) → table cells
@@ -19,11 +20,10 @@ from pipelines.errors import DocklakeError
 from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
 from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
 from pipelines.stages.drafts import (PageDraft, drop_inside, finish, mark_regions, seal,
-                                     strike_blocks)
+                                     selected_pages, strike_blocks)
 from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
-from pipelines.stages.pagerange import PageRange
 
 RASTER_DPI = 200  # digital pages, rendered only when an option needs pixels (1-D codes need 200)
 
@@ -37,8 +37,7 @@ def load(result: DocumentResult) -> None:
         with pdf_text.PDFIUM_LOCK:
             total = len(doc)
         result.total_pages = total
-        pr = PageRange.parse(inp.page_range)
-        numbers = pr.pages(total) if pr is not None else range(1, total + 1)
+        numbers = selected_pages(inp.page_range, total)
         drafts: list[PageDraft] = []
         for n in numbers:
             try:
@@ -60,7 +59,19 @@ def load(result: DocumentResult) -> None:
             doc.close()
 
 
+def garbled(words: list[Word]) -> bool:
+    """Text without a usable Unicode mapping (Type 3 or subset fonts lacking ToUnicode): most
+    characters come out as replacement, private-use or control code points."""
+    chars = "".join(w.text for w in words)
+    if len(chars) < 20:
+        return False
+    bad = sum(1 for ch in chars if ch in "\ufffd\ufffe" or "\ue000" <= ch <= "\uf8ff" or ch < " ")
+    return bad > 0.3 * len(chars)
+
+
 def _is_scan(pc: PageContent) -> bool:
+    if garbled(pc.words):
+        return True  # unreadable text layer: read the page as an image instead
     if len(pc.words) >= 3:
         return False
     area = pc.width * pc.height

@@ -12,9 +12,8 @@ from PIL import Image
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentResult, ErrorItem, PageResult
 from pipelines.stages import scan
-from pipelines.stages.drafts import PageDraft, finish, seal
+from pipelines.stages.drafts import PageDraft, finish, seal, selected_pages
 from pipelines.stages.images import OCR_DPI, dpi_of, frame_count, frames, open_image
-from pipelines.stages.pagerange import PageRange
 
 
 def load(result: DocumentResult) -> None:
@@ -23,8 +22,7 @@ def load(result: DocumentResult) -> None:
     img = open_image(inp.data)
     total = frame_count(img)
     result.total_pages = total
-    pr = PageRange.parse(inp.page_range)
-    numbers = list(pr.pages(total)) if pr is not None else list(range(1, total + 1))
+    numbers = list(selected_pages(inp.page_range, total))
     drafts: list[PageDraft] = []
     keep = opts.include_images or inp.enrichment.include_full_page_image
     for n, frame in frames(img, numbers):
