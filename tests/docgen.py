@@ -570,3 +570,22 @@ def searchable_scan_pdf(seed: int = 13) -> Doc:
     c.showPage()
     c.save()
     return Doc(buf.getvalue(), ["\n".join(paras)])
+
+
+def form_pdf(seed: int = 14) -> Doc:
+    """A fill-in form: labels in the page text, values only in AcroForm fields."""
+    rng = random.Random(seed)
+    values = {"customer_name": f"{words(rng, 2).title()}", "invoice_no": f"INV-{rng.randint(1000, 9999)}"}
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
+    c.setFont(FONT, 10)
+    y = PAGE_H - 100
+    for key, val in values.items():
+        c.drawString(MARGIN, y + 6, key.replace("_", " ").title() + ":")
+        c.acroForm.textfield(name=key, value=val, x=MARGIN + 120, y=y, width=200, height=20)
+        y -= 40
+    c.drawString(MARGIN, y + 4, "I agree:")
+    c.acroForm.checkbox(name="agree", checked=True, x=MARGIN + 120, y=y, size=14)
+    c.showPage()
+    c.save()
+    return Doc(buf.getvalue(), [], [], {"values": {**values, "agree": "checked"}})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docgen import (cer, chart_pdf, encrypted_pdf, justified_pdf, structured_pdf, text_pdf,
+from docgen import (cer, chart_pdf, encrypted_pdf, form_pdf, justified_pdf, structured_pdf, text_pdf,
                     searchable_scan_pdf, toc_and_list_pdf, two_column_pdf,
                     zero_page_pdf)
 from pipelines.document import convert
@@ -249,3 +249,13 @@ def test_page_range_past_the_end_is_a_clear_failure() -> None:
     r = run(text_pdf(seed=29, pages=2).data, page_range="5-9")
     assert r.status == ConversionStatus.failure
     assert "selects no page of this 2-page document" in (r.error_message() or "")
+
+
+def test_form_field_values_as_key_value_regions() -> None:
+    doc = form_pdf(seed=30)
+    frags = run(doc.data).pages[0].fragments
+    kv = {f.content["key"]: f.content["value"] for f in frags if f.fragment_type == "key_value_region"}
+    assert kv == doc.extra["values"]
+    kinds = [f.fragment_type for f in frags]
+    # each field follows its label in reading order
+    assert kinds == ["text", "key_value_region"] * 3

@@ -97,6 +97,10 @@ def _fragment(b: Block, mode: str) -> Fragment | None:
         return Fragment(fragment_type="barcode",
                         content={"content": b.data["value"], "value": b.data["value"],
                                  "format": b.data["format"]})
+    if b.kind == "key_value_region":
+        key, value = b.data.get("key", ""), b.data.get("value", "")
+        return Fragment(fragment_type="key_value_region",
+                        content={"content": f"{key}: {value}", "key": key, "value": value})
     if b.kind == "signature":
         return Fragment(fragment_type="signature", content={"content": "signature"})
     if b.kind == "strikethrough":

@@ -120,6 +120,9 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
             Block(r.kind, (r.x1, r.y1, r.x2, r.y2), data=r.data) for r in regions]
         return draft
 
+    # form fields: their values are not in the page text; they read as key/value regions
+    regions += [Region("key_value_region", *f["box"], data={"key": f["key"], "value": f["value"]})
+                for f in pc.meta.get("fields", [])]
     for box in tables.ruled_regions(pc.rules, words):
         regions.append(Region("table", *box, data={"ruled": True}))
     fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]

@@ -37,6 +37,8 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
             if len(doc) == 0:
                 doc.close()
                 raise EmptyDocument("the PDF has no pages")
+            if doc.get_formtype() != raw.FORMTYPE_NONE:
+                doc.init_forms()  # before any page is loaded: field values, rendered fields
     except pdfium.PdfiumError as exc:
         # PDFium opens files that only have an owner password; this one needs a user password.
         if "password" in str(exc).lower() and b"/Encrypt" in data:
@@ -205,12 +207,54 @@ def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool) -> PageConte
         content.words = read_words(page, left, top)
         if graphics:
             read_graphics(page, left, top, content)
+        if doc.formenv is not None:
+            content.meta["fields"] = read_fields(doc, page, left, top)
         rotation = page.get_rotation() % 360
         if rotation:
             _rotate(content, rotation, right - left, top - bottom)
         return content
     finally:
         page.close()
+
+
+_CHECKABLE = (raw.FPDF_FORMFIELD_CHECKBOX, raw.FPDF_FORMFIELD_RADIOBUTTON)
+
+
+def _wide(fn, *args) -> str:
+    n = fn(*args, None, 0)
+    if n <= 2:
+        return ""
+    buf = ctypes.create_string_buffer(n)
+    fn(*args, ctypes.cast(buf, ctypes.POINTER(raw.FPDF_WCHAR)), n)
+    return buf.raw[: n - 2].decode("utf-16-le", errors="replace")
+
+
+def read_fields(doc: pdfium.PdfDocument, page: pdfium.PdfPage, left: float, top: float) -> list[dict]:
+    """AcroForm widgets on the page: ``{"key", "value", "type", "box"}``. Their values live in
+    the form, not in the page text. Checkboxes and radio buttons read "checked"/"unchecked"."""
+    env = doc.formenv
+    out = []
+    for i in range(raw.FPDFPage_GetAnnotCount(page)):
+        annot = raw.FPDFPage_GetAnnot(page, i)
+        try:
+            if raw.FPDFAnnot_GetSubtype(annot) != raw.FPDF_ANNOT_WIDGET:
+                continue
+            ftype = raw.FPDFAnnot_GetFormFieldType(env, annot)
+            key = (_wide(raw.FPDFAnnot_GetFormFieldAlternateName, env, annot)
+                   or _wide(raw.FPDFAnnot_GetFormFieldName, env, annot))
+            if ftype in _CHECKABLE:
+                value = "checked" if raw.FPDFAnnot_IsChecked(env, annot) else "unchecked"
+            else:
+                value = _wide(raw.FPDFAnnot_GetFormFieldValue, env, annot)
+            r = raw.FS_RECTF()
+            if not raw.FPDFAnnot_GetRect(annot, r):
+                continue
+            box = (min(r.left, r.right) - left, top - max(r.top, r.bottom),
+                   max(r.left, r.right) - left, top - min(r.top, r.bottom))
+            out.append({"key": key, "value": value, "type": int(ftype), "box": box})
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+    return out
 
 
 def _turn(b: tuple[float, float, float, float], rotation: int, w0: float, h0: float):
@@ -230,6 +274,8 @@ def _rotate(content: PageContent, rotation: int, w0: float, h0: float) -> None:
         ru.x1, ru.y1, ru.x2, ru.y2 = _turn((ru.x1, ru.y1, ru.x2, ru.y2), rotation, w0, h0)
     content.pictures = [_turn(p, rotation, w0, h0) for p in content.pictures]
     content.curves = [_turn(p, rotation, w0, h0) for p in content.curves]
+    for f in content.meta.get("fields", []):
+        f["box"] = _turn(f["box"], rotation, w0, h0)
 
 
 def mark_strikethrough(content: PageContent) -> list[Rule]:

@@ -110,14 +110,21 @@ class _Cutter:
             return self.unit * 0.5
         return self.unit * (1.1 if lines > 1.4 else 2.5)
 
+    def columns(self, items: list[Item]) -> list[list[Item]]:
+        cols = self.split_x(items, self.x_gap(items))
+        if len(cols) > 1 and any(all(isinstance(i, Region) and i.kind == "key_value_region"
+                                     for i in col) for col in cols):
+            return [items]  # a column of form fields beside their labels: read row by row
+        return cols
+
     def has_gutter(self, items: list[Item]) -> bool:
-        return len(self.split_x(items, self.x_gap(items))) > 1
+        return len(self.columns(items)) > 1
 
     def cut(self, items: list[Item], out: list[list[Item]]) -> None:
         if len(items) <= 1:
             out.append(items)
             return
-        cols = self.split_x(items, self.x_gap(items))
+        cols = self.columns(items)
         if len(cols) > 1:
             if self.tabular(cols):
                 box = union([_box(i) for i in items])
@@ -128,7 +135,9 @@ class _Cutter:
             return
         bands = self.split_y(items)
         if len(bands) > 1:
-            for band in self.merge_bands(bands):
+            bands = self.merge_bands(bands)
+        if len(bands) > 1:
+            for band in bands:
                 self.cut(band, out)
             return
         out.append(items)
