@@ -9,7 +9,8 @@ import statistics
 import pytest
 from PIL import Image
 
-from docgen import cer, image_bytes, images_pdf, render_png, scanify, tables_pdf, text_pdf, cell_accuracy
+from docgen import (cell_accuracy, cer, chart_pdf, image_bytes, images_pdf, render_png, scanify,
+                    tables_pdf, text_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, EnrichmentOptions, ParsingOptions
 from pipelines.stages import images, ocr
@@ -142,3 +143,22 @@ def test_rapidocr_engine_reads_a_page(scans) -> None:
     text = page_text(r.pages[0])
     ref_words = set(doc.pages[0].split()[:20])
     assert len(ref_words & set(text.split())) >= 0.7 * len(ref_words)
+
+
+def test_figures_on_scans_with_labels_and_image() -> None:
+    doc = chart_pdf(seed=43)
+    img = scanify(render_png(doc.data), 1.5, seed=4)
+    r = run(image_bytes(img), include_images=True)
+    frags = r.pages[0].fragments
+    kinds = [f.fragment_type for f in frags]
+    assert kinds.count("figure") == 1 and kinds.index("figure") == kinds.index("figure_caption") - 1
+    fig = frags[kinds.index("figure")]
+    assert fig.content["content"] == doc.extra["caption"]
+    assert fig.content["text"].split() == doc.extra["labels"]
+    crop = Image.open(io.BytesIO(base64.b64decode(fig.content["image_base64"])))
+    assert crop.width > 500  # the chart at 200 dpi, not a sliver
+    body = " ".join(f.content["content"] for f in frags if f.fragment_type == "text")
+    assert " ".join(doc.extra["labels"]) not in body
+    for plain in (text_pdf(seed=44, pages=1), tables_pdf(seed=45)):
+        page = run(image_bytes(scanify(render_png(plain.data), -2.0, seed=5))).pages[0]
+        assert "figure" not in {f.fragment_type for f in page.fragments}

@@ -110,3 +110,38 @@ def signatures(img: Image.Image, dpi: float = 200, text_boxes: list[Box] | None 
             continue
         out.append((float(x), float(y), float(x + w), float(y + h)))
     return out
+
+
+def figures(img: Image.Image, dpi: float = 200, text_boxes: list[Box] | None = None,
+            exclude: list[Box] | None = None) -> list[Box]:
+    """Boxes (pixels) of pictures on a scanned page: large ink regions that are not text (masked
+    with ``text_boxes``), not ruling lines (removed) and not in ``exclude`` (barcodes, …)."""
+    s = dpi / 200
+    f = min(1.0, 100 / dpi)  # work at 100 dpi
+    gray = img.convert("L")
+    if f < 1:
+        gray = gray.resize((max(1, round(gray.width * f)), max(1, round(gray.height * f))), Image.BILINEAR)
+    arr = np.asarray(gray).copy()
+    for x1, y1, x2, y2 in [*(text_boxes or []), *(exclude or [])]:
+        arr[max(0, int(y1 * f) - 1):int(y2 * f) + 2, max(0, int(x1 * f) - 1):int(x2 * f) + 2] = 255
+    bw = ((arr < 128) * 255).astype(np.uint8)  # fixed: Otsu on a nearly blank page picks noise
+    long = max(15, int(60 * s * f))
+    for kernel, thick in (((long, 1), (1, 5)), ((1, long), (5, 1))):
+        rules = cv2.morphologyEx(bw, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, kernel))
+        # only thin strokes are rules; a filled area (a bar, a photo) survives a thick opening
+        solid = cv2.morphologyEx(rules, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, thick))
+        bw = cv2.subtract(bw, cv2.dilate(cv2.subtract(rules, solid), np.ones((3, 3), np.uint8)))
+    bw = cv2.morphologyEx(bw, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))  # leftover speckle
+    closed = cv2.morphologyEx(bw, cv2.MORPH_CLOSE, np.ones((35, 35), np.uint8))  # bars → one chart
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    page = arr.shape[0] * arr.shape[1]
+    out: list[Box] = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if w * h < 0.015 * page or h < 100 * s * f or w < 100 * s * f:
+            continue
+        ink = (bw[y:y + h, x:x + w] > 0).mean()
+        if ink < 0.03:
+            continue
+        out.append((x / f, y / f, (x + w) / f, (y + h) / f))
+    return out

@@ -19,7 +19,7 @@ from pipelines.models import ParsingOptions
 from pipelines.stages import barcodes, deskew, marks, ocr, tables
 from pipelines.stages.drafts import (PageDraft, drop_inside, mark_regions, scale_box, scale_words,
                                      strike_blocks)
-from pipelines.stages.geometry import Word, overlap
+from pipelines.stages.geometry import Word, inside, overlap
 from pipelines.stages.images import to_gray
 from pipelines.stages.layout import Block, Region, layout_page
 
@@ -65,6 +65,8 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
         sig = marks.signatures(gray, dpi, exclude=code_boxes)
         regions += [Region("signature", *b) for b in sig]
         words = drop_inside(words, sig)
+    regions += _figures(gray, dpi, words, [*code_boxes, *[(r.x1, r.y1, r.x2, r.y2) for r in regions]])
+    words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions if r.kind == "figure"])
     s = units_per_px
     words = scale_words(words, s)
     for r in regions:
@@ -85,6 +87,30 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
                     [[w for w in c if isinstance(w, Word)] for c in cols], unit)
         draft.blocks = blocks
     return draft
+
+
+def _figures(gray: Image.Image, dpi: float, words: list[Word], taken: list) -> list[Region]:
+    """Pictures on the scan. OCR reads a solid area (a bar, a photo) as one giant "word": such
+    words neither mask the picture nor stay in the text; words of normal height inside a
+    picture are its labels."""
+    if not words:
+        return []
+    unit = statistics.median(w.h for w in words)
+    normal = [w for w in words if w.h <= 2.5 * unit]
+    out = []
+    for box in marks.figures(gray, dpi, [(w.x1, w.y1, w.x2, w.y2) for w in normal], exclude=taken):
+        if any(overlap(box, t) > 0 for t in taken):
+            continue
+        g = 1.5 * unit  # small print just around it (axis labels) belongs to it too
+        grown = (box[0] - g, box[1] - g, box[2] + g, box[3] + g)
+        labels = [w for w in normal if inside((w.x1, w.y1, w.x2, w.y2), box)
+                  or (w.h < 0.9 * unit and inside((w.x1, w.y1, w.x2, w.y2), grown))]
+        text = " ".join(w.text for w in sorted(labels, key=lambda w: (round(w.cy / unit), w.x1)))
+        if labels:
+            box = (min(box[0], *(w.x1 for w in labels)), min(box[1], *(w.y1 for w in labels)),
+                   max(box[2], *(w.x2 for w in labels)), max(box[3], *(w.y2 for w in labels)))
+        out.append(Region("figure", *box, data={"text": text} if text else {}))
+    return out
 
 
 def _text_only(words: list[Word]) -> list[Block]:
