@@ -5,10 +5,13 @@ spans; nothing is expanded). A page whose text layer is (nearly) empty and that 
 picture is a scan, and so is a page whose text has no usable Unicode mapping (``garbled``): it
 is rendered at 200 dpi and goes through ``scan.raster_page``.
 
-Digital pages: words (``pdf_text``) → strike-through marks → ruled tables → pictures, barcodes
-and signatures as fixed regions → ``layout`` (XY-cut reading order, block types) → table cells
-(pdfplumber on a crop: ``lines`` when ruled, ``text`` otherwise). ``disable_layout_detection``
-skips all of that and returns the page text in content-stream order as one text fragment.
+Digital pages: words (``pdf_text``) → strike-through marks → form fields, ruled tables,
+pictures and vector drawings, barcodes and signatures as fixed regions → ``layout`` (XY-cut
+reading order, block types) → table cells. Ruled tables are read by pdfplumber on a crop
+(``lines`` strategy); whitespace tables from the XY-cut's own columns, which beat pdfplumber's
+``text`` strategy on our corpus (it split "storage 2" into two cells), with ``text`` as the
+fallback. ``disable_layout_detection`` skips all of that and returns the page text in
+content-stream order as one text fragment.
 A page that fails records an ``ErrorItem`` for that page; the others go on.
 """
 

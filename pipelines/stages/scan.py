@@ -1,10 +1,16 @@
-"""Scanned pages and images: deskew → (strike-through removal) → OCR → layout.
+"""Scanned pages and images: denoise → deskew → (strike-through removal) → OCR → layout.
 
 Works in pixels and converts to page units at the end (``units_per_px``: 72/dpi for a scanned
 PDF page, whose page units are points; 1 for an image file, whose page units are pixels).
-Boxes refer to the deskewed page. Pages are median-filtered (3×3) against scanner speckle first. The skew is always measured and corrected (OCR quality
-depends on it); ``skew_detection`` also turns pages scanned sideways or upside down (Tesseract's
-orientation detector) and reports the total angle on the page.
+Boxes refer to the deskewed page.
+
+* Pages are median-filtered (3×3) against scanner speckle first.
+* The skew is always measured and corrected (OCR quality depends on it); ``skew_detection``
+  also turns pages scanned sideways or upside down (Tesseract's orientation detector) and
+  reports the total angle on the page.
+* Barcodes (``barcode_detection``), signatures (``signature_detection``) and pictures (always)
+  become fixed regions in the reading order; whitespace tables come from the XY-cut and are
+  read from its columns.
 """
 
 from __future__ import annotations
