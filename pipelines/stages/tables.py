@@ -3,9 +3,10 @@
 * Ruled tables are found from the page's ruling lines (clusters of touching horizontal and
   vertical rules, or three or more stacked horizontal rules) and read with pdfplumber's
   ``lines`` strategy on a crop of that region.
-* Whitespace tables are found by the layout XY-cut (three or more aligned narrow columns, see
-  ``layout``); in a digital PDF the region is read with pdfplumber's ``text`` strategy, and from
-  the cut's own columns when that fails or when the words come from OCR (``grid_from_columns``).
+* Whitespace tables are found by the XY-cut (three or more aligned narrow columns, see
+  ``xycut``) and read from the cut's own columns (``grid_from_columns``), for digital and OCR'd
+  pages alike; pdfplumber's ``text`` strategy on the crop is the fallback when that yields fewer
+  than two rows (it split cells at word gaps on our corpus: "storage | 2").
 * Every table fragment carries ``content`` (HTML or Markdown per ``table_output_mode``),
   ``html``, ``markdown`` and ``cells`` with one bounding box per cell.
 * ``merge_tables``: a table that ends a page and one that starts the next page with the same
