@@ -105,3 +105,15 @@ def test_full_page_image_for_digital_pages() -> None:
     assert img.format == "PNG"
     assert img.width / img.height == pytest.approx(612 / 792, rel=0.01)
     assert run(doc.data).pages[0].page_image is None
+
+
+def test_oversized_pages_render_at_a_lower_resolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipelines.stages import images
+
+    doc = structured_pdf(seed=58)
+    full = {f.content["value"]: f.bbox for f in of_type(run(doc.data, barcode_detection=True), "barcode")}
+    monkeypatch.setattr(images, "MAX_RENDER_PIXELS", 2_500_000)  # 200 dpi letter is 3.7 MP
+    small = {f.content["value"]: f.bbox for f in of_type(run(doc.data, barcode_detection=True), "barcode")}
+    assert doc.extra["qr"] in small
+    a, b = full[doc.extra["qr"]], small[doc.extra["qr"]]
+    assert all(abs(a[k] - b[k]) < 3 for k in a)  # boxes stay in page units

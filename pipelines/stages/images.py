@@ -18,6 +18,7 @@ from PIL import Image, ImageOps, UnidentifiedImageError
 from pipelines.errors import CorruptDocument, EmptyDocument, ImageTooLarge
 
 MAX_PIXELS = 100_000_000  # per page/frame: a 10,000 × 10,000 scan still fits
+MAX_RENDER_PIXELS = 36_000_000  # a rendered PDF page: 200 dpi up to about 30 × 30 inches
 Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 OCR_DPI = 200
 
@@ -95,13 +96,20 @@ def png_base64(img: Image.Image, max_side: int = 2000) -> str:
 
 
 def render_pdf_page(doc, index: int, dpi: float, grayscale: bool = True) -> Image.Image:
-    """Render one page of a pypdfium2 document (only that page is rendered)."""
+    """Render one page of a pypdfium2 document (only that page is rendered).
+
+    A page so large that ``dpi`` would exceed ``MAX_RENDER_PIXELS`` is rendered at a lower resolution
+    (a PDF can declare a 200-inch page); callers take the scale from the image size."""
     from pipelines.stages.pdf_text import PDFIUM_LOCK
 
     with PDFIUM_LOCK:
         page = doc[index]
         try:
-            bitmap = page.render(scale=dpi / 72, grayscale=grayscale)
+            w, h = page.get_size()
+            scale = dpi / 72
+            if w * h * scale * scale > MAX_RENDER_PIXELS:
+                scale = (MAX_RENDER_PIXELS / max(w * h, 1.0)) ** 0.5
+            bitmap = page.render(scale=scale, grayscale=grayscale)
             img = bitmap.to_pil().copy()  # own the pixels, then free PDFium's buffer here
             bitmap.close()
             return img

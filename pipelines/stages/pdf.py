@@ -88,8 +88,8 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     pc = pdf_text.read_page(doc, index)
     if _is_scan(pc):
         img = render_pdf_page(doc, index, OCR_DPI)
-        return scan.raster_page(img, index + 1, 72 / OCR_DPI, OCR_DPI, opts,
-                                keep_image=full_image or opts.include_images)
+        return scan.raster_page(img, index + 1, pc.width / img.width, 72 * img.width / pc.width,
+                                opts, keep_image=full_image or opts.include_images)
     # A barcode or a signature on a digital page is drawn (paths) or placed (an image): a page
     # with neither cannot hold one, and skips the raster search.
     drawn = bool(pc.curves or pc.pictures)
@@ -99,7 +99,7 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
         or full_image
     color = opts.include_images or full_image  # images handed back keep their colours
     image = render_pdf_page(doc, index, RASTER_DPI, grayscale=not color) if needs_pixels else None
-    px = RASTER_DPI / 72
+    px = image.width / pc.width if image is not None else RASTER_DPI / 72
     draft = PageDraft(index + 1, pc.width, pc.height, image=image, px_per_unit=px)
 
     pdf_text.mark_strikethrough(pc)
@@ -116,7 +116,7 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
         regions += mark_regions(codes, "barcode")
     if image is not None and want_sigs:
         boxes = [(w.x1 * px, w.y1 * px, w.x2 * px, w.y2 * px) for w in pc.words]
-        for b in marks.signatures(image, RASTER_DPI, text_boxes=boxes, work_dpi=100):
+        for b in marks.signatures(image, 72 * px, text_boxes=boxes, work_dpi=100):
             regions.append(Region("signature", *(v / px for v in b)))
     if opts.disable_layout_detection:
         draft.blocks = _stream_blocks(doc, index) + [
@@ -206,12 +206,12 @@ def _fast_page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageD
     draft.blocks = _stream_blocks(doc, index)
     if full_image:
         draft.image = render_pdf_page(doc, index, RASTER_DPI, grayscale=False)
-        draft.px_per_unit = RASTER_DPI / 72
+        draft.px_per_unit = draft.image.width / width
     if not draft.blocks:  # a scan: OCR it, still without layout
         pc = pdf_text.read_page(doc, index)
         if _is_scan(pc):
             img = render_pdf_page(doc, index, OCR_DPI)
-            return scan.raster_page(img, index + 1, 72 / OCR_DPI, OCR_DPI, opts,
-                                    keep_image=full_image)
+            return scan.raster_page(img, index + 1, pc.width / img.width,
+                                    72 * img.width / pc.width, opts, keep_image=full_image)
     return draft
 
