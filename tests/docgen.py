@@ -484,7 +484,7 @@ def chart_pdf(seed: int = 9) -> Doc:
                {"labels": labels, "caption": caption, "box": chart_box})
 
 
-def justified_pdf(seed: int = 10, width: float = 220) -> Doc:
+def justified_pdf(seed: int = 10, width: float = 220, leading: float = 12) -> Doc:
     """One narrow column of fully justified paragraphs (wide, uneven word spaces)."""
     from reportlab.lib.enums import TA_JUSTIFY
     from reportlab.lib.styles import ParagraphStyle
@@ -493,8 +493,8 @@ def justified_pdf(seed: int = 10, width: float = 220) -> Doc:
     rng = random.Random(seed)
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
-    style = ParagraphStyle("j", fontName=FONT, fontSize=10, leading=12, alignment=TA_JUSTIFY,
-                           spaceAfter=8)
+    style = ParagraphStyle("j", fontName=FONT, fontSize=10, leading=leading, alignment=TA_JUSTIFY,
+                           spaceAfter=leading)
     paras = [paragraph(rng, 4) for _ in range(5)]
     Frame(MARGIN, 80, width, PAGE_H - 160, showBoundary=0).addFromList(
         [Paragraph(p, style) for p in paras], c)

@@ -259,3 +259,9 @@ def test_form_field_values_as_key_value_regions() -> None:
     kinds = [f.fragment_type for f in frags]
     # each field follows its label in reading order
     assert kinds == ["text", "key_value_region"] * 3
+
+
+def test_loose_leading_keeps_paragraphs_whole() -> None:
+    doc = justified_pdf(seed=35, width=300, leading=18)  # 6 pt between the lines of a paragraph
+    page = run(doc.data).pages[0]
+    assert [f.content["content"].replace("\n", " ") for f in page.fragments] == doc.pages[0].split("\n")

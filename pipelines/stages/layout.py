@@ -19,7 +19,7 @@ from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
 from pipelines.stages.xycut import (FIG_CAPTION, TABLE_CAPTION, Region, _box, group_lines,
-                                    line_text, reading_order)
+                                    line_gap, line_text, reading_order)
 
 __all__ = ["Block", "Region", "group_lines", "layout_page", "line_text", "reading_order"]
 
@@ -199,18 +199,33 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
     head, main, foot = split_margins(words, height, unit)
     body = body or body_size(main or words)
     blocks = margin_blocks(head, "page_header", unit)
-    for leaf in reading_order([*main, *regions], unit):
+    for leaf in reading_order([*main, *regions], unit, line_gap(main, unit)):
         region = next((i for i in leaf if isinstance(i, Region)), None)
         if region is not None and len(leaf) == 1:
             blocks.append(Block(region.kind, _box(region), data=region.data))
             continue
         ws = [w for w in leaf if isinstance(w, Word)]
-        blocks += leaf_blocks(ws, body)
-        for r in leaf:
-            if isinstance(r, Region):
-                blocks.append(Block(r.kind, _box(r), data=r.data))
+        mixed = leaf_blocks(ws, body) + [Block(r.kind, _box(r), data=r.data)
+                                         for r in leaf if isinstance(r, Region)]
+        blocks += _rows_first(mixed)  # a region among words: by rows, left to right
     blocks += margin_blocks(foot, "page_footer", unit)
     return blocks
+
+
+def _rows_first(blocks: list[Block]) -> list[Block]:
+    """Top to bottom; blocks whose vertical spans overlap by half the smaller one form a row,
+    read left to right (a form field beside its label)."""
+    rows: list[list[Block]] = []
+    for b in sorted(blocks, key=lambda b: (b.box[1] + b.box[3]) / 2):
+        if rows:
+            r = rows[-1]
+            top, bottom = min(x.box[1] for x in r), max(x.box[3] for x in r)
+            ov = min(bottom, b.box[3]) - max(top, b.box[1])
+            if ov > 0.5 * min(bottom - top, b.box[3] - b.box[1]):
+                r.append(b)
+                continue
+        rows.append([b])
+    return [b for r in rows for b in sorted(r, key=lambda b: b.box[0])]
 
 
 def assign_levels(pages: list[list[Block]], document_wide: bool) -> None:

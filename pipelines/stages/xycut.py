@@ -74,8 +74,11 @@ def line_text(line: list[Word]) -> str:
 
 
 class _Cutter:
-    def __init__(self, unit: float) -> None:
+    def __init__(self, unit: float, line_gap: float = 0.0) -> None:
         self.unit = max(unit, 1.0)  # median word height: every threshold is relative to it
+        # a band break is a gap clearly wider than the usual gap between the lines of a
+        # paragraph (loose leading leaves 4 pt between 9 pt boxes)
+        self.band_gap = max(0.45 * self.unit, line_gap + 0.25 * self.unit)
 
     def split_x(self, items: list[Item], min_gap: float) -> list[list[Item]]:
         items = sorted(items, key=lambda i: i.x1)
@@ -93,7 +96,7 @@ class _Cutter:
         items = sorted(items, key=lambda i: i.y1)
         parts, cur, bottom = [], [items[0]], items[0].y2
         for it in items[1:]:
-            if it.y1 - bottom > 0.45 * self.unit:
+            if it.y1 - bottom > self.band_gap:
                 parts.append(cur)
                 cur = []
             cur.append(it)
@@ -184,10 +187,23 @@ def _is_caption(items: list[Item]) -> bool:
     return bool(FIG_CAPTION.match(head) or TABLE_CAPTION.match(head))
 
 
-def reading_order(items: list[Item], unit: float) -> list[list[Item]]:
-    """Leaves of the XY-cut, in reading order."""
+def line_gap(words: list[Word], unit: float) -> float:
+    """The whitespace between two lines of a paragraph: the smallest gap between consecutive
+    lines (gaps between paragraphs, list items and table rows are the larger ones; a page with
+    any tightly set text falls back to the default threshold)."""
+    lines = group_lines(words)
+    gaps = []
+    for a, b in zip(lines, lines[1:]):
+        g = min(w.y1 for w in b) - max(w.y2 for w in a)
+        if 0 <= g < unit:
+            gaps.append(g)
+    return min(gaps) if gaps else 0.0
+
+
+def reading_order(items: list[Item], unit: float, gap: float = 0.0) -> list[list[Item]]:
+    """Leaves of the XY-cut, in reading order (``gap``: the usual gap between lines)."""
     if not items:
         return []
     out: list[list[Item]] = []
-    _Cutter(unit).cut(items, out)
+    _Cutter(unit, gap).cut(items, out)
     return out
