@@ -39,7 +39,7 @@ ENGINES = {None: "tesseract", "": "tesseract", "model01": "tesseract", "model02"
            "model03": "rapidocr", "gemini3": "tesseract"}
 
 _local = threading.local()
-_rapid_lock = threading.Lock()
+_rapid_lock = threading.Lock()  # one shared engine (its models take ~1 GB), one page at a time
 _rapid = None
 
 
@@ -111,20 +111,19 @@ def tesseract_words(img: Image.Image) -> list[Word]:
 
 def _rapidocr():
     global _rapid
-    with _rapid_lock:
-        if _rapid is None:
-            from rapidocr import RapidOCR
+    if _rapid is None:
+        from rapidocr import RapidOCR
 
-            # no line-orientation classifier: pages are deskewed already, and it flips some
-            # upright English lines by 180° (they then read as gibberish)
-            _rapid = RapidOCR(params={"Global.log_level": "error", "Global.use_cls": False})
-        return _rapid
+        # no line-orientation classifier: pages are deskewed already, and it flips some
+        # upright English lines by 180° (they then read as gibberish)
+        _rapid = RapidOCR(params={"Global.log_level": "error", "Global.use_cls": False})
+    return _rapid
 
 
 def rapidocr_words(img: Image.Image) -> list[Word]:
     """Lines from rapidocr, split into words in proportion to their characters."""
-    eng = _rapidocr()
-    res = eng(np.asarray(img.convert("RGB")))
+    with _rapid_lock:
+        res = _rapidocr()(np.asarray(img.convert("RGB")))
     boxes = getattr(res, "boxes", None)
     txts = getattr(res, "txts", None)
     words: list[Word] = []
