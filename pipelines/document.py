@@ -1,5 +1,10 @@
 """Run a document through the stages: detect → load → select pages → filter → chunk.
 
+``load`` picks the reader by MIME type: PDF (``stages.pdf``: digital text and layout, OCR for
+scanned pages), images (``stages.raster``: OCR), DOCX/PPTX/XLSX (``stages.office``) and the
+text-like formats (``stages.text``, CSV included). Readers only open the pages inside
+``page_range``; per-page failures are recorded as ``ErrorItem(page_number=...)``.
+
 ``convert`` never raises for a bad document: failures become ``ErrorItem``s and the status says
 whether anything usable came out (docling's ``BasePipeline.execute`` contract).
 """
@@ -12,7 +17,7 @@ from collections.abc import Callable
 from pipelines.errors import DocklakeError, UnsupportedFormat
 from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
-from pipelines.stages import detect, text
+from pipelines.stages import detect, office, pdf, raster, text
 from pipelines.stages.pagerange import PageRange
 
 Stage = Callable[[DocumentResult], DocumentResult]
@@ -21,6 +26,8 @@ Stage = Callable[[DocumentResult], DocumentResult]
 def detect_stage(result: DocumentResult) -> DocumentResult:
     inp = result.input
     declared = detect.normalize_mime(inp.declared_mime_type)
+    if declared == detect.OCTET:  # says nothing: look at the bytes
+        declared = None
     inp.mime_type = declared or detect.detect_mime(inp.data, inp.file_name)
     return result
 
@@ -28,6 +35,16 @@ def detect_stage(result: DocumentResult) -> DocumentResult:
 def load_stage(result: DocumentResult) -> DocumentResult:
     inp = result.input
     mime = inp.mime_type or detect.OCTET
+    if mime == detect.PDF:
+        pdf.load(result)
+        return result
+    if mime.startswith("image/"):
+        raster.load(result)
+        return result
+    office_reader = _OFFICE.get(mime)
+    if office_reader is not None:
+        office_reader(result)
+        return result
     if mime in detect.TEXT_TYPES:
         if not inp.data.strip():
             raise UnsupportedFormat("the document is empty")
@@ -37,6 +54,9 @@ def load_stage(result: DocumentResult) -> DocumentResult:
     result.total_pages = len(pages)
     result.pages = pages
     return result
+
+
+_OFFICE = {detect.DOCX: office.load_docx, detect.PPTX: office.load_pptx, detect.XLSX: office.load_xlsx}
 
 
 def select_pages_stage(result: DocumentResult) -> DocumentResult:

@@ -10,7 +10,10 @@
     ├── PayloadTooLarge           – an upload or download over the configured limit (413)
     └── DocumentError             – a document could not be processed (job ends ``failure``)
         ├── UnsupportedFormat
-        └── CorruptDocument
+        ├── CorruptDocument
+        ├── EncryptedDocument     – password-protected
+        ├── EmptyDocument         – no pages
+        └── ImageTooLarge         – over the pixel limit (decompression bomb)
 
 The API maps this tree to the spec's error bodies in one place (``api/errors.py``); each class
 carries the Tensorlake ``ApiErrorCode`` that goes on the wire.
@@ -66,4 +69,22 @@ class UnsupportedFormat(DocumentError):
 
 
 class CorruptDocument(DocumentError):
+    code = "INVALID_FILE"
+
+
+class EncryptedDocument(DocumentError):
+    """The document is password-protected."""
+
+    code = "INVALID_FILE"
+
+
+class EmptyDocument(DocumentError):
+    """The document has no pages (or no content at all)."""
+
+    code = "INVALID_FILE"
+
+
+class ImageTooLarge(DocumentError):
+    """An image over the pixel limit (a decompression bomb, or simply too big to process)."""
+
     code = "INVALID_FILE"

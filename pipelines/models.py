@@ -144,6 +144,11 @@ class PageResult(BaseModel):
     width: int | None = None
     height: int | None = None
     fragments: list[Fragment] = Field(default_factory=list)
+    # Measured skew of a scanned page in degrees (counter-clockwise positive), reported when
+    # ``skew_detection`` is on; the page was rotated back before OCR.
+    skew_angle: float | None = None
+    # The whole page as a base64 PNG (``enrichment_options.include_full_page_image``).
+    page_image: str | None = None
 
 
 class Chunk(BaseModel):
@@ -188,6 +193,10 @@ class DocumentResult(BaseModel):
     chunks: list[Chunk] = Field(default_factory=list)
     errors: list[ErrorItem] = Field(default_factory=list)
     timings: dict[str, float] = Field(default_factory=dict)
+    # Tables continued across pages, joined (``table_merging``); wire ``merged_tables`` entries:
+    # {merged_table_id, merged_table_html, start_page, end_page, pages_merged,
+    #  merge_actions: {pages, target_columns}} (+ merged_table_markdown).
+    merged_tables: list[dict[str, Any]] | None = None
 
     @property
     def parsed_pages_count(self) -> int:

@@ -15,7 +15,7 @@ log() { printf '[bootstrap] %s\n' "$*" >&2; }
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-apt_pkgs=(docker.io)
+apt_pkgs=(docker.io tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd)
 if [ "$mode" = test ]; then apt_pkgs+=(postgresql); fi
 missing=()
 for p in "${apt_pkgs[@]}"; do

@@ -1,0 +1,217 @@
+"""PDF documents: each selected page is read as digital text, or OCR'd when it is a scan.
+
+Only pages inside ``page_range`` are opened, read or rendered (``PageRange.pages`` walks the
+spans; nothing is expanded). A page whose text layer is (nearly) empty and that is covered by a
+picture is a scan, and so is a page whose text has no usable Unicode mapping (``garbled``): it
+is rendered at 200 dpi and goes through ``scan.raster_page``.
+
+Digital pages: words (``pdf_text``) → strike-through marks → form fields, ruled tables,
+pictures and vector drawings, barcodes and signatures as fixed regions → ``layout`` (XY-cut
+reading order, block types) → table cells. Ruled tables are read by pdfplumber on a crop
+(``lines`` strategy); whitespace tables from the XY-cut's own columns, which beat pdfplumber's
+``text`` strategy on our corpus (it split "storage 2" into two cells), with ``text`` as the
+fallback. ``disable_layout_detection`` skips all of that and returns the page text in
+content-stream order as one text fragment.
+A page that fails records an ``ErrorItem`` for that page; the others go on.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from pipelines.errors import DocklakeError
+from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
+from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
+from pipelines.stages.drafts import (PageDraft, drop_inside, finish, mark_regions, seal,
+                                     selected_pages, strike_blocks)
+from pipelines.stages.geometry import PageContent, Word, inside, overlap
+from pipelines.stages.images import OCR_DPI, render_pdf_page
+from pipelines.stages.layout import Block, Region, layout_page
+
+RASTER_DPI = 200  # digital pages, rendered only when an option needs pixels (1-D codes need 200)
+
+
+def load(result: DocumentResult) -> None:
+    inp = result.input
+    opts = inp.parsing
+    doc = pdf_text.open_pdf(inp.data)
+    plumber = tables.PlumberPages(inp.data)
+    try:
+        with pdf_text.PDFIUM_LOCK:
+            total = len(doc)
+        result.total_pages = total
+        numbers = selected_pages(inp.page_range, total)
+        drafts: list[PageDraft] = []
+        for n in numbers:
+            try:
+                full = inp.enrichment.include_full_page_image
+                drafts.append(seal(_page(doc, n - 1, opts, plumber, full), opts.include_images, full))
+            except DocklakeError as exc:
+                result.errors.append(ErrorItem(stage="load", message=exc.message, page_number=n))
+            except Exception as exc:  # noqa: BLE001 - one bad page must not sink the document
+                result.errors.append(ErrorItem(stage="load", page_number=n,
+                                               message=f"{type(exc).__name__}: {exc}"))
+        finish(result, drafts, opts)
+        for e in result.errors:  # failed pages still appear, empty, so the page count adds up
+            if e.page_number is not None and all(p.page_number != e.page_number for p in result.pages):
+                result.pages.append(PageResult(page_number=e.page_number))
+        result.pages.sort(key=lambda p: p.page_number)
+    finally:
+        plumber.close()
+        with pdf_text.PDFIUM_LOCK:
+            doc.close()
+
+
+def garbled(words: list[Word]) -> bool:
+    """Text without a usable Unicode mapping (Type 3 or subset fonts lacking ToUnicode): most
+    characters come out as replacement, private-use or control code points."""
+    chars = "".join(w.text for w in words)
+    if len(chars) < 20:
+        return False
+    bad = sum(1 for ch in chars if ch in "\ufffd\ufffe" or "\ue000" <= ch <= "\uf8ff" or ch < " ")
+    return bad > 0.3 * len(chars)
+
+
+def _is_scan(pc: PageContent) -> bool:
+    if garbled(pc.words):
+        return True  # unreadable text layer: read the page as an image instead
+    if len(pc.words) >= 3:
+        return False
+    area = pc.width * pc.height
+    return any(overlap(p, (0, 0, pc.width, pc.height)) > 0.5 * area for p in pc.pictures)
+
+
+def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
+          full_image: bool) -> PageDraft:
+    if opts.disable_layout_detection and not (opts.barcode_detection or opts.signature_detection):
+        return _fast_page(doc, index, opts, full_image)
+    pc = pdf_text.read_page(doc, index)
+    if _is_scan(pc):
+        img = render_pdf_page(doc, index, OCR_DPI)
+        return scan.raster_page(img, index + 1, pc.width / img.width, 72 * img.width / pc.width,
+                                opts, keep_image=full_image or opts.include_images)
+    # A barcode or a signature on a digital page is drawn (paths) or placed (an image): a page
+    # with neither cannot hold one, and skips the raster search.
+    drawn = bool(pc.curves or pc.pictures)
+    want_codes = opts.barcode_detection and (drawn or bool(pc.rules))
+    want_sigs = opts.signature_detection and drawn
+    needs_pixels = want_codes or want_sigs or (opts.include_images and bool(pc.pictures or pc.curves)) \
+        or full_image
+    color = opts.include_images or full_image  # images handed back keep their colours
+    image = render_pdf_page(doc, index, RASTER_DPI, grayscale=not color) if needs_pixels else None
+    px = image.width / pc.width if image is not None else RASTER_DPI / 72
+    draft = PageDraft(index + 1, pc.width, pc.height, image=image, px_per_unit=px)
+
+    pdf_text.mark_strikethrough(pc)
+    struck = set(pc.meta.get("struck", []))
+    words = pc.words
+    regions: list[Region] = []
+    if opts.remove_strikethrough_lines and struck:
+        # struck lines keep their place in the reading order, as strikethrough fragments
+        regions += [Region("strikethrough", *b.box, data={"text": b.text})
+                    for b in strike_blocks([w for k, w in enumerate(words) if k in struck])]
+        words = [w for k, w in enumerate(words) if k not in struck]
+    if image is not None and want_codes:
+        codes = barcodes.find(image, scale=1 / px)
+        regions += mark_regions(codes, "barcode")
+    if image is not None and want_sigs:
+        boxes = [(w.x1 * px, w.y1 * px, w.x2 * px, w.y2 * px) for w in pc.words]
+        for b in marks.signatures(image, 72 * px, text_boxes=boxes, work_dpi=100):
+            regions.append(Region("signature", *(v / px for v in b)))
+    if opts.disable_layout_detection:
+        draft.blocks = _stream_blocks(doc, index) + [
+            Block(r.kind, (r.x1, r.y1, r.x2, r.y2), data=r.data) for r in regions]
+        return draft
+
+    # form fields: their values are not in the page text; they read as key/value regions
+    regions += [Region("key_value_region", *f["box"], data={"key": f["key"], "value": f["value"]})
+                for f in pc.meta.get("fields", [])]
+    for box in tables.ruled_regions(pc.rules, words):
+        regions.append(Region("table", *box, data={"ruled": True}))
+    fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]
+    page_area = pc.width * pc.height
+    for pic in [*pc.pictures, *pdf_text.drawing_regions(pc)]:
+        if (pic[2] - pic[0]) * (pic[3] - pic[1]) > 0.6 * page_area:
+            continue  # a page-sized picture is a background (a scan under its OCR text layer)
+        if not any(overlap(pic, f) > 0 for f in fixed):
+            regions.append(Region("figure", *pic))
+            fixed.append(pic)
+    # words inside a figure, or small print just around it (axis labels, legends), belong to
+    # the figure, not to the body text
+    body = layout.body_size(words)
+    for r in regions:
+        if r.kind != "figure":
+            continue
+        grown = (r.x1 - 14, r.y1 - 14, r.x2 + 14, r.y2 + 14)
+        mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), (r.x1, r.y1, r.x2, r.y2))
+                or (w.size < body * 0.9 and inside((w.x1, w.y1, w.x2, w.y2), grown))]
+        if mine:
+            r.data["text"] = " ".join(w.text for w in sorted(mine, key=lambda w: (round(w.cy), w.x1)))
+            r.x1, r.y1 = min(r.x1, *(w.x1 for w in mine)), min(r.y1, *(w.y1 for w in mine))
+            r.x2, r.y2 = max(r.x2, *(w.x2 for w in mine)), max(r.y2, *(w.y2 for w in mine))
+    words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions])
+    blocks = layout_page(words, regions, pc.height)
+    _read_tables(blocks, plumber, index, words)
+    draft.blocks = blocks
+    return draft
+
+
+def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
+                 words: list[Word]) -> None:
+    unit = statistics.median([w.h for w in words]) if words else 10.0
+    for b in blocks:
+        if b.kind not in ("table", "text_table"):
+            continue
+        ruled = b.kind == "table"
+        cols = b.data.pop("columns", None)
+        rows: list[list[tables.Cell]] = []
+        if not ruled and cols:
+            # The XY-cut's own columns: pdfplumber's text strategy splits cells at word gaps
+            # ("storage | 2") on our corpus, the gutters found by the cut do not.
+            rows = tables.grid_from_columns([[w for w in c if isinstance(w, Word)] for c in cols], unit)
+        if len(rows) < 2:
+            page = plumber.page(index)
+            rows = tables.plumber_cells(page, b.box, ruled=ruled)
+            page.close()  # drop pdfplumber's parsed objects for this page
+        b.data["rows"] = rows
+        b.kind = "table"
+
+
+def _stream_blocks(doc, index: int) -> list[Block]:
+    with pdf_text.PDFIUM_LOCK:
+        return _stream_blocks_locked(doc, index)
+
+
+def _stream_blocks_locked(doc, index: int) -> list[Block]:
+    page = doc[index]
+    try:
+        width, height = page.get_size()
+        tp = page.get_textpage()
+        text = tp.get_text_range().replace("\r\n", "\n").replace("\r", "\n").strip()
+        tp.close()
+    finally:
+        page.close()
+    return [Block("text", (0, 0, width, height), text)] if text else []
+
+
+def _fast_page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
+    """``disable_layout_detection``: content-stream text, no layout, no tables."""
+    with pdf_text.PDFIUM_LOCK:
+        page = doc[index]
+        try:
+            width, height = page.get_size()
+        finally:
+            page.close()
+    draft = PageDraft(index + 1, width, height)
+    draft.blocks = _stream_blocks(doc, index)
+    if full_image:
+        draft.image = render_pdf_page(doc, index, RASTER_DPI, grayscale=False)
+        draft.px_per_unit = draft.image.width / width
+    if not draft.blocks:  # a scan: OCR it, still without layout
+        pc = pdf_text.read_page(doc, index)
+        if _is_scan(pc):
+            img = render_pdf_page(doc, index, OCR_DPI)
+            return scan.raster_page(img, index + 1, pc.width / img.width,
+                                    72 * img.width / pc.width, opts, keep_image=full_image)
+    return draft
+

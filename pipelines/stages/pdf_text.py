@@ -1,0 +1,304 @@
+"""Digital PDF pages → words with boxes, ruling lines and picture regions (pypdfium2).
+
+Speed matters here (the target is ≥ 20 pages/s/core including layout and tables), so the page
+text is read in one call and only the first and last character of each word is asked for its
+box and font: about four ctypes calls per word instead of four per character.
+
+Boxes are in points with a top-left origin, relative to the crop box and turned by the page's
+``/Rotate``, i.e. in the coordinates of the page as a viewer shows it (the PDF's y axis flipped).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import unicodedata
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as raw
+
+import threading
+
+from pipelines.errors import CorruptDocument, EncryptedDocument, EmptyDocument
+from pipelines.stages.geometry import PageContent, Rule, Word
+
+# PDFium is not thread-safe and jobs run in worker threads: every call into it holds this lock
+# (OCR and layout run outside it).
+PDFIUM_LOCK = threading.RLock()
+
+_SPACES = frozenset(" \t\r\n\x00\xa0\u2002\u2003\u2009\ufffe\uffff")
+
+
+def open_pdf(data: bytes) -> pdfium.PdfDocument:
+    """Open a PDF or raise a ``DocumentError`` that says what is wrong with it."""
+    try:
+        with PDFIUM_LOCK:
+            doc = pdfium.PdfDocument(data)
+            if len(doc) == 0:
+                doc.close()
+                raise EmptyDocument("the PDF has no pages")
+            if doc.get_formtype() != raw.FORMTYPE_NONE:
+                doc.init_forms()  # before any page is loaded: field values, rendered fields
+    except pdfium.PdfiumError as exc:
+        # PDFium opens files that only have an owner password; this one needs a user password.
+        if "password" in str(exc).lower() and b"/Encrypt" in data:
+            raise EncryptedDocument("the PDF is encrypted and needs a password") from exc
+        if re.search(rb"/Count\s+0\b", data):
+            raise EmptyDocument("the PDF has no pages") from exc
+        raise CorruptDocument(f"the PDF is damaged or truncated and cannot be read ({exc})") from exc
+    return doc
+
+
+def _page_text(tp: pdfium.PdfTextPage, n: int) -> str:
+    buf = ctypes.create_string_buffer((n + 1) * 2)
+    raw.FPDFText_GetText(tp, 0, n, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort)))
+    text = buf.raw[: n * 2].decode("utf-16-le", errors="replace")
+    if len(text) != n:  # surrogate pairs: fall back to one call per character
+        text = "".join(chr(raw.FPDFText_GetUnicode(tp, i) or 0xFFFD) for i in range(n))
+    return text
+
+
+def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
+    """Words in unrotated page space, top-left origin at (``left``, ``top``) of the crop box."""
+    tp = page.get_textpage()
+    try:
+        n = tp.count_chars()
+        if n <= 0:
+            return []
+        text = _page_text(tp, n)
+        words: list[Word] = []
+        r = raw.FS_RECTF()
+        name = ctypes.create_string_buffer(96)
+        flags = ctypes.c_int()
+        fonts: dict[str, bool] = {}
+        i = 0
+        while i < n:
+            if text[i] in _SPACES:
+                i += 1
+                continue
+            j = i
+            while j + 1 < n and text[j + 1] not in _SPACES:
+                j += 1
+            raw.FPDFText_GetLooseCharBox(tp, i, r)
+            x1, x2, t, b = r.left, r.right, r.top, r.bottom
+            if j != i:
+                raw.FPDFText_GetLooseCharBox(tp, j, r)
+                x1, x2 = min(x1, r.left), max(x2, r.right)
+                t, b = max(t, r.top), min(b, r.bottom)
+            size = raw.FPDFText_GetFontSize(tp, i)
+            raw.FPDFText_GetFontInfo(tp, i, name, 96, flags)
+            fname = name.value.decode("latin-1", "replace")
+            bold = fonts.get(fname)
+            if bold is None:
+                low = fname.lower()
+                bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
+            token = text[i: j + 1]
+            if not token.isascii():
+                token = unicodedata.normalize("NFKC", token)  # ligatures, full-width forms
+            words.extend(_split_on_gaps(tp, token, i, x1 - left, top - t, x2 - left, top - b,
+                                        size, bold, r, left))
+            i = j + 1
+        return words
+    finally:
+        tp.close()
+
+
+def _split_on_gaps(tp, token: str, start: int, x1: float, y1: float, x2: float, y2: float,
+                   size: float, bold: bool, r, left: float) -> list[Word]:
+    """A token wider than its characters can be has no generated space in a column gap: split
+    it at the widest gaps between its characters."""
+    if len(token) < 2 or (x2 - x1) < len(token) * size * 1.2:
+        return [Word(token, x1, y1, x2, y2, size, bold)]
+    out: list[Word] = []
+    cur_start = 0
+    lefts, rights = [], []
+    for k in range(len(token)):
+        raw.FPDFText_GetLooseCharBox(tp, start + k, r)
+        lefts.append(r.left - left)
+        rights.append(r.right - left)
+    for k in range(1, len(token) + 1):
+        if k == len(token) or lefts[k] - rights[k - 1] > size * 0.6:
+            out.append(Word(token[cur_start:k], lefts[cur_start], y1, rights[k - 1], y2, size, bold))
+            cur_start = k
+    return out
+
+
+def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageContent) -> None:
+    """Ruling lines, picture boxes and other drawn shapes (curves) of one page."""
+    for obj in page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_IMAGE), max_depth=3):
+        try:
+            x0, y0, x1, y1 = obj.get_bounds()
+        except pdfium.PdfiumError:
+            continue
+        box = (x0 - left, top - y1, x1 - left, top - y0)
+        w, h = x1 - x0, y1 - y0
+        if obj.type == raw.FPDF_PAGEOBJ_IMAGE:
+            if w >= 16 and h >= 16:
+                content.pictures.append(box)
+            continue
+        if w <= 3 or h <= 3:
+            content.rules.append(Rule(*box))
+            continue
+        nseg = raw.FPDFPath_CountSegments(obj)
+        if nseg <= 5 and _is_rect(obj, nseg):
+            fill, stroke = ctypes.c_int(), ctypes.c_int()
+            raw.FPDFPath_GetDrawMode(obj, ctypes.byref(fill), ctypes.byref(stroke))
+            if stroke.value:
+                x1, y1, x2, y2 = box
+                content.rules += [Rule(x1, y1, x2, y1), Rule(x1, y2, x2, y2),
+                                  Rule(x1, y1, x1, y2), Rule(x2, y1, x2, y2)]
+            elif w * h < 0.5 * content.width * content.height:  # not a page background
+                content.curves.append(box)
+            continue
+        content.curves.append(box)
+
+
+def drawing_regions(content: PageContent, min_parts: int = 3, min_share: float = 0.01,
+                    limit: int = 1500) -> list[tuple[float, float, float, float]]:
+    """Vector figures: clusters of drawn shapes (curves, filled boxes, and the rules touching
+    them, e.g. chart axes) that hold at least one shape that is not a rule and together cover
+    at least ``min_share`` of the page."""
+    items = [(b, True) for b in content.curves] + [((r.x1, r.y1, r.x2, r.y2), False) for r in content.rules]
+    if not content.curves or len(items) > limit:
+        return []
+    gap = 6.0
+    clusters = [[b, 1, int(shape)] for b, shape in items]  # [box, parts, shapes]
+    merged = True
+    while merged:
+        merged = False
+        out: list[list] = []
+        for cl in clusters:
+            b = cl[0]
+            for o in out:
+                u = o[0]
+                if b[0] <= u[2] + gap and u[0] <= b[2] + gap and b[1] <= u[3] + gap and u[1] <= b[3] + gap:
+                    o[0] = (min(u[0], b[0]), min(u[1], b[1]), max(u[2], b[2]), max(u[3], b[3]))
+                    o[1] += cl[1]
+                    o[2] += cl[2]
+                    merged = True
+                    break
+            else:
+                out.append(cl)
+        clusters = out
+    page = content.width * content.height
+    return [u for u, parts, shapes in clusters
+            if shapes and parts >= min_parts and (u[2] - u[0]) * (u[3] - u[1]) >= min_share * page]
+
+
+def _is_rect(obj, nseg: int) -> bool:
+    for k in range(nseg):
+        seg = raw.FPDFPath_GetPathSegment(obj, k)
+        if raw.FPDFPathSegment_GetType(seg) == raw.FPDF_SEGMENT_BEZIERTO:
+            return False
+    return True
+
+
+def read_page(doc: pdfium.PdfDocument, index: int, graphics: bool = True) -> PageContent:
+    with PDFIUM_LOCK:
+        return _read_page(doc, index, graphics)
+
+
+def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool) -> PageContent:
+    page = doc[index]
+    try:
+        width, height = page.get_size()  # as displayed, i.e. after /Rotate
+        left, bottom, right, top = page.get_cropbox()
+        content = PageContent(number=index + 1, width=width, height=height)
+        content.words = read_words(page, left, top)
+        if graphics:
+            read_graphics(page, left, top, content)
+        if doc.formenv is not None:
+            content.meta["fields"] = read_fields(doc, page, left, top)
+        rotation = page.get_rotation() % 360
+        if rotation:
+            _rotate(content, rotation, right - left, top - bottom)
+        return content
+    finally:
+        page.close()
+
+
+_CHECKABLE = (raw.FPDF_FORMFIELD_CHECKBOX, raw.FPDF_FORMFIELD_RADIOBUTTON)
+
+
+def _wide(fn, *args) -> str:
+    n = fn(*args, None, 0)
+    if n <= 2:
+        return ""
+    buf = ctypes.create_string_buffer(n)
+    fn(*args, ctypes.cast(buf, ctypes.POINTER(raw.FPDF_WCHAR)), n)
+    return buf.raw[: n - 2].decode("utf-16-le", errors="replace")
+
+
+def read_fields(doc: pdfium.PdfDocument, page: pdfium.PdfPage, left: float, top: float) -> list[dict]:
+    """AcroForm widgets on the page: ``{"key", "value", "type", "box"}``. Their values live in
+    the form, not in the page text. Checkboxes and radio buttons read "checked"/"unchecked"."""
+    env = doc.formenv
+    out = []
+    for i in range(raw.FPDFPage_GetAnnotCount(page)):
+        annot = raw.FPDFPage_GetAnnot(page, i)
+        try:
+            if raw.FPDFAnnot_GetSubtype(annot) != raw.FPDF_ANNOT_WIDGET:
+                continue
+            ftype = raw.FPDFAnnot_GetFormFieldType(env, annot)
+            key = (_wide(raw.FPDFAnnot_GetFormFieldAlternateName, env, annot)
+                   or _wide(raw.FPDFAnnot_GetFormFieldName, env, annot))
+            if ftype in _CHECKABLE:
+                value = "checked" if raw.FPDFAnnot_IsChecked(env, annot) else "unchecked"
+            else:
+                value = _wide(raw.FPDFAnnot_GetFormFieldValue, env, annot)
+            r = raw.FS_RECTF()
+            if not raw.FPDFAnnot_GetRect(annot, r):
+                continue
+            box = (min(r.left, r.right) - left, top - max(r.top, r.bottom),
+                   max(r.left, r.right) - left, top - min(r.top, r.bottom))
+            out.append({"key": key, "value": value, "type": int(ftype), "box": box})
+        finally:
+            raw.FPDFPage_CloseAnnot(annot)
+    return out
+
+
+def _turn(b: tuple[float, float, float, float], rotation: int, w0: float, h0: float):
+    """A box from unrotated page space to the page as displayed (``/Rotate`` is clockwise)."""
+    x1, y1, x2, y2 = b
+    if rotation == 90:
+        return (h0 - y2, x1, h0 - y1, x2)
+    if rotation == 180:
+        return (w0 - x2, h0 - y2, w0 - x1, h0 - y1)
+    return (y1, w0 - x2, y2, w0 - x1)  # 270
+
+
+def _rotate(content: PageContent, rotation: int, w0: float, h0: float) -> None:
+    for w in content.words:
+        w.x1, w.y1, w.x2, w.y2 = _turn((w.x1, w.y1, w.x2, w.y2), rotation, w0, h0)
+    for ru in content.rules:
+        ru.x1, ru.y1, ru.x2, ru.y2 = _turn((ru.x1, ru.y1, ru.x2, ru.y2), rotation, w0, h0)
+    content.pictures = [_turn(p, rotation, w0, h0) for p in content.pictures]
+    content.curves = [_turn(p, rotation, w0, h0) for p in content.curves]
+    for f in content.meta.get("fields", []):
+        f["box"] = _turn(f["box"], rotation, w0, h0)
+
+
+def mark_strikethrough(content: PageContent) -> list[Rule]:
+    """Horizontal rules drawn through the middle of a run of words: the words are struck.
+
+    Returns the rules used as strike lines (they are not table rulings) and sets
+    ``content.meta["struck"]`` to the indices of the struck words.
+    """
+    struck: set[int] = set()
+    used: list[Rule] = []
+    for rule in content.rules:
+        if not rule.horizontal or (rule.y2 - rule.y1) > 2.5:
+            continue
+        ry = (rule.y1 + rule.y2) / 2
+        hits = [k for k, w in enumerate(content.words)
+                if w.y1 + w.h * 0.3 <= ry <= w.y2 - w.h * 0.2
+                and w.x1 >= rule.x1 - 3 and w.x2 <= rule.x2 + 3]
+        if not hits:
+            continue
+        covered = sum(content.words[k].x2 - content.words[k].x1 for k in hits)
+        if covered >= 0.6 * (rule.x2 - rule.x1):
+            struck.update(hits)
+            used.append(rule)
+    content.meta["struck"] = sorted(struck)
+    content.rules = [r for r in content.rules if r not in used]
+    return used

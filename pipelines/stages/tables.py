@@ -1,0 +1,237 @@
+"""Tables: find them, read their cells, render them, merge the ones split across pages.
+
+* Ruled tables are found from the page's ruling lines (clusters of touching horizontal and
+  vertical rules, or three or more stacked horizontal rules) and read with pdfplumber's
+  ``lines`` strategy on a crop of that region.
+* Whitespace tables are found by the XY-cut (three or more aligned narrow columns, see
+  ``xycut``) and read from the cut's own columns (``grid_from_columns``), for digital and OCR'd
+  pages alike; pdfplumber's ``text`` strategy on the crop is the fallback when that yields fewer
+  than two rows (it split cells at word gaps on our corpus: "storage | 2").
+* Every table fragment carries ``content`` (HTML or Markdown per ``table_output_mode``),
+  ``html``, ``markdown`` and ``cells`` with one bounding box per cell.
+* ``merge_tables``: a table that ends a page and one that starts the next page with the same
+  number of columns are one table; the repeated header row is dropped (wire ``merged_tables``).
+"""
+
+from __future__ import annotations
+
+import io
+import statistics
+from typing import Any
+
+from pipelines.models import Fragment
+from pipelines.stages.geometry import Box, Rule, Word, bbox_dict, inside, union
+from pipelines.stages.layout import group_lines
+from pipelines.stages.text import render_html_table, render_markdown_table, table_fragment
+
+Cell = tuple[str, Box | None]
+
+
+# ---------------------------------------------------------------- finding ruled tables
+
+
+def _touch(a: Rule, b: Rule, tol: float = 2.5) -> bool:
+    return (a.x1 - tol <= b.x2 and b.x1 - tol <= a.x2 and a.y1 - tol <= b.y2 and b.y1 - tol <= a.y2)
+
+
+def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
+    """Regions enclosed by ruling lines that hold at least two words."""
+    lines = [r for r in rules if r.horizontal or r.vertical]
+    parent = list(range(len(lines)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i in range(len(lines)):
+        for j in range(i + 1, len(lines)):
+            if _touch(lines[i], lines[j]):
+                parent[find(i)] = find(j)
+    groups: dict[int, list[Rule]] = {}
+    for i, r in enumerate(lines):
+        groups.setdefault(find(i), []).append(r)
+    stacked = sorted((r for r in lines if r.horizontal), key=lambda r: r.y1)
+    regions: list[Box] = []
+    for g in groups.values():
+        h = sum(1 for r in g if r.horizontal)
+        v = sum(1 for r in g if r.vertical)
+        if h >= 2 and v >= 2:
+            regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
+    # booktabs style: ≥3 horizontal rules of about the same span, no verticals
+    run: list[Rule] = []
+    for r in stacked:
+        if any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions):
+            continue
+        if run and abs(r.x1 - run[-1].x1) < 6 and abs(r.x2 - run[-1].x2) < 6:
+            run.append(r)
+            continue
+        if len(run) >= 3:
+            regions.append(union([(x.x1, x.y1, x.x2, x.y2) for x in run]))
+        run = [r]
+    if len(run) >= 3:
+        regions.append(union([(x.x1, x.y1, x.x2, x.y2) for x in run]))
+    return [reg for reg in regions
+            if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
+
+
+# ---------------------------------------------------------------- reading cells
+
+
+class PlumberPages:
+    """pdfplumber opened lazily, once per document, only if a page has a table."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._pdf: Any = None
+
+    def page(self, index: int) -> Any:
+        if self._pdf is None:
+            import pdfplumber
+
+            self._pdf = pdfplumber.open(io.BytesIO(self.data))
+        return self._pdf.pages[index]
+
+    def close(self) -> None:
+        if self._pdf is not None:
+            self._pdf.close()
+
+
+def plumber_cells(page: Any, region: Box, ruled: bool) -> list[list[Cell]]:
+    """Cells of the largest table pdfplumber finds in ``region`` of a pdfplumber page."""
+    x1, y1, x2, y2 = region
+    pad = 2.0
+    crop = page.crop((max(0, x1 - pad), max(0, y1 - pad),
+                      min(page.width, x2 + pad), min(page.height, y2 + pad)))
+    strategy = "lines" if ruled else "text"
+    settings = {"vertical_strategy": strategy, "horizontal_strategy": strategy}
+    if not ruled:
+        settings.update({"min_words_vertical": 2, "min_words_horizontal": 1})
+    tables = crop.find_tables(table_settings=settings)
+    if not tables:
+        return []
+    table = max(tables, key=lambda t: (t.bbox[2] - t.bbox[0]) * (t.bbox[3] - t.bbox[1]))
+    texts = table.extract()
+    rows: list[list[Cell]] = []
+    for row, row_text in zip(table.rows, texts):
+        cells = [((t or "").replace("\n", " ").strip(), tuple(c) if c else None)  # type: ignore[misc]
+                 for t, c in zip(row_text, row.cells)]
+        if any(t for t, _ in cells):
+            rows.append(cells)
+    return rows
+
+
+def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]]:
+    """Rows × columns from the XY-cut's columns: rows are clusters of line centres."""
+    centres: list[float] = []
+    for col in columns:
+        for line in group_lines(col):
+            centres.append(statistics.fmean(w.cy for w in line))
+    centres.sort()
+    rows_y: list[list[float]] = []
+    for y in centres:
+        if rows_y and y - rows_y[-1][-1] < 0.6 * unit:
+            rows_y[-1].append(y)
+        else:
+            rows_y.append([y])
+    ys = [statistics.fmean(r) for r in rows_y]
+    grid: list[list[list[Word]]] = [[[] for _ in columns] for _ in ys]
+    for c, col in enumerate(columns):
+        for w in col:
+            r = min(range(len(ys)), key=lambda k: abs(ys[k] - w.cy))
+            grid[r][c].append(w)
+    out: list[list[Cell]] = []
+    for row in grid:
+        cells: list[Cell] = []
+        for ws in row:
+            ws.sort(key=lambda w: (round(w.cy / max(unit, 1)), w.x1))
+            box = union([(w.x1, w.y1, w.x2, w.y2) for w in ws]) if ws else None
+            cells.append((" ".join(w.text for w in ws), box))
+        out.append(cells)
+    return out
+
+
+# ---------------------------------------------------------------- fragments
+
+
+def fragment(rows: list[list[Cell]], mode: str, scale: float = 1.0) -> Fragment:
+    """A table fragment in the wire shape, cell boxes included (scaled to page units)."""
+    texts = [[t for t, _ in r] for r in rows]
+    frag = table_fragment(texts, mode)
+    kept = [r for r in rows if any(t.strip() for t, _ in r)]
+    width = max((len(r) for r in kept), default=0)
+    cells = []
+    for r in kept:
+        for k in range(width):
+            text, box = r[k] if k < len(r) else ("", None)
+            bb = bbox_dict(tuple(v * scale for v in box)) if box else {}  # type: ignore[arg-type]
+            cells.append({"text": text.strip(), "bounding_box": bb})
+    frag.content["cells"] = cells
+    frag.content["rows"] = len(kept)
+    frag.content["columns"] = width
+    return frag
+
+
+def table_rows(frag: Fragment) -> list[list[str]]:
+    n, m = int(frag.content.get("rows", 0)), int(frag.content.get("columns", 0))
+    cells = [c["text"] for c in frag.content.get("cells", [])]
+    return [cells[i * m:(i + 1) * m] for i in range(n)] if m else []
+
+
+# ---------------------------------------------------------------- merging across pages
+
+_HEADERS = ("page_header", "page_footer", "page_number")
+
+
+def merge_tables(pages: list[tuple[int, list[Fragment]]], mode: str) -> list[dict[str, Any]]:
+    """Join tables continued on the next page; returns wire ``merged_tables`` entries.
+
+    ``pages`` is ``(page_number, fragments)`` in page order. A table merges with the next page's
+    first table when it is the last body fragment of its page, the other is the first body
+    fragment of the following page, and both have the same number of columns.
+    """
+    merged: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    for (n, frags), nxt in zip(pages, [*pages[1:], None]):
+        body = [f for f in frags if f.fragment_type not in _HEADERS]
+        if nxt is None or not body or body[-1].fragment_type != "table":
+            current = _close(current, merged, mode)
+            continue
+        n2, frags2 = nxt
+        body2 = [f for f in frags2 if f.fragment_type not in _HEADERS]
+        a = body[-1] if current is None else None
+        if (n2 != n + 1 or not body2 or body2[0].fragment_type != "table"
+                or body2[0].content.get("columns") != body[-1].content.get("columns")):
+            current = _close(current, merged, mode)
+            continue
+        if current is None:
+            assert a is not None
+            current = {"rows": table_rows(a), "pages": [n], "columns": a.content.get("columns")}
+        rows2 = table_rows(body2[0])
+        if rows2 and current["rows"] and rows2[0] == current["rows"][0]:
+            rows2 = rows2[1:]  # header repeated on the continuation page
+        current["rows"] += rows2
+        current["pages"].append(n2)
+        # the continuation table may itself continue: keep going only if it is the last body
+        # fragment of its page (checked on the next iteration)
+        if len(body2) > 1:
+            current = _close(current, merged, mode)
+    _close(current, merged, mode)
+    return merged
+
+
+def _close(current: dict[str, Any] | None, merged: list[dict[str, Any]], mode: str) -> None:
+    if current is None:
+        return None
+    rows = current["rows"]
+    merged.append({
+        "merged_table_id": f"merged_table_{len(merged) + 1}",
+        "merged_table_html": render_html_table(rows),
+        "merged_table_markdown": render_markdown_table(rows),
+        "start_page": current["pages"][0],
+        "end_page": current["pages"][-1],
+        "pages_merged": len(current["pages"]),
+        "merge_actions": {"pages": current["pages"], "target_columns": current["columns"]},
+    })
+    return None

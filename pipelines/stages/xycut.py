@@ -1,0 +1,209 @@
+"""Reading order by recursive XY-cut over word boxes (and fixed regions).
+
+* A region is first cut at vertical whitespace gutters that run through its whole height
+  (columns, read left to right). The narrowest gutter that counts shrinks as the region grows
+  taller, since word spaces line up across two or three lines now and then, never across many.
+* Failing that, it is cut at horizontal gaps wider than about half a line (bands, read top to
+  bottom). Adjacent bands whose union still has a gutter are merged first, so two columns whose
+  paragraph breaks happen to line up are still read column by column.
+* A region with neither cut is a leaf (a block). A cut into three or more narrow parts whose
+  lines line up across the parts is a whitespace table, not columns (a ``text_table`` region).
+
+Pictures, ruled tables and other fixed regions take part in the cut as single items, so they land
+in the reading order where they sit on the page.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+from pipelines.stages.geometry import Box, Word, union
+
+FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
+TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
+
+
+@dataclass
+class Region:
+    """A fixed item that takes part in the reading order as a whole (table, picture, …)."""
+
+    kind: str
+    x1: float
+    y1: float
+    x2: float
+    y2: float
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+Item = Union[Word, Region]
+
+
+def _box(it: Item) -> Box:
+    return (it.x1, it.y1, it.x2, it.y2)
+
+
+# ---------------------------------------------------------------- lines
+
+
+def group_lines(words: list[Word]) -> list[list[Word]]:
+    """Words → lines (top to bottom), each sorted left to right."""
+    lines: list[list[Word]] = []
+    for w in sorted(words, key=lambda w: (w.cy, w.x1)):
+        if lines:
+            last = lines[-1]
+            ly1 = min(x.y1 for x in last)
+            ly2 = max(x.y2 for x in last)
+            ov = min(ly2, w.y2) - max(ly1, w.y1)
+            if ov > 0.5 * min(ly2 - ly1, w.h):
+                last.append(w)
+                continue
+        lines.append([w])
+    for line in lines:
+        line.sort(key=lambda w: w.x1)
+    return lines
+
+
+def line_text(line: list[Word]) -> str:
+    return " ".join(w.text for w in line)
+
+
+# ---------------------------------------------------------------- XY-cut
+
+
+class _Cutter:
+    def __init__(self, unit: float, line_gap: float = 0.0) -> None:
+        self.unit = max(unit, 1.0)  # median word height: every threshold is relative to it
+        # a band break is a gap clearly wider than the usual gap between the lines of a
+        # paragraph (loose leading leaves 4 pt between 9 pt boxes)
+        self.band_gap = max(0.45 * self.unit, line_gap + 0.25 * self.unit)
+
+    def split_x(self, items: list[Item], min_gap: float) -> list[list[Item]]:
+        items = sorted(items, key=lambda i: i.x1)
+        parts, cur, right = [], [items[0]], items[0].x2
+        for it in items[1:]:
+            if it.x1 - right >= min_gap:
+                parts.append(cur)
+                cur = []
+            cur.append(it)
+            right = max(right, it.x2)
+        parts.append(cur)
+        return parts
+
+    def split_y(self, items: list[Item]) -> list[list[Item]]:
+        items = sorted(items, key=lambda i: i.y1)
+        parts, cur, bottom = [], [items[0]], items[0].y2
+        for it in items[1:]:
+            if it.y1 - bottom > self.band_gap:
+                parts.append(cur)
+                cur = []
+            cur.append(it)
+            bottom = max(bottom, it.y2)
+        parts.append(cur)
+        return parts
+
+    def x_gap(self, items: list[Item]) -> float:
+        """The narrowest gutter that cuts a region. Word spaces (about a quarter of the line
+        height) line up across two or three lines now and then, never across many, so taller
+        regions accept narrower gutters (LaTeX's two-column gap is 10 pt)."""
+        lines = (max(i.y2 for i in items) - min(i.y1 for i in items)) / (1.2 * self.unit)
+        if lines >= 4:
+            return self.unit * 0.5
+        return self.unit * (1.1 if lines > 1.4 else 2.5)
+
+    def columns(self, items: list[Item]) -> list[list[Item]]:
+        cols = self.split_x(items, self.x_gap(items))
+        if len(cols) > 1 and any(all(isinstance(i, Region) and i.kind == "key_value_region"
+                                     for i in col) for col in cols):
+            return [items]  # a column of form fields beside their labels: read row by row
+        return cols
+
+    def has_gutter(self, items: list[Item]) -> bool:
+        return len(self.columns(items)) > 1
+
+    def cut(self, items: list[Item], out: list[list[Item]]) -> None:
+        if len(items) <= 1:
+            out.append(items)
+            return
+        cols = self.columns(items)
+        if len(cols) > 1:
+            if self.tabular(cols):
+                box = union([_box(i) for i in items])
+                out.append([Region("text_table", *box, data={"columns": cols})])
+                return
+            for col in cols:
+                self.cut(col, out)
+            return
+        bands = self.split_y(items)
+        if len(bands) > 1:
+            bands = self.merge_bands(bands)
+        if len(bands) > 1:
+            for band in bands:
+                self.cut(band, out)
+            return
+        out.append(items)
+
+    def merge_bands(self, bands: list[list[Item]]) -> list[list[Item]]:
+        merged = [bands[0]]
+        for band in bands[1:]:
+            prev = merged[-1]
+            # the union is judged: a short band may be too low to show the gutter on its own.
+            # A single line without a gutter (a caption, a heading over a table) stays apart.
+            if self.joinable(prev) and self.joinable(band) and self.has_gutter(prev + band):
+                merged[-1] = prev + band
+            else:
+                merged.append(band)
+        return merged
+
+    def joinable(self, band: list[Item]) -> bool:
+        if _is_caption(band):
+            return False
+        tall = (max(i.y2 for i in band) - min(i.y1 for i in band)) > 1.6 * self.unit
+        return tall or self.has_gutter(band)
+
+    def tabular(self, cols: list[list[Item]]) -> bool:
+        """Three or more narrow parts whose rows line up: a whitespace table, not text columns."""
+        if len(cols) < 3 or any(isinstance(i, Region) for c in cols for i in c):
+            return False
+        rows_per_col = [group_lines([w for w in c if isinstance(w, Word)]) for c in cols]
+        words_per_line = [len(line) for rows in rows_per_col for line in rows]
+        if statistics.median(words_per_line) > 4:
+            return False
+        centres = [[statistics.fmean(w.cy for w in line) for line in rows] for rows in rows_per_col]
+        first = centres[0]
+        if len(first) < 2:
+            return False
+        aligned = sum(1 for y in first
+                      if sum(any(abs(y - y2) < 0.5 * self.unit for y2 in other)
+                             for other in centres[1:]) >= len(cols) // 2)
+        return aligned >= max(2, 0.6 * len(first))
+
+
+def _is_caption(items: list[Item]) -> bool:
+    words = sorted((i for i in items if isinstance(i, Word)), key=lambda w: (w.y1, w.x1))
+    head = " ".join(w.text for w in words[:3])
+    return bool(FIG_CAPTION.match(head) or TABLE_CAPTION.match(head))
+
+
+def line_gap(words: list[Word], unit: float) -> float:
+    """The whitespace between two lines of a paragraph: the smallest gap between consecutive
+    lines (gaps between paragraphs, list items and table rows are the larger ones; a page with
+    any tightly set text falls back to the default threshold)."""
+    lines = group_lines(words)
+    gaps = []
+    for a, b in zip(lines, lines[1:]):
+        g = min(w.y1 for w in b) - max(w.y2 for w in a)
+        if 0 <= g < unit:
+            gaps.append(g)
+    return min(gaps) if gaps else 0.0
+
+
+def reading_order(items: list[Item], unit: float, gap: float = 0.0) -> list[list[Item]]:
+    """Leaves of the XY-cut, in reading order (``gap``: the usual gap between lines)."""
+    if not items:
+        return []
+    out: list[list[Item]] = []
+    _Cutter(unit, gap).cut(items, out)
+    return out
