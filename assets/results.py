@@ -28,6 +28,8 @@ PAGE = pa.struct([
     ("width", pa.int32()),
     ("height", pa.int32()),
     ("fragments", pa.list_(FRAGMENT)),
+    ("skew_angle", pa.float64()),  # degrees, when skew_detection measured it
+    ("page_image", pa.string()),  # base64 PNG, with include_full_page_image
 ])
 CHUNK = pa.struct([("page_number", pa.int32()), ("content", pa.string())])
 ERROR = pa.struct([("stage", pa.string()), ("page_number", pa.int32()), ("message", pa.string())])
@@ -41,7 +43,7 @@ SCHEMA = pa.schema([
     ("pages", pa.list_(PAGE)),
     ("chunks", pa.list_(CHUNK)),
     ("errors", pa.list_(ERROR)),
-    ("extras", pa.string()),  # JSON: page_classes, structured_data, merged_tables, … (later stages)
+    ("extras", pa.string()),  # JSON: merged_tables, page_classes, structured_data, … 
 ])
 
 
@@ -72,12 +74,16 @@ def to_table(job_id: str, result: DocumentResult, extras: dict[str, Any] | None 
                      "content": json.dumps(f.content, ensure_ascii=False), "bbox": _bbox(f.bbox)}
                     for f in p.fragments
                 ],
+                "skew_angle": p.skew_angle,
+                "page_image": p.page_image,
             }
             for p in result.pages
         ],
         "chunks": [c.model_dump() for c in result.chunks],
         "errors": [e.model_dump() for e in result.errors],
-        "extras": json.dumps(extras or {}, ensure_ascii=False),
+        "extras": json.dumps(
+            ({"merged_tables": result.merged_tables} if result.merged_tables is not None else {})
+            | (extras or {}), ensure_ascii=False),
     }
     return pa.Table.from_pylist([row], schema=SCHEMA)
 
@@ -107,6 +113,10 @@ def read_result(storage: Storage, key: str) -> dict[str, Any]:
             "dimensions": [w, h] if w is not None and h is not None else None,
             "page_dimensions": {"width": w, "height": h} if w is not None and h is not None else None,
         })
+        if p.get("skew_angle") is not None:
+            pages[-1]["skew_angle"] = p["skew_angle"]
+        if p.get("page_image"):
+            pages[-1]["page_image"] = p["page_image"]
     out: dict[str, Any] = {
         "pages": pages,
         "chunks": row["chunks"] or [],
