@@ -11,5 +11,6 @@ test:
 	.venv/bin/python -m pytest -ra $(PYTEST_ARGS)
 
 bench:
-	bash scripts/bootstrap.sh run
+	bash scripts/bootstrap.sh test
+	.venv/bin/pip install -q -c constraints.txt -e '.[test,bench]'
 	.venv/bin/python -m bench

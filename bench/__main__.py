@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list] [--catalog-url URL] ...``: run the speed benchmarks."""
+"""``python -m bench [submit|list|parse] [--catalog-url URL] ...``: run the speed benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", []], default=[],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", []], default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
                     help="run against this catalog (e.g. postgresql+psycopg://…) instead of a fresh SQLite file")
@@ -18,7 +18,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
     args = ap.parse_args(argv)
-    which = args.which or ["submit", "list"]
+    which = args.which or ["submit", "list", "parse"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -26,6 +26,9 @@ def main(argv: list[str] | None = None) -> None:
         from bench import listing
         listing.run(rows=args.rows, samples=args.samples, catalog_url=args.catalog_url,
                     keep=args.keep, truncate=args.truncate)
+    if "parse" in which:
+        from bench import parse
+        parse.main([])
 
 
 if __name__ == "__main__":

@@ -29,10 +29,9 @@ from collections.abc import Callable  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from pathlib import Path  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import docgen  # noqa: E402
-
+from tests import docgen  # noqa: E402
 from pipelines.document import convert  # noqa: E402
 from pipelines.models import DocumentInput, ParsingOptions  # noqa: E402
 from pipelines.stages.tables import table_rows  # noqa: E402

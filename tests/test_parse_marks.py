@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from docgen import image_bytes, render_png, scanify, structured_pdf, tables_pdf, text_pdf, two_column_pdf
+from tests.docgen import image_bytes, render_png, scanify, structured_pdf, tables_pdf, text_pdf, two_column_pdf
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 
-from docgen import cell_accuracy, docx_doc, pptx_doc, xlsx_doc
+from tests.docgen import cell_accuracy, docx_doc, pptx_doc, xlsx_doc
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
 from pipelines.stages.text import table_fragment

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docgen import (cer, chart_pdf, encrypted_pdf, form_pdf, justified_pdf, structured_pdf, text_pdf,
+from tests.docgen import (cer, chart_pdf, encrypted_pdf, form_pdf, justified_pdf, structured_pdf, text_pdf,
                     searchable_scan_pdf, toc_and_list_pdf, two_column_pdf,
                     zero_page_pdf)
 from pipelines.document import convert

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from docgen import structured_pdf, two_column_pdf
+from tests.docgen import structured_pdf, two_column_pdf
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
 

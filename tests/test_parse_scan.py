@@ -9,7 +9,7 @@ import statistics
 import pytest
 from PIL import Image
 
-from docgen import (cell_accuracy, cer, chart_pdf, image_bytes, images_pdf, render_png, scanify,
+from tests.docgen import (cell_accuracy, cer, chart_pdf, image_bytes, images_pdf, render_png, scanify,
                     tables_pdf, text_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, EnrichmentOptions, ParsingOptions

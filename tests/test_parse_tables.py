@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf
+from tests.docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
 from pipelines.stages.tables import table_rows
