@@ -99,11 +99,11 @@ def convert(inp: DocumentInput) -> DocumentResult:
             break
         finally:
             result.timings[name] = time.perf_counter() - t0
-    result.status = _status(result)
+    result.status = status_of(result)
     return result
 
 
-def _status(result: DocumentResult) -> ConversionStatus:
+def status_of(result: DocumentResult) -> ConversionStatus:
     if not result.pages or any(e.page_number is None for e in result.errors):
         return ConversionStatus.failure
     if result.errors:

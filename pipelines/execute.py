@@ -1,6 +1,9 @@
-"""Run one claimed job end to end: load its source, convert, write the Parquet result, close it."""
+"""The steps of one claimed job: load its source, convert it (whole or in page ranges), write the
+Parquet result and close the job. ``pipelines.flows`` runs them as Prefect tasks."""
 
 from __future__ import annotations
+
+import time
 
 import structlog
 
@@ -10,10 +13,12 @@ from assets.keys import Principal
 from assets.results import result_key, write_result
 from pipelines.errors import DocklakeError, DocumentError
 from pipelines.fetch import fetch
+from pipelines import split
 from pipelines.isolation import convert_isolated
 from pipelines.models import (
     ConversionStatus,
     DocumentInput,
+    DocumentResult,
     EnrichmentOptions,
     ParseRequest,
     ParsingOptions,
@@ -51,19 +56,27 @@ def load_input(rt: Runtime, job: dict) -> DocumentInput:
     )
 
 
-def run_job(rt: Runtime, job: dict, owner: str) -> str:
-    """Process a claimed job and close it; returns the final status ("" if we lost the lease)."""
+def remaining(deadline: float) -> float:
+    return max(1.0, deadline - time.monotonic())
+
+
+def convert(rt: Runtime, inp: DocumentInput, deadline: float, page_range: str | None = None) -> DocumentResult:
+    """Convert ``inp`` (or only ``page_range`` of it) in a limited child process."""
+    part = split.part_input(inp, page_range) if page_range is not None else inp
+    return convert_isolated(part, timeout_s=remaining(deadline), memory_mb=rt.settings.job_memory_mb)
+
+
+def fail_job(rt: Runtime, job: dict, owner: str, message: str) -> str:
+    """Close a claimed job as ``failure``; returns the status ("" if we lost the lease)."""
+    log.info("job_failed", job_id=job["id"], kind=job["kind"], attempt=job["attempts"], error=message)
+    ok = jobs_repo.finish(rt.engine, owner, job["id"], job["attempts"], status="failure", error=message,
+                          result_key=None, total_pages=None, parsed_pages_count=0)
+    return "failure" if ok else ""
+
+
+def complete_job(rt: Runtime, job: dict, owner: str, result: DocumentResult) -> str:
+    """Write the result as Parquet and close the job; returns the status ("" if we lost it)."""
     job_id, attempt = job["id"], job["attempts"]
-    bound = log.bind(job_id=job_id, kind=job["kind"], attempt=attempt)
-    try:
-        s = rt.settings
-        result = convert_isolated(load_input(rt, job), timeout_s=s.job_timeout_s,
-                                  memory_mb=s.job_memory_mb)
-    except DocklakeError as exc:
-        bound.info("job_failed", error=exc.message)
-        ok = jobs_repo.finish(rt.engine, owner, job_id, attempt, status="failure", error=exc.message,
-                              result_key=None, total_pages=None, parsed_pages_count=0)
-        return "failure" if ok else ""
     status = "failure" if result.status == ConversionStatus.failure else "successful"
     key = None
     if result.pages:
@@ -74,6 +87,7 @@ def run_job(rt: Runtime, job: dict, owner: str) -> str:
                           total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count)
     if not ok and key:
         rt.storage.delete(key)  # another worker owns this job now; its result is the one kept
-    bound.info("job_finished", status=status if ok else "lost_lease", pages=result.parsed_pages_count,
-               timings={k: round(v, 4) for k, v in result.timings.items()})
+    log.info("job_finished", job_id=job_id, kind=job["kind"], attempt=attempt,
+             status=status if ok else "lost_lease", pages=result.parsed_pages_count,
+             timings={k: round(v, 4) for k, v in result.timings.items()})
     return status if ok else ""

@@ -8,7 +8,9 @@ the worker has threads, with the stage modules preloaded, so each costs a fork, 
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import resource
+import threading
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 
@@ -18,6 +20,14 @@ Convert = Callable[[DocumentInput], DocumentResult]
 
 _ctx = mp.get_context("forkserver")
 _ctx.set_forkserver_preload(["pipelines.document"])
+# At most this many conversion children at once in this process (``configure``).
+_slots = threading.BoundedSemaphore(os.cpu_count() or 1)
+
+
+def configure(max_children: int) -> None:
+    """Run at most ``max_children`` conversions at once (0: one per CPU)."""
+    global _slots
+    _slots = threading.BoundedSemaphore(max_children or os.cpu_count() or 1)
 
 
 def start() -> None:
@@ -36,6 +46,8 @@ def _child(conn: Connection, target: Convert, inp: DocumentInput, memory_mb: int
     except MemoryError:
         result = _failed(inp, f"the document needs more than {memory_mb} MiB of memory "
                               "(DOCKLAKE_JOB_MEMORY_MB)")
+    # Send back what was learnt about the input (its type), not its bytes.
+    result.input = result.input.model_copy(update={"data": b""})
     conn.send(result)
     conn.close()
 
@@ -50,6 +62,11 @@ def convert_isolated(inp: DocumentInput, *, timeout_s: float, memory_mb: int,
     """``target(inp)`` (default: ``pipelines.document.convert``) in a limited child process."""
     if target is None:
         from pipelines.document import convert as target
+    with _slots:
+        return _run_child(inp, timeout_s, memory_mb, target)
+
+
+def _run_child(inp: DocumentInput, timeout_s: float, memory_mb: int, target: Convert) -> DocumentResult:
     parent, child = _ctx.Pipe(duplex=False)
     proc = _ctx.Process(target=_child, args=(child, target, inp, memory_mb), daemon=True)
     proc.start()
@@ -61,6 +78,7 @@ def convert_isolated(inp: DocumentInput, *, timeout_s: float, memory_mb: int,
             except EOFError:
                 result = None  # type: ignore[assignment]
             if result is not None:
+                inp.mime_type = result.input.mime_type or inp.mime_type
                 result.input = inp
                 return result
         else:

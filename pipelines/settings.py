@@ -42,6 +42,8 @@ class Settings(BaseSettings):
     max_upload_bytes: int = 100 * 1024 * 1024
     job_timeout_s: float = 600.0
     job_memory_mb: int = 4096
+    split_pages: int = 20  # a PDF with more selected pages is converted in parallel parts
+    max_children: int = 0  # conversion child processes at once per worker (0: one per CPU)
     lease_s: float = 30.0
     dispatch_batch_size: int = 8
     dispatch_poll_s: float = 0.2

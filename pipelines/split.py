@@ -1,0 +1,93 @@
+"""Large documents in parts: a PDF with many selected pages is cut into page ranges that are
+converted in parallel (each in its own child process), then merged into one result.
+
+Whole-document passes run per part: running headers and footers are recognised by repetition
+within a part (parts hold ``part_pages`` pages, enough for that), header levels with
+``cross_page_header_detection`` are ranked within a part, and tables split across two parts are
+joined again after the merge. Chunks are made once, over the merged pages.
+"""
+
+from __future__ import annotations
+
+from pipelines.document import status_of
+from pipelines.models import DocumentInput, DocumentResult, ErrorItem
+from pipelines.stages import chunk as chunk_stage
+from pipelines.stages import detect, tables
+from pipelines.stages.pagerange import PageRange
+
+
+def page_count(inp: DocumentInput) -> int | None:
+    """Pages of a PDF (``None`` for other formats or a PDF that does not open: the conversion
+    itself reports why)."""
+    mime = detect.normalize_mime(inp.declared_mime_type) or detect.detect_mime(inp.data[:8192])
+    if mime != detect.PDF:
+        return None
+    from pipelines.stages import pdf_text
+
+    try:
+        doc = pdf_text.open_pdf(inp.data)
+    except Exception:  # noqa: BLE001 - encrypted, corrupt: convert() says so
+        return None
+    with pdf_text.PDFIUM_LOCK:
+        try:
+            return len(doc)
+        finally:
+            doc.close()
+
+
+def plan(inp: DocumentInput, part_pages: int) -> list[str]:
+    """Page ranges (``"a-b,c-d"``) of about ``part_pages`` selected pages each; ``[]`` when the
+    document is small enough to convert in one piece."""
+    total = page_count(inp)
+    if total is None or part_pages <= 0:
+        return []
+    pr = PageRange.parse(inp.page_range) or PageRange(((1, total),))
+    spans = [(lo, min(hi, total)) for lo, hi in pr.spans if lo <= total]
+    selected = sum(hi - lo + 1 for lo, hi in spans)
+    if selected <= part_pages * 3 // 2:
+        return []
+    parts: list[str] = []
+    current: list[str] = []
+    room = part_pages
+    for lo, hi in spans:
+        while lo <= hi:
+            take = min(room, hi - lo + 1)
+            current.append(f"{lo}-{lo + take - 1}" if take > 1 else str(lo))
+            lo += take
+            room -= take
+            if room == 0:
+                parts.append(",".join(current))
+                current, room = [], part_pages
+    if current:
+        parts.append(",".join(current))
+    return parts
+
+
+def part_input(inp: DocumentInput, page_range: str) -> DocumentInput:
+    return inp.model_copy(update={"page_range": page_range})
+
+
+def merge(inp: DocumentInput, parts: list[DocumentResult]) -> DocumentResult:
+    """One result from the parts' results (in any order)."""
+    result = DocumentResult(input=inp)
+    seen: set[tuple[str, str, int | None]] = set()
+    for part in parts:
+        result.total_pages = max(result.total_pages, part.total_pages)
+        result.pages += part.pages
+        for e in part.errors:
+            key = (e.stage, e.message, e.page_number)
+            if key not in seen:  # a document-level error is reported by every part
+                seen.add(key)
+                result.errors.append(ErrorItem.model_validate(e.model_dump()))
+        for k, v in part.timings.items():
+            result.timings[k] = result.timings.get(k, 0.0) + v
+    result.pages.sort(key=lambda p: p.page_number)
+    if inp.mime_type is None and parts:
+        inp.mime_type = parts[0].input.mime_type
+    opts = inp.parsing
+    if opts.table_merging:
+        result.merged_tables = tables.merge_tables([(p.page_number, p.fragments) for p in result.pages],
+                                                   opts.table_output_mode)
+    result = chunk_stage.chunk(result)
+    result.status = status_of(result)
+    return result
