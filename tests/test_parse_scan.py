@@ -74,6 +74,18 @@ def test_png_page_units_are_pixels_and_words_keep_boxes(scans) -> None:
         assert 0 <= f.bbox["y1"] < f.bbox["y2"] <= page.height
     words = ocr.tesseract_words(images.to_gray(imgs[0]))
     assert len(words) > 100 and all(w.x2 > w.x1 and w.y2 > w.y1 for w in words)
+    # the output keeps them: every OCR'd text fragment lists its words, each inside the fragment
+    texts = [f for f in page.fragments if f.fragment_type == "text"]
+    assert texts
+    for f in texts:
+        ws = f.content["words"]
+        assert " ".join(w["text"] for w in ws).split() == f.content["content"].split()
+        for w in ws:
+            b = w["bbox"]
+            assert f.bbox["x1"] - 1 <= b["x1"] < b["x2"] <= f.bbox["x2"] + 1
+            assert f.bbox["y1"] - 1 <= b["y1"] < b["y2"] <= f.bbox["y2"] + 1
+    digital = run(text_pdf(pages=1).data)
+    assert all("words" not in f.content for f in digital.pages[0].fragments)
 
 
 def test_multipage_tiff_respects_page_range(scans, monkeypatch: pytest.MonkeyPatch) -> None:

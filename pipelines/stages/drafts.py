@@ -39,6 +39,7 @@ class PageDraft:
     px_per_unit: float = 1.0  # raster pixels per page unit
     skew_angle: float | None = None
     page_image: str | None = None  # base64 PNG, once sealed
+    ocr: bool = False  # text from OCR: fragments keep their word boxes
 
 
 def seal(draft: PageDraft, include_images: bool, full_page: bool) -> PageDraft:
@@ -97,7 +98,7 @@ def finish(result: DocumentResult, drafts: list[PageDraft], opts: ParsingOptions
     full = result.input.enrichment.include_full_page_image
     for d in drafts:
         page = PageResult(page_number=d.number, width=round(d.width), height=round(d.height))
-        page.fragments = frag_mod.to_fragments(d.blocks, opts.table_output_mode)
+        page.fragments = frag_mod.to_fragments(d.blocks, opts.table_output_mode, with_words=d.ocr)
         if opts.skew_detection and d.skew_angle is not None:
             page.skew_angle = d.skew_angle
         if full:

@@ -61,8 +61,9 @@ def _content(b: Block, mode: str) -> dict[str, Any]:
     return {"content": text}
 
 
-def to_fragments(blocks: list[Block], mode: str) -> list[Fragment]:
-    """Fragments in reading order (header, body, footer) with bboxes in page units."""
+def to_fragments(blocks: list[Block], mode: str, with_words: bool = False) -> list[Fragment]:
+    """Fragments in reading order (header, body, footer) with bboxes in page units; with
+    ``with_words`` (OCR'd pages) text fragments also list their words with boxes."""
     head = [b for b in blocks if b.kind == "page_header"]
     foot = [b for b in blocks if b.kind in ("page_footer", "page_number")]
     body = [b for b in blocks if b.kind not in _MARGIN_KINDS]
@@ -73,6 +74,10 @@ def to_fragments(blocks: list[Block], mode: str) -> list[Fragment]:
             continue
         frag.reading_order = len(out)
         frag.bbox = bbox_dict(b.box)
+        if with_words and b.words and "words" not in frag.content and frag.fragment_type not in (
+                "table", "figure", "barcode", "signature"):
+            frag.content["words"] = [{"text": w.text, "bbox": bbox_dict((w.x1, w.y1, w.x2, w.y2))}
+                                     for w in b.words]
         out.append(frag)
     return out
 

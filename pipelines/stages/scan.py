@@ -79,7 +79,7 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
         r.x1, r.y1, r.x2, r.y2 = scale_box((r.x1, r.y1, r.x2, r.y2), s)
     width, height = gray.size[0] * s, gray.size[1] * s
     draft = PageDraft(number, width, height, skew_angle=angle,
-                      image=gray if keep_image else None, px_per_unit=1 / s)
+                      image=gray if keep_image else None, px_per_unit=1 / s, ocr=True)
     if opts.disable_layout_detection:
         draft.blocks = _text_only(words) + [Block(r.kind, (r.x1, r.y1, r.x2, r.y2), data=r.data)
                                             for r in regions]
