@@ -8,6 +8,7 @@ run:
 test:
 	bash scripts/bootstrap.sh test
 	.venv/bin/lint-imports
+	.venv/bin/ruff check api pipelines assets sandbox_runtime tests bench
 	.venv/bin/python -m pytest -ra $(PYTEST_ARGS)
 
 bench:

@@ -43,7 +43,7 @@ SCHEMA = pa.schema([
     ("pages", pa.list_(PAGE)),
     ("chunks", pa.list_(CHUNK)),
     ("errors", pa.list_(ERROR)),
-    ("extras", pa.string()),  # JSON: merged_tables, page_classes, structured_data, … 
+    ("extras", pa.string()),  # JSON: merged_tables, page_classes, structured_data, …
 ])
 
 

@@ -129,7 +129,7 @@ class ApiServer:
             env["DOCKLAKE_CATALOG_URL"] = self.catalog_url
         return env
 
-    def __enter__(self) -> "ApiServer":
+    def __enter__(self) -> ApiServer:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log = open(self.data_dir / "api.log", "wb")
         self.proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE], cwd=ROOT, env=self.env(),

@@ -31,10 +31,10 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests import docgen  # noqa: E402
 from pipelines.document import convert  # noqa: E402
 from pipelines.models import DocumentInput, ParsingOptions  # noqa: E402
 from pipelines.stages.tables import table_rows  # noqa: E402
+from tests import docgen  # noqa: E402
 
 
 @dataclass

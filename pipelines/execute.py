@@ -11,9 +11,9 @@ from assets import files as files_repo
 from assets import jobs as jobs_repo
 from assets.keys import Principal
 from assets.results import result_key, write_result
-from pipelines.errors import DocklakeError, DocumentError
-from pipelines.fetch import fetch
 from pipelines import split
+from pipelines.errors import DocumentError
+from pipelines.fetch import fetch
 from pipelines.isolation import convert_isolated
 from pipelines.models import (
     ConversionStatus,

@@ -14,7 +14,6 @@ from sqlalchemy import Engine
 
 from assets.catalog import make_engine
 from assets.storage import Storage
-from pipelines import isolation
 from pipelines.settings import Settings
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 
-
 from tests.helpers import free_port  # noqa: E402
 
 # Prefect reads its settings on first import, so the session's server address is fixed here,

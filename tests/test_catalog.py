@@ -586,7 +586,7 @@ def test_rare_file_name_filter_over_many_jobs(catalog_engine: Engine) -> None:
     n = jobs_repo.PROBE_ROWS + 500
     rows = [dict(id=f"parse_{i:08d}", organization_id=P.organization_id, project_id=P.project_id,
                  kind="parse", status="successful" if i % 2 else "failure",
-                 file_name=("Needle-%d.pdf" % i) if i % 2000 == 7 else f"doc_{i}.pdf",
+                 file_name=f"Needle-{i}.pdf" if i % 2000 == 7 else f"doc_{i}.pdf",
                  request={}, labels={}, created_us=1_000_000 + i, attempts=1, parsed_pages_count=1)
             for i in range(n)]
     rows.append({**rows[0], "id": "parse_other", "organization_id": "other-org", "file_name": "Needle-x.pdf"})

@@ -9,9 +9,17 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from tests.docgen import image_bytes, render_png, scanify, structured_pdf, tables_pdf, text_pdf, two_column_pdf
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
+from tests.docgen import (
+    image_bytes,
+    render_png,
+    scanify,
+    structured_pdf,
+    tables_pdf,
+    text_pdf,
+    two_column_pdf,
+)
 
 MARKS = {"barcode_detection": True, "signature_detection": True, "remove_strikethrough_lines": True}
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import base64
 
-from tests.docgen import cell_accuracy, docx_doc, pptx_doc, xlsx_doc
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
 from pipelines.stages.text import table_fragment
+from tests.docgen import cell_accuracy, docx_doc, pptx_doc, xlsx_doc
 
 
 def run(data: bytes, page_range: str | None = None, **opts: object):

@@ -4,12 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from tests.docgen import (cer, chart_pdf, encrypted_pdf, form_pdf, justified_pdf, structured_pdf, text_pdf,
-                    searchable_scan_pdf, toc_and_list_pdf, two_column_pdf,
-                    zero_page_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
 from pipelines.stages import pdf_text
+from tests.docgen import (
+    cer,
+    chart_pdf,
+    encrypted_pdf,
+    form_pdf,
+    justified_pdf,
+    searchable_scan_pdf,
+    structured_pdf,
+    text_pdf,
+    toc_and_list_pdf,
+    two_column_pdf,
+    zero_page_pdf,
+)
 
 
 def run(data: bytes, page_range: str | None = None, **opts: object):

@@ -9,9 +9,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.docgen import structured_pdf, two_column_pdf
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, ParsingOptions
+from tests.docgen import structured_pdf, two_column_pdf
 
 ALL = {"barcode_detection": True, "signature_detection": True, "remove_strikethrough_lines": True,
        "include_images": True, "table_merging": True, "skew_detection": True}

@@ -9,12 +9,21 @@ import statistics
 import pytest
 from PIL import Image
 
-from tests.docgen import (cell_accuracy, cer, chart_pdf, image_bytes, images_pdf, render_png, scanify,
-                    tables_pdf, text_pdf)
 from pipelines.document import convert
 from pipelines.models import ConversionStatus, DocumentInput, EnrichmentOptions, ParsingOptions
 from pipelines.stages import images, ocr
 from pipelines.stages.tables import table_rows
+from tests.docgen import (
+    cell_accuracy,
+    cer,
+    chart_pdf,
+    image_bytes,
+    images_pdf,
+    render_png,
+    scanify,
+    tables_pdf,
+    text_pdf,
+)
 
 
 def run(data: bytes, page_range: str | None = None, enrichment: EnrichmentOptions | None = None,

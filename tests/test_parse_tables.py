@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tests.docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
 from pipelines.stages.tables import table_rows
+from tests.docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf
 
 
 def run(data: bytes, **opts: object):

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-
-import orjson
 from typing import Annotated, Literal
 
+import orjson
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import Engine

@@ -18,8 +18,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.xycut import (FIG_CAPTION, TABLE_CAPTION, Region, _box, group_lines,
-                                    line_gap, line_text, reading_order)
+from pipelines.stages.xycut import (
+    FIG_CAPTION,
+    TABLE_CAPTION,
+    Region,
+    _box,
+    group_lines,
+    line_gap,
+    line_text,
+    reading_order,
+)
 
 __all__ = ["Block", "Region", "group_lines", "layout_page", "line_text", "reading_order"]
 

@@ -22,8 +22,15 @@ import statistics
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
 from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
-from pipelines.stages.drafts import (PageDraft, drop_inside, finish, mark_regions, seal,
-                                     selected_pages, strike_blocks)
+from pipelines.stages.drafts import (
+    PageDraft,
+    drop_inside,
+    finish,
+    mark_regions,
+    seal,
+    selected_pages,
+    strike_blocks,
+)
 from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page

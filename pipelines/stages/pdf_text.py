@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import ctypes
 import re
+import threading
 import unicodedata
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
-import threading
-
-from pipelines.errors import CorruptDocument, EncryptedDocument, EmptyDocument
+from pipelines.errors import CorruptDocument, EmptyDocument, EncryptedDocument
 from pipelines.stages.geometry import PageContent, Rule, Word
 
 # PDFium is not thread-safe and jobs run in worker threads: every call into it holds this lock

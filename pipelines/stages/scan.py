@@ -23,8 +23,14 @@ from PIL import Image
 
 from pipelines.models import ParsingOptions
 from pipelines.stages import barcodes, deskew, marks, ocr, tables
-from pipelines.stages.drafts import (PageDraft, drop_inside, mark_regions, scale_box, scale_words,
-                                     strike_blocks)
+from pipelines.stages.drafts import (
+    PageDraft,
+    drop_inside,
+    mark_regions,
+    scale_box,
+    scale_words,
+    strike_blocks,
+)
 from pipelines.stages.geometry import Word, inside, overlap
 from pipelines.stages.images import to_gray
 from pipelines.stages.layout import Block, Region, layout_page

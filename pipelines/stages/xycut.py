@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 import statistics
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
 
@@ -38,7 +38,7 @@ class Region:
     data: dict[str, Any] = field(default_factory=dict)
 
 
-Item = Union[Word, Region]
+Item = Word | Region
 
 
 def _box(it: Item) -> Box:

@@ -1,7 +1,7 @@
 """initial catalog: api keys, files, jobs
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-22 02:26:23.171249
 """
 import sqlalchemy as sa

@@ -12,7 +12,6 @@ Create Date: 2026-11-22 02:45:00
 """
 from alembic import op
 
-
 revision = '0002'
 down_revision = '0001'
 branch_labels = None
