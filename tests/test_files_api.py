@@ -121,6 +121,9 @@ def test_every_endpoint_needs_a_valid_bearer(client: TestClient, headers: dict) 
         assert r.headers["www-authenticate"] == "Bearer"
     assert client.get("/healthz").status_code == 200
     assert client.get("/metrics").status_code == 200
+    assert client.get("/docs").status_code == 200
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/documents/v2/files", "/documents/v2/parse", "/documents/v2/parse/{parse_id}"} <= set(paths)
 
 
 def test_missing_part_broken_body_and_oversize_leave_nothing(client: TestClient, services: Services) -> None:

@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from pipelines.errors import InvalidPageRange
-from pipelines.models import DocumentResult, PageResult, ParsingOptions
+from pipelines.errors import DocklakeError, InvalidPageRange
+from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
 from pipelines.stages import fragments as frag_mod
 from pipelines.stages.geometry import Box, Word, inside, union
 from pipelines.stages.images import png_base64
@@ -107,3 +107,13 @@ def finish(result: DocumentResult, drafts: list[PageDraft], opts: ParsingOptions
     if opts.table_merging:
         result.merged_tables = frag_mod.tables.merge_tables(
             [(p.page_number, p.fragments) for p in result.pages], opts.table_output_mode)
+    for e in result.errors:  # failed pages still appear, empty, so the page count adds up
+        if e.page_number is not None and all(p.page_number != e.page_number for p in result.pages):
+            result.pages.append(PageResult(page_number=e.page_number))
+    result.pages.sort(key=lambda p: p.page_number)
+
+
+def page_failed(result: DocumentResult, page_number: int, exc: Exception) -> None:
+    """Record that one page could not be read; the other pages go on."""
+    message = exc.message if isinstance(exc, DocklakeError) else f"{type(exc).__name__}: {exc}"
+    result.errors.append(ErrorItem(stage="load", message=message, page_number=page_number))

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import statistics
 
-from pipelines.errors import DocklakeError
-from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
+from pipelines.models import DocumentResult, ParsingOptions
 from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
 from pipelines.stages.drafts import (
     PageDraft,
     drop_inside,
     finish,
     mark_regions,
+    page_failed,
     seal,
     selected_pages,
     strike_blocks,
@@ -53,16 +53,9 @@ def load(result: DocumentResult) -> None:
             try:
                 full = inp.enrichment.include_full_page_image
                 drafts.append(seal(_page(doc, n - 1, opts, plumber, full), opts.include_images, full))
-            except DocklakeError as exc:
-                result.errors.append(ErrorItem(stage="load", message=exc.message, page_number=n))
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink the document
-                result.errors.append(ErrorItem(stage="load", page_number=n,
-                                               message=f"{type(exc).__name__}: {exc}"))
+                page_failed(result, n, exc)
         finish(result, drafts, opts)
-        for e in result.errors:  # failed pages still appear, empty, so the page count adds up
-            if e.page_number is not None and all(p.page_number != e.page_number for p in result.pages):
-                result.pages.append(PageResult(page_number=e.page_number))
-        result.pages.sort(key=lambda p: p.page_number)
     finally:
         plumber.close()
         with pdf_text.PDFIUM_LOCK:

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from PIL import Image
 
-from pipelines.errors import DocklakeError
-from pipelines.models import DocumentResult, ErrorItem, PageResult
+from pipelines.models import DocumentResult
 from pipelines.stages import scan
-from pipelines.stages.drafts import PageDraft, finish, seal, selected_pages
+from pipelines.stages.drafts import PageDraft, finish, page_failed, seal, selected_pages
 from pipelines.stages.images import OCR_DPI, dpi_of, frame_count, frames, open_image
 
 
@@ -37,13 +36,6 @@ def load(result: DocumentResult) -> None:
                                       max(1, round(frame.height * scale))), Image.LANCZOS)
             draft = scan.raster_page(frame, n, 1 / scale, dpi * scale or OCR_DPI, opts, keep)
             drafts.append(seal(draft, opts.include_images, inp.enrichment.include_full_page_image))
-        except DocklakeError as exc:
-            result.errors.append(ErrorItem(stage="load", message=exc.message, page_number=n))
         except Exception as exc:  # noqa: BLE001 - a broken frame must not sink the document
-            result.errors.append(ErrorItem(stage="load", page_number=n,
-                                           message=f"{type(exc).__name__}: {exc}"))
+            page_failed(result, n, exc)
     finish(result, drafts, opts)
-    for e in result.errors:
-        if e.page_number is not None and all(p.page_number != e.page_number for p in result.pages):
-            result.pages.append(PageResult(page_number=e.page_number))
-    result.pages.sort(key=lambda p: p.page_number)
