@@ -16,7 +16,7 @@ import uuid
 import structlog
 
 from assets import jobs as jobs_repo
-from pipelines.flows import process_jobs
+from pipelines.flows import mark_abandoned, process_jobs
 from pipelines.runtime import Runtime
 
 log = structlog.get_logger("docklake.dispatcher")
@@ -64,6 +64,9 @@ class Dispatcher:
         try:
             pairs = [(j["id"], j["kind"]) for j in batch]
             log.info("batch_claimed", owner=self.owner, jobs=[j for j, _ in pairs])
+            abandoned = {j["flow_run_id"] for j in batch if j["attempts"] > 1 and j["flow_run_id"]}
+            if abandoned:
+                await mark_abandoned(abandoned)
             await process_jobs(pairs, self.owner, first_job=pairs[0][0])
         except Exception as exc:  # noqa: BLE001 - the flow failed as a whole; leases will expire
             log.error("flow_failed", error=repr(exc))

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from uuid import UUID
 
+import structlog
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
@@ -19,6 +21,8 @@ from pipelines import execute, split
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentInput, DocumentResult
 from pipelines.runtime import current
+
+log = structlog.get_logger("docklake.flows")
 
 
 @task(name="convert-pages", task_run_name="{job_id}-pages-{page_range}", cache_policy=NO_CACHE)
@@ -44,6 +48,27 @@ async def process_document(job_id: str, kind: str, owner: str) -> str:
     else:
         result = await asyncio.to_thread(execute.convert, rt, inp, deadline)
     return await asyncio.to_thread(execute.complete_job, rt, job, owner, result)
+
+
+async def mark_abandoned(flow_run_ids: set[str]) -> int:
+    """Mark the flow runs of a dead worker ``Crashed`` (Prefect OSS would show them running
+    forever); returns how many changed. Best effort: the catalog, not Prefect, is the truth."""
+    from prefect.client.orchestration import get_client
+    from prefect.states import Crashed
+
+    changed = 0
+    async with get_client() as client:
+        for run_id in flow_run_ids:
+            try:
+                run = await client.read_flow_run(UUID(run_id))
+                if run.state is not None and not run.state.is_final():
+                    await client.set_flow_run_state(
+                        run.id, Crashed(message="its worker stopped; the jobs were claimed again"),
+                        force=True)
+                    changed += 1
+            except Exception as exc:  # noqa: BLE001
+                log.warning("mark_abandoned_failed", flow_run_id=run_id, error=repr(exc))
+    return changed
 
 
 @flow(name="docklake-jobs", flow_run_name="jobs-{first_job}", log_prints=False,

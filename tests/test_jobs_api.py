@@ -198,6 +198,43 @@ def test_job_of_a_dead_worker_is_reclaimed_and_finished_once(client: TestClient,
     assert row["status"] == "successful" and row["attempts"] == 2 and row["error"] is None
 
 
+def test_flow_run_of_a_dead_worker_is_marked_crashed(client: TestClient, run_jobs,
+                                                     services: Services) -> None:
+    import asyncio
+
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+
+    @flow(name="docklake-jobs-dead")
+    def started_and_abandoned() -> str:
+        from prefect.runtime import flow_run
+
+        return str(flow_run.get_id())
+
+    # a flow run left "Running" by a worker that died
+    run_id = started_and_abandoned()
+
+    async def force_running() -> None:
+        from prefect.states import Running
+
+        async with get_client() as c:
+            await c.set_flow_run_state(run_id, Running(), force=True)
+
+    asyncio.run(force_running())
+    pid = submit(client, {"raw_text": "again", "mime_type": "text/plain"}).json()["parse_id"]
+    jobs_repo.claim(services.engine, "dead-worker", 10, lease_s=0.1)
+    jobs_repo.set_flow_run(services.engine, "dead-worker", [pid], run_id)
+    time.sleep(0.2)
+    assert run_jobs() == 1
+
+    async def state() -> str:
+        async with get_client() as c:
+            return (await c.read_flow_run(run_id)).state.type.value
+
+    assert asyncio.run(state()) == "CRASHED"
+    assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["status"] == "successful"
+
+
 def test_a_job_that_keeps_killing_workers_ends_in_failure(client: TestClient, run_jobs,
                                                          services: Services) -> None:
     pid = submit(client, {"raw_text": "poison", "mime_type": "text/plain"}).json()["parse_id"]
