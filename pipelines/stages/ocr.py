@@ -34,7 +34,10 @@ from PIL import Image
 
 from pipelines.stages.geometry import Word
 
-TESSDATA = os.environ.get("DOCKLAKE_TESSDATA", "/usr/share/tesseract-ocr/5/tessdata/")
+_TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata/", "/usr/share/tesseract-ocr/4.00/tessdata/",
+                  "/usr/share/tessdata/")
+# Where Debian's tesseract-ocr-* packages put the language data.
+TESSDATA = next((d for d in _TESSDATA_DIRS if os.path.isdir(d)), _TESSDATA_DIRS[0])
 ENGINES = {None: "tesseract", "": "tesseract", "model01": "tesseract", "model02": "rapidocr",
            "model03": "rapidocr", "gemini3": "tesseract"}
 
