@@ -55,6 +55,13 @@ def test_bad_requests_get_api_errors(client: TestClient, body: dict, status: int
     assert client.get("/documents/v2/parse", headers=A).json()["items"] == []  # nothing was created
 
 
+def test_raw_text_over_the_upload_limit_is_refused(client: TestClient, services: Services) -> None:
+    services.settings.max_upload_bytes = 1000
+    r = submit(client, {"raw_text": "é" * 600, "mime_type": "text/plain"})  # 1200 bytes in UTF-8
+    assert r.status_code == 413 and "DOCKLAKE_MAX_UPLOAD_BYTES" in r.json()["message"]
+    assert submit(client, {"raw_text": "e" * 600, "mime_type": "text/plain"}).status_code == 200
+
+
 def test_invalid_bodies_are_422_text_plain(client: TestClient) -> None:
     for body in ('{"raw_text": 5}', '{"parsing_options": {"chunking_strategy": "diagonal"}}', "{not json"):
         r = client.post("/documents/v2/parse", content=body,

@@ -20,7 +20,7 @@ from assets.keys import Principal
 from assets.pagination import MAX_LIMIT
 from assets.results import read_result
 from assets.storage import Storage
-from pipelines.errors import InvalidMimeType, InvalidRequest, NotFound
+from pipelines.errors import InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
 from pipelines.fetch import check_url
 from pipelines.models import JobKind, JobStatus, ParseRequest
 from pipelines.settings import Settings
@@ -50,6 +50,9 @@ def validate_source(req: ParseRequest, principal: Principal, engine: Engine, set
         raise InvalidRequest("table_parsing_format 'vlm' needs a VLM provider, and none is configured; "
                              "use 'tsr'")
     if req.raw_text is not None:
+        if len(req.raw_text.encode("utf-8")) > settings.max_upload_bytes:
+            raise PayloadTooLarge(f"raw_text is larger than the upload limit of {settings.max_upload_bytes} "
+                                  "bytes (DOCKLAKE_MAX_UPLOAD_BYTES); upload it as a file")
         mime = normalize_mime(req.mime_type)
         if mime is None:
             raise InvalidMimeType("mime_type is required with raw_text")
