@@ -14,6 +14,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from pipelines.children import die_with_parent
 from pipelines.settings import Settings
 
 app = typer.Typer(help="docklake: self-hosted document ingestion and sandboxes.", no_args_is_help=True)
@@ -70,7 +71,7 @@ class Child:
     def start(self) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
         self.proc = subprocess.Popen(self.cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=die_with_parent)
 
     def check(self) -> None:
         if self.proc is not None and self.proc.poll() is not None:
@@ -130,6 +131,12 @@ def serve(
                 prefect.start()
 
     threading.Thread(target=supervise, daemon=True).start()
+    def on_term(signum: int, _frame: object) -> None:
+        # uvicorn re-raises the signal it caught once it has shut down; ending here (instead of
+        # dying by the signal) lets the finally below stop the workers and the Prefect server.
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_term)
     base = f"http://{settings.host}:{settings.port}"
     console.print(f"[bold]docklake[/] API on {base}  (docs {base}/docs)")
     if settings.managed_prefect:

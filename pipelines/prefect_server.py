@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 
+from pipelines.children import die_with_parent
 from pipelines.settings import Settings
 
 
@@ -61,7 +62,7 @@ class ManagedPrefectServer:
                "--port", str(self.settings.prefect_port)]
         log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
         self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+                                     start_new_session=True, preexec_fn=die_with_parent)
         if not wait_healthy(self.api_url, timeout_s):
             self.stop()
             raise RuntimeError(f"the Prefect server did not become healthy; see {self.log_path}")

@@ -84,17 +84,28 @@ def worker_pids(data_dir: Path) -> list[int]:
     return pids
 
 
+def stop(svc: Service) -> None:
+    """SIGTERM, as a user stopping ``docklake serve``; it must take its workers with it."""
+    svc.proc.send_signal(signal.SIGTERM)
+    try:
+        svc.proc.wait(40)
+    except subprocess.TimeoutExpired:
+        os.killpg(svc.proc.pid, signal.SIGKILL)
+        raise
+    deadline = time.monotonic() + 30
+    while worker_pids(svc.data_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = worker_pids(svc.data_dir)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert left == [], "docklake serve left its workers running"
+
+
 @pytest.fixture
 def service(tmp_path: Path, prefect_api: str) -> Iterator[Service]:
     svc = start_service(tmp_path / "svc", prefect_api)
     yield svc
-    svc.proc.send_signal(signal.SIGTERM)
-    try:
-        svc.proc.wait(30)
-    except subprocess.TimeoutExpired:
-        os.killpg(svc.proc.pid, signal.SIGKILL)
-    for pid in worker_pids(svc.data_dir):
-        os.kill(pid, signal.SIGKILL)
+    stop(svc)
 
 
 def first_key(svc: Service) -> str:
@@ -181,7 +192,7 @@ def test_kill_9_loses_no_job_and_finishes_none_twice(tmp_path: Path, prefect_api
             time.sleep(0.05)
         unfinished = [i for i in c.get("/documents/v2/parse", params={"limit": 100}).json()["items"]
                       if i["status"] != "successful"]
-    kill(svc)  # the API and the worker die mid-stream, leases held
+    kill(svc)  # the API and the worker die at once, mid-stream, leases held
     assert unfinished  # work was in flight when it died
     assert worker_pids(data) == []
     svc2 = start_service(data, prefect_api, port=int(svc.base.rsplit(":", 1)[1]),
@@ -189,8 +200,7 @@ def test_kill_9_loses_no_job_and_finishes_none_twice(tmp_path: Path, prefect_api
     try:
         done = wait_terminal(svc2.base, key, ids, timeout=180)
     finally:
-        svc2.proc.send_signal(signal.SIGTERM)
-        svc2.proc.wait(30)
+        stop(svc2)
     assert {r["status"] for r in done.values()} == {"successful"}
     assert [done[i]["chunks"][0]["content"] for i in ids] == [f"document {n}" for n in range(40)]
     # exactly one stored result per job: nobody finished a job twice
@@ -226,3 +236,17 @@ def test_client_that_hangs_up_mid_upload_leaves_nothing(service: Service) -> Non
         list((service.data_dir / "storage" / "files").rglob("*")) == []
     metrics = httpx.get(service.base + "/metrics").text
     assert 'docklake_http_requests_total{method="PUT",route="/documents/v2/files",status="499"} 1.0' in metrics
+
+
+def test_workers_follow_serve_when_it_is_killed(tmp_path: Path, prefect_api: str) -> None:
+    svc = start_service(tmp_path / "orphan", prefect_api)
+    deadline = time.monotonic() + 30
+    while not worker_pids(svc.data_dir):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    svc.proc.kill()  # SIGKILL: no cleanup code runs in serve
+    svc.proc.wait(10)
+    deadline = time.monotonic() + 30
+    while worker_pids(svc.data_dir) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert worker_pids(svc.data_dir) == []
