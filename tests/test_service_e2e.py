@@ -58,14 +58,15 @@ def start_service(data_dir: Path, prefect_api: str, port: int | None = None, **e
 
 
 def kill(svc: Service, sig: int = signal.SIGKILL) -> None:
+    """A host crash: the worker (its own session) and serve die at once, no cleanup runs. The
+    worker goes first, so it cannot hand its jobs back when serve's death signals it."""
+    for pid in worker_pids(svc.data_dir):
+        os.kill(pid, sig)
     try:
         os.killpg(svc.proc.pid, sig)
     except ProcessLookupError:
         pass
     svc.proc.wait(30)
-    # the worker runs in its own session: kill it as well, as a host crash would
-    for pid in worker_pids(svc.data_dir):
-        os.kill(pid, sig)
     deadline = time.monotonic() + 15
     while worker_pids(svc.data_dir) and time.monotonic() < deadline:
         time.sleep(0.05)
