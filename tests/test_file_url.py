@@ -56,3 +56,70 @@ def test_file_url_fetch_when_private_addresses_are_allowed(client: TestClient, r
     assert missing["status"] == "failure" and "HTTP 404" in missing["error"]
     moved = client.get(f"/documents/v2/parse/{ids['moved']}", headers=A).json()
     assert moved["status"] == "failure" and "redirect" in moved["error"]
+
+
+def test_the_download_connects_to_the_address_that_was_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    """DNS rebinding: the name resolves to a public address when checked and to loopback
+    afterwards; the download must go to the checked address, with the name kept in Host/SNI."""
+    import socket
+
+    import httpx
+
+    from pipelines import fetch
+
+    answers = iter(["93.184.216.34", "127.0.0.1", "127.0.0.1"])
+
+    def fake_getaddrinfo(host, port, *a, **kw):  # type: ignore[no-untyped-def]
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (next(answers), port))]
+
+    monkeypatch.setattr(socket, "getaddrinfo", fake_getaddrinfo)
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, content=b"public bytes")
+
+    data, _, name = fetch.fetch("https://files.example.com:8443/a/report.pdf", max_bytes=100,
+                                timeout_s=5, allow_private=False, transport=httpx.MockTransport(handler))
+    assert data == b"public bytes" and name == "report.pdf"
+    (req,) = seen
+    assert req.url.host == "93.184.216.34" and req.url.port == 8443
+    assert req.headers["host"] == "files.example.com:8443"
+    assert req.extensions["sni_hostname"] == "files.example.com"
+
+
+@pytest.mark.parametrize("address", ["::ffff:127.0.0.1", "2002:7f00:1::1", "64:ff9b::a9fe:a9fe", "::127.0.0.1",
+                                     "169.254.169.254", "10.0.0.1", "fd00::1", "::1"])
+def test_non_public_addresses_in_every_form_are_refused(address: str) -> None:
+    import ipaddress
+
+    from pipelines.fetch import is_public
+
+    assert not is_public(ipaddress.ip_address(address))
+    assert is_public(ipaddress.ip_address("93.184.216.34"))
+
+
+@pytest.mark.parametrize("url", ["http://example.com:99999/x.pdf", "http://[::1/x.pdf", "file:///etc/passwd"])
+def test_malformed_file_urls_are_400(client: TestClient, url: str) -> None:
+    r = client.post("/documents/v2/parse", json={"file_url": url}, headers=A)
+    assert r.status_code == 400 and r.json()["code"] == "INVALID_FILE"
+
+
+def test_a_slow_drip_download_stops_at_its_time_limit() -> None:
+    import time
+
+    import httpx
+
+    from pipelines.errors import DocumentError
+    from pipelines.fetch import fetch
+
+    def drip():  # type: ignore[no-untyped-def]
+        for _ in range(100):
+            time.sleep(0.05)
+            yield b"x"
+
+    transport = httpx.MockTransport(lambda r: httpx.Response(200, content=drip()))
+    t0 = time.monotonic()
+    with pytest.raises(DocumentError, match="longer than 0.3 s"):
+        fetch("http://127.0.0.1:9/slow", max_bytes=1000, timeout_s=0.3, allow_private=True, transport=transport)
+    assert time.monotonic() - t0 < 2
