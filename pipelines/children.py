@@ -7,12 +7,15 @@ import signal
 
 _PR_SET_PDEATHSIG = 1
 
+# Resolved once in the parent, so the forked child only makes the call.
+try:
+    _prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux
+    _prctl = None
 
-def die_with_parent() -> None:
-    """``preexec_fn`` for ``subprocess.Popen``: the child gets SIGTERM when its parent dies,
-    however it dies (Linux ``prctl(PR_SET_PDEATHSIG)``; a no-op elsewhere)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
-    except OSError:
-        pass
+
+def die_with_parent(sig: int = signal.SIGTERM) -> None:
+    """Ask the kernel to send ``sig`` to this process when its parent dies, however it dies
+    (Linux ``prctl(PR_SET_PDEATHSIG)``; a no-op elsewhere). Usable as ``preexec_fn``."""
+    if _prctl is not None:
+        _prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)

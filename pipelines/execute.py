@@ -14,7 +14,7 @@ from assets.results import result_key, write_result
 from pipelines import split
 from pipelines.errors import DocumentError
 from pipelines.fetch import fetch
-from pipelines.isolation import convert_isolated
+from pipelines.isolation import IsolatedFailure, convert_isolated, run_isolated
 from pipelines.models import (
     ConversionStatus,
     DocumentInput,
@@ -66,12 +66,25 @@ def convert(rt: Runtime, inp: DocumentInput, deadline: float, page_range: str | 
     return convert_isolated(part, timeout_s=remaining(deadline), memory_mb=rt.settings.job_memory_mb)
 
 
+def plan(rt: Runtime, inp: DocumentInput, deadline: float) -> list[str]:
+    """The page ranges to convert in parallel, or ``[]``. Counting pages opens the document, so
+    it happens in a limited child process like the conversion itself."""
+    if rt.settings.split_pages <= 0 or not split.is_pdf(inp):
+        return []
+    try:
+        return run_isolated(split.plan, inp, rt.settings.split_pages,
+                            timeout_s=min(60.0, remaining(deadline)), memory_mb=rt.settings.job_memory_mb)
+    except IsolatedFailure:
+        return []  # the conversion will meet the same problem and report it
+
+
 def fail_job(rt: Runtime, job: dict, owner: str, message: str) -> str:
     """Close a claimed job as ``failure``; returns the status ("" if we lost the lease)."""
     log.info("job_failed", job_id=job["id"], kind=job["kind"], attempt=job["attempts"], error=message)
     ok = jobs_repo.finish(rt.engine, owner, job["id"], job["attempts"], status="failure", error=message,
                           result_key=None, total_pages=None, parsed_pages_count=0)
     return "failure" if ok else ""
+
 
 
 def complete_job(rt: Runtime, job: dict, owner: str, result: DocumentResult) -> str:

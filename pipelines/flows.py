@@ -20,7 +20,7 @@ from assets import jobs as jobs_repo
 from pipelines import execute, split
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentInput, DocumentResult
-from pipelines.runtime import current
+from pipelines.runtime import Runtime, current
 
 log = structlog.get_logger("docklake.flows")
 
@@ -36,14 +36,26 @@ async def process_document(job_id: str, kind: str, owner: str) -> str:
     job = await asyncio.to_thread(jobs_repo.get_job_by_id, rt.engine, job_id)
     if job is None or job["lease_owner"] != owner or job["status"] != "processing":
         return "skipped"  # deleted, or reclaimed by another worker
-    deadline = time.monotonic() + rt.settings.job_timeout_s
+    limit = rt.settings.job_timeout_s
+    try:
+        # The children enforce the limit on conversions; this bounds everything else too.
+        return await asyncio.wait_for(_process(rt, job, owner, time.monotonic() + limit), limit + 60)
+    except TimeoutError:
+        message = f"the job took longer than {limit:g} s (DOCKLAKE_JOB_TIMEOUT_S)"
+    except Exception as exc:  # noqa: BLE001 - one job's failure must not sink its batch
+        log.exception("job_crashed", job_id=job_id)
+        message = f"internal error while processing the document: {type(exc).__name__}: {exc}"
+    return await asyncio.to_thread(execute.fail_job, rt, job, owner, message)
+
+
+async def _process(rt: Runtime, job: dict, owner: str, deadline: float) -> str:
     try:
         inp = await asyncio.to_thread(execute.load_input, rt, job)
     except DocklakeError as exc:
         return await asyncio.to_thread(execute.fail_job, rt, job, owner, exc.message)
-    ranges = await asyncio.to_thread(split.plan, inp, rt.settings.split_pages)
+    ranges = await asyncio.to_thread(execute.plan, rt, inp, deadline)
     if ranges:
-        parts = await asyncio.gather(*(convert_pages(job_id, inp, r, deadline) for r in ranges))
+        parts = await asyncio.gather(*(convert_pages(job["id"], inp, r, deadline) for r in ranges))
         result = split.merge(inp, list(parts))
     else:
         result = await asyncio.to_thread(execute.convert, rt, inp, deadline)
@@ -79,5 +91,5 @@ async def process_jobs(jobs: list[tuple[str, str]], owner: str, first_job: str =
     run_id = flow_run.get_id()
     if run_id:
         jobs_repo.set_flow_run(rt.engine, owner, [j for j, _ in jobs], str(run_id))
-    results = await asyncio.gather(*(process_document(j, k, owner) for j, k in jobs))
-    return {j: r for (j, _), r in zip(jobs, results, strict=True)}
+    results = await asyncio.gather(*(process_document(j, k, owner) for j, k in jobs), return_exceptions=True)
+    return {j: r if isinstance(r, str) else f"error: {r!r}" for (j, _), r in zip(jobs, results, strict=True)}

@@ -16,11 +16,18 @@ from pipelines.stages import detect, tables
 from pipelines.stages.pagerange import PageRange
 
 
+def is_pdf(inp: DocumentInput) -> bool:
+    """Cheap (header only): whether ``plan`` could split this document."""
+    mime = detect.normalize_mime(inp.declared_mime_type)
+    if mime in (None, detect.OCTET):
+        mime = detect.detect_mime(inp.data[:8192])
+    return mime == detect.PDF
+
+
 def page_count(inp: DocumentInput) -> int | None:
     """Pages of a PDF (``None`` for other formats or a PDF that does not open: the conversion
-    itself reports why)."""
-    mime = detect.normalize_mime(inp.declared_mime_type) or detect.detect_mime(inp.data[:8192])
-    if mime != detect.PDF:
+    itself reports why). Opens the document: run it where a hostile file can do no harm."""
+    if not is_pdf(inp):
         return None
     from pipelines.stages import pdf_text
 

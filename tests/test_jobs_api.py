@@ -251,3 +251,22 @@ def test_a_job_that_keeps_killing_workers_ends_in_failure(client: TestClient, ru
     run_jobs()
     res = client.get(f"/documents/v2/parse/{pid}", headers=A).json()
     assert res["status"] == "failure" and "giving up" in res["error"]
+
+
+def test_an_unexpected_error_fails_its_own_job_only(client: TestClient, run_jobs,
+                                                   services: Services) -> None:
+    fid = client.put("/documents/v2/files", files={"file": ("lost.txt", b"bytes lost")},
+                     headers=A).json()["file_id"]
+    lost = submit(client, {"file_id": fid}).json()["parse_id"]
+    good = submit(client, {"raw_text": "fine", "mime_type": "text/plain"}).json()["parse_id"]
+    # the catalog still names the file, but its bytes are gone from storage
+    from assets import files as files_repo
+    from assets.keys import Principal
+
+    rec = files_repo.get_file(services.engine, Principal("org-a", "proj-a", ""), fid)
+    services.storage.delete(rec.storage_key)
+    assert run_jobs() == 2
+    bad = client.get(f"/documents/v2/parse/{lost}", headers=A).json()
+    assert bad["status"] == "failure" and "FileNotFoundError" in bad["error"]
+    assert client.get(f"/documents/v2/parse/{good}", headers=A).json()["status"] == "successful"
+    assert jobs_repo.get_job_by_id(services.engine, good)["attempts"] == 1  # its batch was not lost
