@@ -38,6 +38,7 @@ STATUS: list[tuple[type[e.DocklakeError], int]] = [
     (e.NotFound, 404),
     (e.Conflict, 409),
     (e.PayloadTooLarge, 413),
+    (e.InvalidQuery, 422),
     (e.InvalidRequest, 400),
     (e.DocumentError, 400),
 ]

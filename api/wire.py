@@ -10,7 +10,7 @@ from fastapi.responses import Response
 
 from assets.files import FileRecord
 from assets.pagination import Page
-from pipelines.errors import InvalidRequest
+from pipelines.errors import InvalidQuery
 from pipelines.models import ParseRequest
 
 
@@ -35,8 +35,7 @@ def parse_rfc3339(value: str | None, name: str) -> int | None:
     try:
         dt = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise InvalidRequest(f"{name} must be an RFC 3339 timestamp, got {value!r}",
-                             code="INVALID_QUERY_PARAMS") from None
+        raise InvalidQuery(f"{name} must be an RFC 3339 timestamp, got {value!r}") from None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     return int(dt.timestamp() * 1_000_000)

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from sqlalchemy import Select, tuple_
 
-from pipelines.errors import InvalidRequest
+from pipelines.errors import InvalidQuery
 
 MAX_LIMIT = 1000
 
@@ -23,7 +23,7 @@ def decode_cursor(cursor: str) -> tuple[int, str]:
         ts, _, row_id = raw.partition(":")
         return int(ts), row_id
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InvalidRequest("invalid cursor", code="INVALID_QUERY_PARAMS") from exc
+        raise InvalidQuery("invalid cursor: pass a cursor returned by a previous page") from exc
 
 
 @dataclass
@@ -50,6 +50,8 @@ def paginate(conn: Any, query: Select, created_col: Any, id_col: Any, *, cursor:
              direction: Literal["next", "prev"], limit: int) -> Page:
     """Run ``query`` one page at a time; rows must expose ``created_us`` and ``id``."""
     query = in_page_order(query, created_col, id_col, cursor=cursor, direction=direction)
+    if limit == 0:  # a page of nothing has no neighbours to point at
+        return Page([], False, None, None)
     rows = list(conn.execute(query.limit(limit + 1)).mappings())
     more = len(rows) > limit
     rows = rows[:limit]

@@ -2,6 +2,7 @@
 
     DocklakeError
     ├── InvalidRequest            – the request cannot be served as given (400)
+    │   ├── InvalidQuery          – a list query parameter is invalid (422)
     │   ├── InvalidPageRange
     │   ├── InvalidMimeType
     │   └── InvalidFile           – unknown/invalid file id, broken upload
@@ -34,6 +35,10 @@ class DocklakeError(Exception):
 
 class InvalidRequest(DocklakeError):
     code = "INVALID_CONFIGURATION"
+
+
+class InvalidQuery(InvalidRequest):
+    code = "INVALID_QUERY_PARAMS"
 
 
 class InvalidPageRange(InvalidRequest):

@@ -26,7 +26,7 @@ from assets.catalog import api_keys, jobs, make_engine, migrate, now_us
 from assets.files import FileRecord
 from assets.keys import Principal
 from assets.pagination import Page
-from pipelines.errors import InvalidRequest
+from pipelines.errors import InvalidQuery
 from tests.postgres import admin_execute
 
 P = Principal("org-a", "proj-a", "key_a")
@@ -380,10 +380,10 @@ def test_list_jobs_limit_zero_and_empty_and_bad_cursor(catalog_engine: Engine) -
         [], False, None, None)
     made = _jobs_with_ties(catalog_engine, 4)
     zero = jobs_repo.list_jobs(catalog_engine, P, f, cursor=None, direction="next", limit=0)
-    assert zero.rows == [] and zero.has_more
+    assert (zero.rows, zero.has_more, zero.next_cursor) == ([], False, None)  # nothing to page on
     first = jobs_repo.list_jobs(catalog_engine, P, f, cursor=None, direction="next", limit=4)
     assert ids(first) == newest_first(made) and not first.has_more
-    with pytest.raises(InvalidRequest):
+    with pytest.raises(InvalidQuery):
         jobs_repo.list_jobs(catalog_engine, P, f, cursor="%%not-a-cursor", direction="next",
                             limit=10)
 
@@ -515,7 +515,7 @@ def test_list_files_pages_and_filters(catalog_engine: Engine, limit: int) -> Non
     assert names_of(file_name="_") == {"a_b.txt"}
     assert names_of(created_after=T0 + 10, created_before=T0 + 30) == {"a_b.txt", "x.bin"}
     zero = list_page(cursor=None, direction="next", limit=0)
-    assert zero.rows == [] and zero.has_more
+    assert zero.rows == [] and not zero.has_more
 
 
 # -------------------------------------------------------------------------------------- keys

@@ -86,7 +86,7 @@ def test_list_has_both_spellings_filters_and_pages(client: TestClient) -> None:
                        headers=A).json()
     assert [i["file_name"] for i in after["items"]] == ["Report-5.txt"]
     zero = client.get("/documents/v2/files", params={"limit": 0}, headers=A).json()
-    assert zero["items"] == [] and zero["has_more"] is True
+    assert zero["items"] == [] and zero["has_more"] is False and zero["next_cursor"] is None
 
 
 def test_delete_then_gone_and_bad_ids(client: TestClient, services: Services) -> None:

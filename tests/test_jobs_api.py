@@ -71,8 +71,9 @@ def test_invalid_bodies_are_422_text_plain(client: TestClient) -> None:
     r = client.get("/documents/v2/parse", params={"status": "done", "limit": -1}, headers=A)
     assert r.status_code == 422 and r.headers["content-type"] == "application/json"
     assert r.json()["code"] == "INVALID_QUERY_PARAMS"
-    r = client.get("/documents/v2/parse", params={"created_after": "yesterday"}, headers=A)
-    assert r.status_code == 400 and r.json()["code"] == "INVALID_QUERY_PARAMS"
+    for bad in ({"created_after": "yesterday"}, {"cursor": "!!!"}):
+        r = client.get("/documents/v2/parse", params=bad, headers=A)
+        assert r.status_code == 422 and r.json()["code"] == "INVALID_QUERY_PARAMS", bad
 
 
 def test_parse_file_end_to_end(client: TestClient, run_jobs, services: Services) -> None:
