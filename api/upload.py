@@ -17,6 +17,8 @@ from api.errors import ClientClosed
 from pipelines.errors import InvalidRequest, PayloadTooLarge
 
 FILE_PARTS = ("file_bytes", "file")
+MAX_FIELD_BYTES = 64 * 1024  # all non-file parts together (labels)
+MAX_LABELS = 100
 
 
 @dataclass
@@ -51,6 +53,7 @@ class _State:
         self.file_name: str | None = None
         self.labels: dict[str, str] = {}
         self.file_seen = False
+        self.field_bytes = 0
         self.ended = False
         self.error: Exception | None = None
 
@@ -97,14 +100,18 @@ class _State:
             self.fh.write(piece)  # type: ignore[union-attr]
         else:
             self.value += piece
-            if len(self.value) > 64 * 1024:
-                self.error = InvalidRequest("a form field is larger than 64 KiB", code="INVALID_MULTIPART")
+            self.field_bytes += len(piece)
+            if self.field_bytes > MAX_FIELD_BYTES:
+                self.error = InvalidRequest("the form fields besides the file exceed 64 KiB in all",
+                                            code="INVALID_MULTIPART")
 
     def on_part_end(self) -> None:
         if self.is_file and self.fh is not None:
             self.fh.close()
         elif self.part_name == "labels" and not self.error:
             self._add_labels(self.value.decode("utf-8", "replace"))
+            if len(self.labels) > MAX_LABELS:
+                self.error = InvalidRequest(f"more than {MAX_LABELS} labels", code="INVALID_MULTIPART")
 
     def on_end(self) -> None:
         self.ended = True
@@ -154,9 +161,15 @@ async def receive_upload(request: Request, spool_dir: str, max_bytes: int) -> Up
     st = _State(spool_dir, max_bytes)
     cb = {n: getattr(st, n) for n in ("on_part_begin", "on_part_data", "on_part_end", "on_header_field",
                                        "on_header_value", "on_header_end", "on_headers_finished", "on_end")}
-    parser = MultipartParser(boundary, cb)  # type: ignore[arg-type]
+    parser = MultipartParser(boundary, cb, max_header_size=4096)  # type: ignore[arg-type]
+    budget = max_bytes + MAX_FIELD_BYTES + 1024 * 1024  # the file, the fields, boundaries, headers
+    received = 0
     try:
         async for chunk in request.stream():
+            received += len(chunk)
+            if received > budget:  # whatever Content-Length said (or did not say)
+                raise PayloadTooLarge(f"the upload exceeds the limit of {max_bytes} bytes "
+                                      "(DOCKLAKE_MAX_UPLOAD_BYTES)")
             if chunk:
                 parser.write(chunk)
             if st.error:

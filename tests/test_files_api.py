@@ -144,3 +144,23 @@ def test_missing_part_broken_body_and_oversize_leave_nothing(client: TestClient,
     assert client.get("/documents/v2/files", headers=A).json()["items"] == []
     spool = services.settings.data_dir / "spool"
     assert not spool.exists() or list(spool.iterdir()) == []
+
+
+def test_form_fields_are_bounded_in_size_and_number(client: TestClient, services: Services) -> None:
+    many = [("labels", (None, f"k{i}=" + "v" * 1000)) for i in range(100)]
+    r = client.put("/documents/v2/files", files=[("file", ("a.txt", b"x")), *many], headers=A)
+    assert r.status_code == 400 and "64 KiB" in r.json()["message"]
+    too_many = [("labels", (None, f"k{i}=v")) for i in range(101)]
+    r = client.put("/documents/v2/files", files=[("file", ("a.txt", b"x")), *too_many], headers=A)
+    assert r.status_code == 400 and "100 labels" in r.json()["message"]
+    services.settings.max_upload_bytes = 1000
+
+    def chunked():  # no Content-Length: only the bytes received count
+        yield b'--B\r\nContent-Disposition: form-data; name="file_bytes"; filename="a"\r\n\r\n'
+        for _ in range(100):
+            yield b"y" * 100_000
+
+    r = client.put("/documents/v2/files", content=chunked(),
+                   headers={**A, "content-type": "multipart/form-data; boundary=B"})
+    assert r.status_code == 413
+    assert client.get("/documents/v2/files", headers=A).json()["items"] == []
