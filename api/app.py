@@ -9,6 +9,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from api import errors
+from api.limits import BodyLimitMiddleware
 from api.logging import RequestContextMiddleware
 from api.routes import files, health, jobs
 from api.services import Services
@@ -38,6 +39,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
                   description="Self-hosted document ingestion and sandboxes, Tensorlake-compatible.")
     if services is not None:
         app.state.services = services
+    app.add_middleware(BodyLimitMiddleware)
     app.add_middleware(RequestContextMiddleware)
     errors.install(app)
     app.include_router(health.router)

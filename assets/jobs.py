@@ -40,6 +40,11 @@ def new_job_id() -> str:
     return "parse_" + secrets.token_hex(12)
 
 
+def raw_text_key(p: Principal, job_id: str) -> str:
+    """Where a job's ``raw_text`` is kept (in storage, not in the catalog row)."""
+    return f"texts/{p.organization_id}/{p.project_id}/{job_id}.txt"
+
+
 @dataclass
 class JobFilter:
     status: str | None = None
@@ -69,9 +74,10 @@ def _file_name_contains(engine: Engine, needle: str) -> Any:
 
 def create_job(engine: Engine, p: Principal, *, kind: str, request: dict[str, Any],
                labels: dict[str, Any], file_id: str | None, file_name: str | None,
-               dataset_id: str | None = None, dataset_name: str | None = None) -> dict[str, Any]:
+               dataset_id: str | None = None, dataset_name: str | None = None,
+               job_id: str | None = None) -> dict[str, Any]:
     row = dict(
-        id=new_job_id(), organization_id=p.organization_id, project_id=p.project_id, kind=kind,
+        id=job_id or new_job_id(), organization_id=p.organization_id, project_id=p.project_id, kind=kind,
         status="pending", dataset_id=dataset_id, dataset_name=dataset_name, file_id=file_id,
         file_name=file_name, request=request, labels=labels, created_us=now_us(), attempts=0,
         parsed_pages_count=0,
@@ -85,6 +91,12 @@ def get_job(engine: Engine, p: Principal, job_id: str) -> dict[str, Any] | None:
     with engine.connect() as conn:
         row = conn.execute(select(jobs).where(_scoped(p), jobs.c.id == job_id)).mappings().first()
     return dict(row) if row else None
+
+
+def get_status(engine: Engine, p: Principal, job_id: str) -> str | None:
+    """Just the status: what a progress stream polls."""
+    with engine.connect() as conn:
+        return conn.execute(select(jobs.c.status).where(_scoped(p), jobs.c.id == job_id)).scalar()
 
 
 def get_job_by_id(engine: Engine, job_id: str) -> dict[str, Any] | None:
@@ -124,13 +136,16 @@ def _conditions(p: Principal, f: JobFilter, *, indexed: bool = True) -> list[Any
     return conds
 
 
+LISTED = [c for c in jobs.c if c.name != "request"]  # listings never need the request body
+
+
 def list_jobs(engine: Engine, p: Principal, f: JobFilter, *, cursor: str | None, direction: str,
               limit: int) -> Page:
-    q = select(jobs).where(*_conditions(p, f))
+    q = select(*LISTED).where(*_conditions(p, f))
     with engine.connect() as conn:
         if f.file_name:
             if _rare_on_sqlite(conn, q, f.file_name, cursor, direction, limit):
-                q = select(jobs).where(*_conditions(p, f, indexed=False),
+                q = select(*LISTED).where(*_conditions(p, f, indexed=False),
                                        literal_column("jobs.rowid").in_(_fts_rowids(f.file_name)))
             q = q.where(_file_name_contains(engine, f.file_name))
         page = paginate(conn, q, jobs.c.created_us, jobs.c.id, cursor=cursor,

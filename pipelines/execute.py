@@ -39,6 +39,11 @@ def load_input(rt: Runtime, job: dict) -> DocumentInput:
             raise DocumentError(f"file {req.file_id} no longer exists")
         data = rt.storage.read_bytes(rec.storage_key)
         name = name or rec.file_name
+    elif job["request"].get("raw_text_key"):
+        try:
+            data = rt.storage.read_bytes(job["request"]["raw_text_key"])
+        except FileNotFoundError:
+            raise DocumentError("the job's raw_text is missing from storage") from None
     elif req.raw_text is not None:
         data = req.raw_text.encode("utf-8")
     elif req.file_url:

@@ -60,6 +60,17 @@ def test_raw_text_over_the_upload_limit_is_refused(client: TestClient, services:
     r = submit(client, {"raw_text": "é" * 600, "mime_type": "text/plain"})  # 1200 bytes in UTF-8
     assert r.status_code == 413 and "DOCKLAKE_MAX_UPLOAD_BYTES" in r.json()["message"]
     assert submit(client, {"raw_text": "e" * 600, "mime_type": "text/plain"}).status_code == 200
+    huge = b'{"raw_text": "' + b"x" * 3_000_000 + b'", "mime_type": "text/plain"}'
+    r = client.post("/documents/v2/parse", content=huge, headers={**A, "content-type": "application/json"})
+    assert r.status_code == 413  # refused by its size, before it is parsed
+
+    def chunks():  # the same without a Content-Length: counted as it arrives
+        yield huge[:1000]
+        for i in range(1000, len(huge), 100_000):
+            yield huge[i:i + 100_000]
+
+    r = client.post("/documents/v2/parse", content=chunks(), headers={**A, "content-type": "application/json"})
+    assert r.status_code == 413
 
 
 def test_invalid_bodies_are_422_text_plain(client: TestClient) -> None:
@@ -271,3 +282,17 @@ def test_an_unexpected_error_fails_its_own_job_only(client: TestClient, run_jobs
     assert bad["status"] == "failure" and "FileNotFoundError" in bad["error"]
     assert client.get(f"/documents/v2/parse/{good}", headers=A).json()["status"] == "successful"
     assert jobs_repo.get_job_by_id(services.engine, good)["attempts"] == 1  # its batch was not lost
+
+
+def test_raw_text_lives_in_storage_not_in_the_catalog(client: TestClient, run_jobs,
+                                                      services: Services) -> None:
+    text = "a long text " * 1000
+    pid = submit(client, {"raw_text": text, "mime_type": "text/plain"}).json()["parse_id"]
+    row = jobs_repo.get_job_by_id(services.engine, pid)
+    assert "raw_text" not in row["request"]
+    key = row["request"]["raw_text_key"]
+    assert services.storage.read_bytes(key) == text.encode()
+    run_jobs()
+    assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["chunks"][0]["content"] == text.strip()
+    assert client.delete(f"/documents/v2/parse/{pid}", headers=A).status_code == 204
+    assert not services.storage.exists(key)

@@ -16,6 +16,7 @@ from api.metrics import JOBS_SUBMITTED
 from api.wire import JSON, paginated, parse_result, parse_rfc3339, rfc3339
 from assets import files as files_repo
 from assets import jobs as jobs_repo
+from assets.jobs import raw_text_key
 from assets.keys import Principal
 from assets.pagination import MAX_LIMIT
 from assets.results import read_result
@@ -70,26 +71,37 @@ def validate_source(req: ParseRequest, principal: Principal, engine: Engine, set
 
 
 def _submit(kind: JobKind, req: ParseRequest, principal: Principal, engine: Engine,
-            settings: Settings) -> dict:
+            storage: Storage, settings: Settings) -> dict:
     file_name = validate_source(req, principal, engine, settings)
-    job = jobs_repo.create_job(
-        engine, principal, kind=kind.value, request=req.model_dump(mode="json", exclude_none=True),
-        labels=req.labels or {}, file_id=req.file_id, file_name=file_name,
-    )
+    job_id = jobs_repo.new_job_id()
+    request = req.model_dump(mode="json", exclude_none=True)
+    text_key = None
+    if req.raw_text is not None:  # the text goes to storage, not into the catalog row
+        text_key = raw_text_key(principal, job_id)
+        storage.put_bytes(text_key, request.pop("raw_text").encode("utf-8"))
+        request["raw_text_key"] = text_key
+    try:
+        job = jobs_repo.create_job(engine, principal, kind=kind.value, request=request,
+                                   labels=req.labels or {}, file_id=req.file_id, file_name=file_name,
+                                   job_id=job_id)
+    except Exception:
+        if text_key:
+            storage.delete(text_key)
+        raise
     JOBS_SUBMITTED.labels(kind=kind.value).inc()
     return {"parse_id": job["id"], "created_at": rfc3339(job["created_us"])}
 
 
 @router.post("/parse", response_class=JSON)
 async def create_parse(req: ParseRequest, principal: PrincipalDep, engine: EngineDep,
-                       settings: SettingsDep) -> JSON:
-    return JSON(await run_in_threadpool(_submit, JobKind.parse, req, principal, engine, settings))
+                       storage: StorageDep, settings: SettingsDep) -> JSON:
+    return JSON(await run_in_threadpool(_submit, JobKind.parse, req, principal, engine, storage, settings))
 
 
 @router.post("/read", response_class=JSON)
 async def create_read(req: ParseRequest, principal: PrincipalDep, engine: EngineDep,
-                      settings: SettingsDep) -> JSON:
-    return JSON(await run_in_threadpool(_submit, JobKind.read, req, principal, engine, settings))
+                      storage: StorageDep, settings: SettingsDep) -> JSON:
+    return JSON(await run_in_threadpool(_submit, JobKind.read, req, principal, engine, storage, settings))
 
 
 @router.get("/parse", response_class=JSON)
@@ -157,10 +169,15 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, en
             if await request.is_disconnected():
                 return
             await asyncio.sleep(SSE_POLL_S)
-            try:
-                current = await run_in_threadpool(_load, engine, storage, principal, parse_id, with_options)
-            except NotFound:
+            status_now = await run_in_threadpool(jobs_repo.get_status, engine, principal, parse_id)
+            if status_now is None:
                 current = {**current, "status": "failure", "error": "the parse job was deleted"}
+            elif status_now != status:
+                try:
+                    current = await run_in_threadpool(_load, engine, storage, principal, parse_id,
+                                                      with_options)
+                except NotFound:
+                    current = {**current, "status": "failure", "error": "the parse job was deleted"}
 
     return EventSourceResponse(events(), ping=15)
 
@@ -172,8 +189,9 @@ async def delete_parse(parse_id: str, principal: PrincipalDep, engine: EngineDep
         job = jobs_repo.delete_job(engine, principal, parse_id)
         if job is None:
             raise NotFound(f"parse job {parse_id} not found")
-        if job["result_key"]:
-            storage.delete(job["result_key"])
+        for key in (job["result_key"], job["request"].get("raw_text_key")):
+            if key:
+                storage.delete(key)
 
     await run_in_threadpool(run)
     return Response(status_code=204)
