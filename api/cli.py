@@ -51,8 +51,7 @@ def _ensure_first_key(settings: Settings) -> None:
 
     engine = make_engine(settings.catalog_url)
     migrate(engine)
-    for token, org, project in settings.configured_keys:
-        keys_repo.add_key(engine, token, org, project)
+    keys_repo.sync_configured(engine, settings.configured_keys)
     if keys_repo.count_keys(engine) == 0:
         token = keys_repo.create_key(engine, "default", "default")
         console.print(f"[bold green]API key[/] (organization 'default', project 'default'; shown once, "
@@ -197,6 +196,24 @@ def keys_create(
     engine = make_engine(settings.catalog_url)
     migrate(engine)
     print(keys_repo.create_key(engine, org, project))
+
+
+@keys_app.command("revoke")
+def keys_revoke(
+    token: Annotated[str, typer.Argument(help="The API key to revoke.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Revoke an API key (a running service stops accepting it within 30 s)."""
+    from assets import keys as keys_repo
+    from assets.catalog import make_engine, migrate
+
+    settings = _settings(data_dir)
+    engine = make_engine(settings.catalog_url)
+    migrate(engine)
+    if not keys_repo.revoke(engine, token):
+        console.print("[red]no such key[/]")
+        raise typer.Exit(1)
+    console.print("revoked")
 
 
 def main() -> None:

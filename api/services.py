@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
@@ -13,29 +14,33 @@ from assets.keys import Principal
 from assets.storage import Storage
 from pipelines.settings import Settings
 
+AUTH_CACHE_S = 30.0
+
 
 @dataclass
 class Services:
     settings: Settings
     engine: Engine
     storage: Storage
-    _auth_cache: dict[str, Principal] = field(default_factory=dict)
+    _auth_cache: dict[str, tuple[Principal, float]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
         engine = make_engine(settings.catalog_url)
         migrate(engine)
-        for token, org, project in settings.configured_keys:
-            keys_repo.add_key(engine, token, org, project)
+        keys_repo.sync_configured(engine, settings.configured_keys)
         return cls(settings, engine, Storage(settings.storage_url))
 
     def cached_principal(self, token: str) -> Principal | None:
         with self._lock:
-            return self._auth_cache.get(keys_repo.hash_key(token))
+            hit = self._auth_cache.get(keys_repo.hash_key(token))
+        if hit is None or hit[1] < time.monotonic():
+            return None
+        return hit[0]
 
     def authenticate(self, token: str) -> Principal | None:
-        """The key's principal (cached once found; a key is never reassigned)."""
+        """The key's principal, cached for ``AUTH_CACHE_S`` (a revoked key stops within that)."""
         hit = self.cached_principal(token)
         if hit is not None:
             return hit
@@ -43,7 +48,7 @@ class Services:
         principal = keys_repo.lookup(self.engine, token)
         if principal is not None:
             with self._lock:
-                self._auth_cache[h] = principal
+                self._auth_cache[h] = (principal, time.monotonic() + AUTH_CACHE_S)
         return principal
 
     def close(self) -> None:

@@ -41,6 +41,8 @@ api_keys = Table(
     Column("organization_id", String(128), nullable=False),
     Column("project_id", String(128), nullable=False),
     Column("created_us", BigInteger, nullable=False),
+    # "config": from DOCKLAKE_API_KEYS (removed when no longer configured); "created": by the CLI.
+    Column("source", String(16), nullable=False, server_default="created"),
 )
 
 files = Table(

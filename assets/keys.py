@@ -6,7 +6,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
@@ -28,21 +28,39 @@ def new_token() -> str:
     return "dl_" + secrets.token_urlsafe(32)
 
 
-def add_key(engine: Engine, token: str, org: str, project: str) -> str:
-    """Store ``token`` (hashed) for org/project unless it is already known; return its id."""
+def add_key(engine: Engine, token: str, org: str, project: str, *, source: str = "created") -> str:
+    """Store ``token`` (hashed) for org/project unless it is already known; return its id.
+    A configured key (``source="config"``) that the configuration now assigns elsewhere moves."""
     h = hash_key(token)
     with write_txn(engine) as conn:
-        found = conn.execute(select(api_keys.c.id).where(api_keys.c.key_hash == h)).scalar()
+        found = conn.execute(select(api_keys).where(api_keys.c.key_hash == h)).mappings().first()
         if found:
-            return found
+            if source == "config" and (found["organization_id"], found["project_id"], found["source"]) != (
+                    org, project, source):
+                conn.execute(update(api_keys).where(api_keys.c.id == found["id"]).values(
+                    organization_id=org, project_id=project, source=source))
+            return found["id"]
         # Processes starting together register the same configured keys: on a conflict the
         # other one's row wins (Postgres waits for it to commit), so none of them fails.
         dialect_insert = pg_insert if conn.dialect.name == "postgresql" else sqlite_insert
         conn.execute(dialect_insert(api_keys).values(
             id="key_" + secrets.token_hex(8), key_hash=h, organization_id=org, project_id=project,
-            created_us=now_us(),
+            created_us=now_us(), source=source,
         ).on_conflict_do_nothing(index_elements=["key_hash"]))
         return conn.execute(select(api_keys.c.id).where(api_keys.c.key_hash == h)).scalar_one()
+
+
+def sync_configured(engine: Engine, configured: list[tuple[str, str, str]]) -> None:
+    """Make the ``config`` keys exactly ``configured`` (token, org, project): add or move the
+    listed ones, delete the ones no longer listed."""
+    keep = {add_key(engine, token, org, project, source="config") for token, org, project in configured}
+    with write_txn(engine) as conn:
+        conn.execute(delete(api_keys).where(api_keys.c.source == "config", api_keys.c.id.not_in(keep)))
+
+
+def revoke(engine: Engine, token: str) -> bool:
+    with write_txn(engine) as conn:
+        return bool(conn.execute(delete(api_keys).where(api_keys.c.key_hash == hash_key(token))).rowcount)
 
 
 def create_key(engine: Engine, org: str, project: str) -> str:

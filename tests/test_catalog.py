@@ -615,3 +615,17 @@ def test_rare_file_name_filter_over_many_jobs(catalog_engine: Engine) -> None:
     common = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(file_name="doc_"), cursor=None,
                                  direction="next", limit=3)
     assert ids(common) == [f"parse_{i:08d}" for i in (n - 1, n - 2, n - 3)] and common.has_more
+
+
+def test_configured_keys_follow_the_configuration_and_keys_can_be_revoked(catalog_engine: Engine) -> None:
+    keys_repo.sync_configured(catalog_engine, [("tok1", "org-a", "p"), ("tok2", "org-b", "p")])
+    made = keys_repo.create_key(catalog_engine, "org-c", "p")
+    assert keys_repo.lookup(catalog_engine, "tok1").organization_id == "org-a"
+    # the configuration moves tok1 to org-b and drops tok2; a key made with the CLI stays
+    keys_repo.sync_configured(catalog_engine, [("tok1", "org-b", "p2")])
+    moved = keys_repo.lookup(catalog_engine, "tok1")
+    assert (moved.organization_id, moved.project_id) == ("org-b", "p2")
+    assert keys_repo.lookup(catalog_engine, "tok2") is None
+    assert keys_repo.lookup(catalog_engine, made).organization_id == "org-c"
+    assert keys_repo.revoke(catalog_engine, made) and keys_repo.lookup(catalog_engine, made) is None
+    assert not keys_repo.revoke(catalog_engine, made)
