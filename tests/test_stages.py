@@ -140,3 +140,28 @@ def test_detect_mime_from_content() -> None:
     assert detect_mime(b"a,b\n1,2", "t.csv") == "text/csv"
     assert detect_mime(b"just words") == "text/plain"
     assert detect_mime(b"\x00\x01\x02\x03garbage") == "application/octet-stream"
+
+
+def test_a_zip_with_a_huge_directory_is_not_inspected(tmp_path) -> None:
+    import io
+    import time
+    import zipfile
+
+    from pipelines.stages.detect import DOCX, detect_file
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("word/document.xml", "<w/>")
+        for i in range(20_000):
+            zf.writestr(f"junk/{i}", b"")
+    path = tmp_path / "bomb.docx"
+    path.write_bytes(buf.getvalue())
+    t0 = time.monotonic()
+    assert detect_file(str(path), "bomb.docx") == "application/zip"
+    assert time.monotonic() - t0 < 0.5
+    small = io.BytesIO()
+    with zipfile.ZipFile(small, "w") as zf:
+        zf.writestr("word/document.xml", "<w/>")
+    (tmp_path / "ok.docx").write_bytes(small.getvalue())
+    assert detect_file(str(tmp_path / "ok.docx")) == DOCX
+    assert detect_mime(small.getvalue()) == DOCX

@@ -42,7 +42,33 @@ def normalize_mime(mime: str | None) -> str | None:
     return _ALIASES.get(base, base)
 
 
+MAX_ZIP_ENTRIES = 10_000  # office files hold dozens to hundreds
+
+
+def _zip_entries(source: str | IO[bytes]) -> int | None:
+    """The entry count from the end-of-central-directory record, read without parsing the
+    directory (``None`` if there is no such record)."""
+    fh = open(source, "rb") if isinstance(source, str) else source  # noqa: SIM115
+    try:
+        fh.seek(0, io.SEEK_END)
+        size = fh.tell()
+        fh.seek(max(0, size - 65_557))
+        tail = fh.read()
+        at = tail.rfind(b"PK\x05\x06")
+        if at < 0 or at + 12 > len(tail):
+            return None
+        return int.from_bytes(tail[at + 10:at + 12], "little")
+    finally:
+        if isinstance(source, str):
+            fh.close()
+        else:
+            fh.seek(0)
+
+
 def _office_type(source: str | IO[bytes]) -> str | None:
+    entries = _zip_entries(source)
+    if entries is None or entries > MAX_ZIP_ENTRIES or entries == 0xFFFF:  # 0xFFFF: ZIP64, huge
+        return None
     try:
         with zipfile.ZipFile(source) as zf:
             names = zf.namelist()
