@@ -70,12 +70,15 @@ compact_job = define_asset_job("compact_datasets", selection=[dataset_tables, da
 def finished_jobs_sensor(context: SensorEvaluationContext, catalog: Catalog) -> SensorResult:
     engine, _ = catalog.handles()
     since = int(context.cursor or 0)
-    keys, newest = tables.dataset_keys_finished_since(engine, since)
+    found, newest = tables.dataset_keys_finished_since(engine, since)
     engine.dispose()
-    parts = [k.partition for k in keys]
+    parts = [k.partition for k, _ in found]
     known = set(context.instance.get_dynamic_partitions(datasets.name))
+    # A run key per dataset version: the overlap window finds the same versions again, and
+    # Dagster skips a run key it has seen.
     return SensorResult(
-        run_requests=[RunRequest(partition_key=p, run_key=f"{p}@{newest}") for p in parts],
+        run_requests=[RunRequest(partition_key=k.partition, run_key=f"{k.partition}@{version}")
+                      for k, version in found],
         dynamic_partitions_requests=[datasets.build_add_request([p for p in parts if p not in known])],
         cursor=str(newest),
     )

@@ -264,7 +264,7 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: str
             .where(jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.attempts == attempt,
                    jobs.c.status == "processing")
             .values(status=status, error=error, result_key=result_key, total_pages=total_pages,
-                    parsed_pages_count=parsed_pages_count, finished_us=now_us(),
+                    parsed_pages_count=parsed_pages_count, finished_us=_db_now_us(conn),
                     lease_owner=None, lease_expires_us=None)
         ).rowcount)
 

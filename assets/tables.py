@@ -53,16 +53,22 @@ class DatasetKey:
         return f"datasets/{self.partition}/{table}.parquet"
 
 
-def dataset_keys_finished_since(engine: Engine, since_us: int) -> tuple[list[DatasetKey], int]:
-    """Datasets with jobs finished after ``since_us``, and the newest finish time seen."""
+OVERLAP_US = 10 * 60 * 1_000_000
+
+
+def dataset_keys_finished_since(engine: Engine, since_us: int) -> tuple[list[tuple[DatasetKey, str]], int]:
+    """Datasets with jobs finished after ``since_us`` (looking ``OVERLAP_US`` further back, for
+    jobs that committed late with an earlier finish time), each with a version string that
+    changes whenever a job of it finishes; and the newest finish time seen."""
     ds = func.coalesce(jobs.c.dataset_id, NO_DATASET)
-    q = (select(jobs.c.organization_id, jobs.c.project_id, ds.label("ds"), func.max(jobs.c.finished_us))
-         .where(jobs.c.finished_us > since_us)
+    q = (select(jobs.c.organization_id, jobs.c.project_id, ds.label("ds"), func.max(jobs.c.finished_us),
+                func.count())
+         .where(jobs.c.finished_us > since_us - OVERLAP_US)
          .group_by(jobs.c.organization_id, jobs.c.project_id, ds))
     with engine.connect() as conn:
         rows = conn.execute(q).all()
     newest = max((r[3] for r in rows), default=since_us)
-    return [DatasetKey(r[0], r[1], r[2]) for r in rows], newest
+    return [(DatasetKey(r[0], r[1], r[2]), f"{r[3]}.{r[4]}") for r in rows], max(newest, since_us)
 
 
 def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]:

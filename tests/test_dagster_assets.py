@@ -46,10 +46,20 @@ def test_materialize_dataset_tables_and_query(client: TestClient, run_jobs, serv
     mat = instance.get_latest_materialization_event(dataset_stats.key).asset_materialization
     assert mat.metadata["successful_jobs"].value == 2 and mat.metadata["pages"].value == 3
 
-    # the sensor's cursor moves on: nothing new, no runs
-    again = finished_jobs_sensor(build_sensor_context(instance=instance, cursor=result.cursor,
-                                                      resources={"catalog": resource}))
-    assert again.run_requests == []
+    # nothing new: the same run keys again, which Dagster skips; a newly finished job changes
+    # its dataset's run key
+    def sensor_keys(cursor: str | None) -> dict[str, str]:
+        out = finished_jobs_sensor(build_sensor_context(instance=instance, cursor=cursor,
+                                                        resources={"catalog": resource}))
+        return {r.partition_key: r.run_key for r in out.run_requests}
+
+    first = {r.partition_key: r.run_key for r in result.run_requests}
+    assert sensor_keys(result.cursor) == first
+    client.post("/documents/v2/parse", json={"raw_text": "late", "mime_type": "text/plain"}, headers=B)
+    run_jobs()
+    later = sensor_keys(result.cursor)
+    assert later["org-a/proj-a/_"] == first["org-a/proj-a/_"]
+    assert later["org-b/proj-b/_"] != first["org-b/proj-b/_"]
 
 
 def test_workspace_loads_in_dagster() -> None:
