@@ -68,9 +68,9 @@ class Child:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen(self.cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True, preexec_fn=die_with_parent)
+        with open(self.log_path, "ab") as log:  # the child keeps its own copy of the descriptor
+            self.proc = subprocess.Popen(self.cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True, preexec_fn=die_with_parent)
 
     def check(self) -> None:
         if self.proc is not None and self.proc.poll() is not None:

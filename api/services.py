@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sqlalchemy import Engine
 
@@ -15,6 +16,23 @@ from assets.storage import Storage
 from pipelines.settings import Settings
 
 AUTH_CACHE_S = 30.0
+
+
+LEFTOVER_AGE_S = 3600.0
+
+
+def _sweep(spool: Path, storage: Storage) -> None:
+    """Remove what uploads and writes interrupted by a crash left behind (an hour old at least:
+    nothing still in flight)."""
+    cutoff = time.time() - LEFTOVER_AGE_S
+    if spool.is_dir():
+        for f in spool.glob("upload-*"):
+            try:
+                if f.stat().st_mtime < cutoff:
+                    f.unlink()
+            except FileNotFoundError:
+                pass
+    storage.sweep_tmp(LEFTOVER_AGE_S)
 
 
 @dataclass
@@ -30,7 +48,9 @@ class Services:
         engine = make_engine(settings.catalog_url)
         migrate(engine)
         keys_repo.sync_configured(engine, settings.configured_keys)
-        return cls(settings, engine, Storage(settings.storage_url))
+        storage = Storage(settings.storage_url)
+        _sweep(settings.data_dir / "spool", storage)
+        return cls(settings, engine, storage)
 
     def cached_principal(self, token: str) -> Principal | None:
         with self._lock:

@@ -6,6 +6,7 @@ crash or an interrupted upload never leaves a partial object under a real key.
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -80,6 +81,26 @@ class Storage:
             return []
         root = self.root + "/"
         return [p[len(root):] if p.startswith(root) else p for p in found]
+
+    def sweep_tmp(self, older_than_s: float) -> int:
+        """Delete temporary objects left by writers that died mid-write; returns how many."""
+        removed = 0
+        cutoff = time.time() - older_than_s
+        try:
+            entries = self.fs.ls(self.path("tmp"), detail=True)
+        except FileNotFoundError:
+            return 0
+        for e in entries:
+            stamp = e.get("mtime") or e.get("LastModified") or e.get("created")
+            if hasattr(stamp, "timestamp"):
+                stamp = stamp.timestamp()
+            if isinstance(stamp, (int, float)) and stamp < cutoff:
+                try:
+                    self.fs.rm(e["name"])
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+        return removed
 
     def ping(self) -> None:
         """Raise if the storage cannot be reached."""

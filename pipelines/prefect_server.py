@@ -60,9 +60,9 @@ class ManagedPrefectServer:
         env.pop("PREFECT_API_URL")
         cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
                "--port", str(self.settings.prefect_port)]
-        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
-        self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True, preexec_fn=die_with_parent)
+        with open(self.log_path, "ab") as log:  # the child keeps its own copy of the descriptor
+            self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                         start_new_session=True, preexec_fn=die_with_parent)
         if not wait_healthy(self.api_url, timeout_s):
             self.stop()
             raise RuntimeError(f"the Prefect server did not become healthy; see {self.log_path}")

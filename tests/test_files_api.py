@@ -164,3 +164,25 @@ def test_form_fields_are_bounded_in_size_and_number(client: TestClient, services
                    headers={**A, "content-type": "multipart/form-data; boundary=B"})
     assert r.status_code == 413
     assert client.get("/documents/v2/files", headers=A).json()["items"] == []
+
+
+def test_leftovers_of_a_crash_are_swept_at_start(settings) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import time
+
+    from api.services import Services
+    from assets.storage import Storage
+
+    spool = settings.data_dir / "spool"
+    spool.mkdir(parents=True)
+    old, fresh = spool / "upload-old", spool / "upload-new"
+    old.write_bytes(b"x")
+    fresh.write_bytes(b"y")
+    storage = Storage(settings.storage_url)
+    storage.put_bytes("tmp/dead-writer", b"z")
+    long_ago = time.time() - 7200
+    os.utime(old, (long_ago, long_ago))
+    os.utime(storage.path("tmp/dead-writer"), (long_ago, long_ago))
+    Services.build(settings).close()
+    assert not old.exists() and fresh.exists()  # an upload still in flight is left alone
+    assert not storage.exists("tmp/dead-writer")
