@@ -83,6 +83,14 @@ def plan(rt: Runtime, inp: DocumentInput, deadline: float) -> list[str]:
         return []  # the conversion will meet the same problem and report it
 
 
+def _drop_earlier_attempts(rt: Runtime, job: dict, keep: str | None) -> None:
+    """Results written by attempts whose worker died before closing the job."""
+    prefix = result_key(job["organization_id"], job["project_id"], job.get("dataset_id"), job["id"], 0)
+    for stale in rt.storage.list_keys(prefix.rsplit("/", 1)[0]):
+        if stale != keep:
+            rt.storage.delete(stale)
+
+
 def fail_job(rt: Runtime, job: dict, owner: str, message: str) -> str:
     """Close a claimed job as ``failure``; returns the status ("" if we lost the lease)."""
     log.info("job_failed", job_id=job["id"], kind=job["kind"], attempt=job["attempts"], error=message)
@@ -105,6 +113,8 @@ def complete_job(rt: Runtime, job: dict, owner: str, result: DocumentResult) -> 
                           total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count)
     if not ok and key:
         rt.storage.delete(key)  # another worker owns this job now; its result is the one kept
+    if ok and attempt > 1:
+        _drop_earlier_attempts(rt, job, key)
     log.info("job_finished", job_id=job_id, kind=job["kind"], attempt=attempt,
              status=status if ok else "lost_lease", pages=result.parsed_pages_count,
              timings={k: round(v, 4) for k, v in result.timings.items()})

@@ -201,9 +201,13 @@ def test_list_filters_and_delete(client: TestClient, run_jobs, services: Service
 def test_job_of_a_dead_worker_is_reclaimed_and_finished_once(client: TestClient, run_jobs,
                                                              services: Services) -> None:
     pid = submit(client, {"raw_text": "survives a crash", "mime_type": "text/plain"}).json()["parse_id"]
-    # A worker claims the job and dies without finishing it.
+    # A worker claims the job, writes its result and dies without closing the job.
     claimed = jobs_repo.claim(services.engine, "dead-worker", 10, lease_s=0.2)
     assert [j["id"] for j in claimed] == [pid]
+    from assets.results import result_key
+
+    stale = result_key("org-a", "proj-a", None, pid, 1)
+    services.storage.put_bytes(stale, b"half a result")
     assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["status"] == "processing"
     time.sleep(0.3)
     assert run_jobs() == 1
@@ -215,6 +219,7 @@ def test_job_of_a_dead_worker_is_reclaimed_and_finished_once(client: TestClient,
     with services.engine.connect() as conn:
         row = conn.execute(select(jobs_table).where(jobs_table.c.id == pid)).mappings().one()
     assert row["status"] == "successful" and row["attempts"] == 2 and row["error"] is None
+    assert not services.storage.exists(stale) and services.storage.exists(row["result_key"])
 
 
 def test_flow_run_of_a_dead_worker_is_marked_crashed(client: TestClient, run_jobs,
