@@ -71,7 +71,12 @@ def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb
     with _slots:
         parent, child = _ctx.Pipe(duplex=False)
         proc = _ctx.Process(target=_child, args=(child, fn, args, memory_mb, timeout_s), daemon=True)
-        proc.start()
+        try:
+            proc.start()
+        except OSError as exc:  # the fork server is gone or the system is out of processes
+            parent.close()
+            child.close()
+            raise IsolatedFailure(f"could not start a process for the document: {exc}") from exc
         child.close()
         try:
             if not parent.poll(timeout_s):
