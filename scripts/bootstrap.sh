@@ -32,8 +32,20 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 fi
 
-# Python environment: rebuilt when pyproject.toml changes.
+# Python environment: rebuilt when pyproject.toml changes. It must be a real directory in this
+# checkout with its own interpreter: a link, or an environment made elsewhere (its interpreter
+# outside the checkout), would run someone else's packages, so it is refused and rebuilt.
 py="${PYTHON:-python3}"
+if [ -L .venv ]; then
+  log "refusing .venv: it is a symbolic link ($(readlink .venv)), not an environment in this checkout; rebuilding it"
+  rm -f .venv
+elif [ -e .venv ]; then
+  prefix="$(.venv/bin/python -c 'import sys; print(sys.prefix)' 2>/dev/null || true)"
+  if [ "$(readlink -f "$prefix" 2>/dev/null)" != "$(readlink -f "$here/.venv")" ]; then
+    log "refusing .venv: its interpreter's environment is ${prefix:-unusable}, not $here/.venv; rebuilding it"
+    rm -rf .venv
+  fi
+fi
 stamp=".venv/.docklake-installed"
 want="$(sha256sum pyproject.toml constraints.txt | sha256sum | cut -c1-16)"
 if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
