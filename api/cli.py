@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -14,7 +13,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from pipelines.children import die_with_parent
 from pipelines.settings import Settings
 
 app = typer.Typer(help="docklake: self-hosted document ingestion and sandboxes.", no_args_is_help=True)
@@ -25,32 +23,33 @@ console = Console(stderr=True)
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="State directory (DOCKLAKE_DATA_DIR).")]
 
 
-def _settings(data_dir: Path | None, **overrides: object) -> Settings:
-    values = {k: v for k, v in overrides.items() if v is not None}
-    if data_dir is not None:
-        values["data_dir"] = data_dir
-    return Settings(**values)  # type: ignore[arg-type]
+def _settings(data_dir: Path | None, *, host: str | None = None, port: int | None = None,
+              workers: int | None = None) -> Settings:
+    """The settings from the environment, with what the command line says on top."""
+    settings = Settings(**({"data_dir": data_dir} if data_dir is not None else {}))
+    if host is not None:
+        settings.api.host = host
+    if port is not None:
+        settings.api.port = port
+    if workers is not None:
+        settings.worker.count = workers
+    return settings
 
 
 def _child_env(settings: Settings) -> dict[str, str]:
+    """A child's environment: this one, with every setting spelled out (so the child's settings
+    equal the parent's, command-line overrides included) and Prefect's variables."""
     from pipelines.prefect_server import prefect_env
 
-    env = {**os.environ, **prefect_env(settings)}
-    env.update({
-        "DOCKLAKE_DATA_DIR": str(settings.data_dir),
-        "DOCKLAKE_STORAGE_URL": settings.storage_url,
-        "DOCKLAKE_CATALOG_URL": settings.catalog_url,
-        "DOCKLAKE_PREFECT_API_URL": settings.effective_prefect_api_url,
-    })
-    return env
+    inherited = {k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")}
+    return {**inherited, **prefect_env(settings), **settings.environment()}
 
 
 def _ensure_first_key(settings: Settings) -> None:
     from assets import keys as keys_repo
-    from assets.catalog import make_engine, migrate
+    from assets.catalog import open_catalog
 
-    engine = make_engine(settings.catalog_url)
-    migrate(engine)
+    engine = open_catalog(settings.storage)
     keys_repo.sync_configured(engine, settings.configured_keys)
     if keys_repo.count_keys(engine) == 0:
         token = keys_repo.create_key(engine, "default", "default")
@@ -60,44 +59,19 @@ def _ensure_first_key(settings: Settings) -> None:
     engine.dispose()
 
 
-class Child:
-    """A supervised child process, restarted if it dies."""
-
-    def __init__(self, name: str, cmd: list[str], env: dict[str, str], log_path: Path) -> None:
-        self.name, self.cmd, self.env, self.log_path = name, cmd, env, log_path
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        with open(self.log_path, "ab") as log:  # the child keeps its own copy of the descriptor
-            self.proc = subprocess.Popen(self.cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=die_with_parent)
-
-    def check(self) -> None:
-        if self.proc is not None and self.proc.poll() is not None:
-            console.print(f"[yellow]{self.name} exited ({self.proc.returncode}); restarting[/]")
-            self.start()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-
-
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="Bind address (DOCKLAKE_HOST).")] = None,
-    port: Annotated[int | None, typer.Option(help="API port (DOCKLAKE_PORT).")] = None,
+    host: Annotated[str | None, typer.Option(help="Bind address (DOCKLAKE_API__HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="API port (DOCKLAKE_API__PORT).")] = None,
     data_dir: DataDir = None,
-    workers: Annotated[int | None, typer.Option(help="Worker processes (DOCKLAKE_WORKERS).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Worker processes (DOCKLAKE_WORKER__COUNT).")] = None,
 ) -> None:
-    """Run the API, the job workers and (unless DOCKLAKE_PREFECT_API_URL is set) a Prefect server."""
+    """Run the API, the job workers and (unless DOCKLAKE_PREFECT__API_URL is set) a Prefect server."""
     import uvicorn
 
     from api.app import create_app
-    from api.logging import configure_logging
+    from pipelines.children import Supervised
+    from pipelines.logs import configure_logging
     from pipelines.prefect_server import ManagedPrefectServer
 
     settings = _settings(data_dir, host=host, port=port, workers=workers)
@@ -111,10 +85,10 @@ def serve(
         prefect = ManagedPrefectServer(settings)
         prefect.start()
     env = _child_env(settings)
-    children = [
-        Child(f"worker-{i}", [sys.executable, "-m", "api.cli", "worker"], env,
-              settings.data_dir / f"worker-{i}.log")
-        for i in range(max(1, settings.workers))
+    children = [  # DOCKLAKE_WORKER__COUNT=0: an API-only node
+        Supervised(f"worker-{i}", [sys.executable, "-m", "api.cli", "worker"], env,
+                   settings.data_dir / f"worker-{i}.log")
+        for i in range(max(0, settings.worker.count))
     ]
     for c in children:
         c.start()
@@ -124,7 +98,10 @@ def serve(
     def supervise() -> None:
         while not stop.wait(2.0):
             for c in children:
-                c.check()
+                code = c.exited()
+                if code is not None:
+                    console.print(f"[yellow]{c.name} exited ({code}); restarting[/]")
+                    c.start()
             if prefect is not None and not prefect.alive():
                 console.print("[yellow]the Prefect server exited; restarting[/]")
                 prefect.start()
@@ -136,12 +113,12 @@ def serve(
         raise SystemExit(128 + signum)
 
     signal.signal(signal.SIGTERM, on_term)
-    base = f"http://{settings.host}:{settings.port}"
+    base = f"http://{settings.api.host}:{settings.api.port}"
     console.print(f"[bold]docklake[/] API on {base}  (docs {base}/docs)")
     if settings.managed_prefect:
         console.print(f"Prefect UI on {settings.effective_prefect_api_url.removesuffix('/api')}")
     try:
-        uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
+        uvicorn.run(create_app(settings), host=settings.api.host, port=settings.api.port, log_config=None,
                     access_log=False)
     finally:
         stop.set()
@@ -153,21 +130,22 @@ def serve(
 
 @app.command()
 def worker(data_dir: DataDir = None) -> None:
-    """Claim pending jobs and run them as Prefect flow runs (DOCKLAKE_PREFECT_API_URL)."""
+    """Claim pending jobs and run them as Prefect flow runs (DOCKLAKE_PREFECT__API_URL)."""
     settings = _settings(data_dir)
     from pipelines import isolation
     from pipelines.prefect_server import prefect_env
 
+    isolation.configure(settings.worker.max_children)
     isolation.start()  # the fork server for document children, before any thread exists
 
     # Prefect reads its settings when first imported: this is the composition root.
     for k, v in prefect_env(settings).items():
         os.environ.setdefault(k, v)
-    from api.logging import configure_logging
+    from pipelines.logs import configure_logging
 
     configure_logging(settings.log_level, settings.log_json)
     from pipelines.dispatcher import Dispatcher
-    from pipelines.runtime import Runtime, install
+    from pipelines.usecases.runtime import Runtime, install
 
     rt = Runtime.build(settings)
     install(rt)
@@ -190,11 +168,9 @@ def keys_create(
 ) -> None:
     """Create an API key for ORG/PROJECT and print it (only its hash is stored)."""
     from assets import keys as keys_repo
-    from assets.catalog import make_engine, migrate
+    from assets.catalog import open_catalog
 
-    settings = _settings(data_dir)
-    engine = make_engine(settings.catalog_url)
-    migrate(engine)
+    engine = open_catalog(_settings(data_dir).storage)
     print(keys_repo.create_key(engine, org, project))
 
 
@@ -203,13 +179,11 @@ def keys_revoke(
     token: Annotated[str, typer.Argument(help="The API key to revoke.")],
     data_dir: DataDir = None,
 ) -> None:
-    """Revoke an API key (a running service stops accepting it within 30 s)."""
+    """Revoke an API key (a running service stops accepting it within DOCKLAKE_API__AUTH_CACHE_S)."""
     from assets import keys as keys_repo
-    from assets.catalog import make_engine, migrate
+    from assets.catalog import open_catalog
 
-    settings = _settings(data_dir)
-    engine = make_engine(settings.catalog_url)
-    migrate(engine)
+    engine = open_catalog(_settings(data_dir).storage)
     if not keys_repo.revoke(engine, token):
         console.print("[red]no such key[/]")
         raise typer.Exit(1)

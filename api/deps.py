@@ -10,13 +10,12 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import Engine
 
 from api.errors import Unauthorized
 from api.services import Services
-from assets.keys import Principal
-from assets.storage import Storage
+from pipelines.records import Principal
 from pipelines.settings import Settings
+from pipelines.usecases.runtime import Runtime
 
 
 async def get_services(request: Request) -> Services:
@@ -30,12 +29,8 @@ async def get_settings(services: ServicesDep) -> Settings:
     return services.settings
 
 
-async def get_engine(services: ServicesDep) -> Engine:
-    return services.engine
-
-
-async def get_storage(services: ServicesDep) -> Storage:
-    return services.storage
+async def get_runtime(services: ServicesDep) -> Runtime:
+    return services.rt
 
 
 async def get_principal(request: Request, services: ServicesDep) -> Principal:
@@ -54,6 +49,5 @@ async def get_principal(request: Request, services: ServicesDep) -> Principal:
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
-EngineDep = Annotated[Engine, Depends(get_engine)]
-StorageDep = Annotated[Storage, Depends(get_storage)]
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]

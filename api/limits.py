@@ -22,7 +22,7 @@ class BodyLimitMiddleware:
                 or scope["path"] in UPLOAD_PATHS:
             await self.app(scope, receive, send)
             return
-        limit = scope["app"].state.services.settings.max_upload_bytes + SLACK
+        limit = scope["app"].state.services.settings.limits.max_upload_bytes + SLACK
         length = dict(scope.get("headers") or []).get(b"content-length", b"")
         if length.isdigit() and int(length) > limit:
             await _too_large(send, limit)
@@ -51,7 +51,7 @@ class BodyLimitMiddleware:
 
 
 async def _too_large(send: Send, limit: int) -> None:
-    body = json.dumps({"message": f"the request body exceeds {limit} bytes (DOCKLAKE_MAX_UPLOAD_BYTES)",
+    body = json.dumps({"message": f"the request body exceeds {limit} bytes (DOCKLAKE_LIMITS__MAX_UPLOAD_BYTES)",
                        "code": "INVALID_FILE", "timestamp": int(time.time() * 1000)}).encode()
     await send({"type": "http.response.start", "status": 413,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})

@@ -1,9 +1,7 @@
-"""Structured JSON logs (structlog) and a request-id / access-log / metrics middleware."""
+"""The request-id / access-log / metrics middleware (log setup: ``pipelines.logs``)."""
 
 from __future__ import annotations
 
-import logging
-import sys
 import time
 import uuid
 
@@ -13,22 +11,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from api.metrics import HTTP_LATENCY, HTTP_REQUESTS
 
 QUIET_PATHS = ("/healthz", "/readyz", "/metrics")
-
-
-def configure_logging(level: str = "INFO", json_logs: bool = True) -> None:
-    renderer = structlog.processors.JSONRenderer() if json_logs else structlog.dev.ConsoleRenderer()
-    structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            structlog.processors.format_exc_info,
-            renderer,
-        ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-        cache_logger_on_first_use=True,
-    )
 
 
 log = structlog.get_logger("docklake.http")

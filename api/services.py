@@ -1,4 +1,5 @@
-"""The handles the API needs, built once per app from the settings."""
+"""The handles the API needs, built once per app from the settings: the use cases' ``Runtime``
+and a short-lived cache of checked API keys."""
 
 from __future__ import annotations
 
@@ -10,13 +11,10 @@ from pathlib import Path
 from sqlalchemy import Engine
 
 from assets import keys as keys_repo
-from assets.catalog import make_engine, migrate
-from assets.keys import Principal
 from assets.storage import Storage
+from pipelines.records import Principal
 from pipelines.settings import Settings
-
-AUTH_CACHE_S = 30.0
-
+from pipelines.usecases.runtime import Runtime
 
 LEFTOVER_AGE_S = 3600.0
 
@@ -37,20 +35,28 @@ def _sweep(spool: Path, storage: Storage) -> None:
 
 @dataclass
 class Services:
-    settings: Settings
-    engine: Engine
-    storage: Storage
+    rt: Runtime
     _auth_cache: dict[str, tuple[Principal, float]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
     def build(cls, settings: Settings) -> Services:
-        engine = make_engine(settings.catalog_url)
-        migrate(engine)
-        keys_repo.sync_configured(engine, settings.configured_keys)
-        storage = Storage(settings.storage_url)
-        _sweep(settings.data_dir / "spool", storage)
-        return cls(settings, engine, storage)
+        rt = Runtime.build(settings)
+        keys_repo.sync_configured(rt.engine, settings.configured_keys)
+        _sweep(settings.data_dir / "spool", rt.storage)
+        return cls(rt)
+
+    @property
+    def settings(self) -> Settings:
+        return self.rt.settings
+
+    @property
+    def engine(self) -> Engine:
+        return self.rt.engine
+
+    @property
+    def storage(self) -> Storage:
+        return self.rt.storage
 
     def cached_principal(self, token: str) -> Principal | None:
         with self._lock:
@@ -60,7 +66,7 @@ class Services:
         return hit[0]
 
     def authenticate(self, token: str) -> Principal | None:
-        """The key's principal, cached for ``AUTH_CACHE_S`` (a revoked key stops within that)."""
+        """The key's principal, cached for ``api.auth_cache_s`` (a revoked key stops within that)."""
         hit = self.cached_principal(token)
         if hit is not None:
             return hit
@@ -68,8 +74,8 @@ class Services:
         principal = keys_repo.lookup(self.engine, token)
         if principal is not None:
             with self._lock:
-                self._auth_cache[h] = (principal, time.monotonic() + AUTH_CACHE_S)
+                self._auth_cache[h] = (principal, time.monotonic() + self.settings.api.auth_cache_s)
         return principal
 
     def close(self) -> None:
-        self.engine.dispose()
+        self.rt.close()

@@ -94,7 +94,7 @@ class _State:
             if self.size > self.max_bytes:
                 self.error = PayloadTooLarge(
                     f"the file exceeds the upload limit of {self.max_bytes} bytes "
-                    "(DOCKLAKE_MAX_UPLOAD_BYTES)")
+                    "(DOCKLAKE_LIMITS__MAX_UPLOAD_BYTES)")
                 return
             self.digest.update(piece)
             self.fh.write(piece)  # type: ignore[union-attr]
@@ -156,7 +156,7 @@ async def receive_upload(request: Request, spool_dir: str, max_bytes: int) -> Up
                              code="INVALID_MULTIPART")
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > max_bytes + 1024 * 1024:
-        raise PayloadTooLarge(f"the upload exceeds the limit of {max_bytes} bytes (DOCKLAKE_MAX_UPLOAD_BYTES)")
+        raise PayloadTooLarge(f"the upload exceeds the limit of {max_bytes} bytes (DOCKLAKE_LIMITS__MAX_UPLOAD_BYTES)")
     os.makedirs(spool_dir, exist_ok=True)
     st = _State(spool_dir, max_bytes)
     cb = {n: getattr(st, n) for n in ("on_part_begin", "on_part_data", "on_part_end", "on_header_field",
@@ -169,7 +169,7 @@ async def receive_upload(request: Request, spool_dir: str, max_bytes: int) -> Up
             received += len(chunk)
             if received > budget:  # whatever Content-Length said (or did not say)
                 raise PayloadTooLarge(f"the upload exceeds the limit of {max_bytes} bytes "
-                                      "(DOCKLAKE_MAX_UPLOAD_BYTES)")
+                                      "(DOCKLAKE_LIMITS__MAX_UPLOAD_BYTES)")
             if chunk:
                 parser.write(chunk)
             if st.error:

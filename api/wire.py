@@ -8,10 +8,10 @@ from typing import Any
 import orjson
 from fastapi.responses import Response
 
-from assets.files import FileRecord
 from assets.pagination import Page
 from pipelines.errors import InvalidQuery
-from pipelines.models import ParseRequest
+from pipelines.models import DocumentResult, PageResult
+from pipelines.records import FileRecord, Job, JobSummary
 
 
 class JSON(Response):
@@ -73,28 +73,53 @@ def paginated(page: Page, items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def parse_result(job: dict[str, Any], stored: dict[str, Any] | None = None,
-                 with_options: bool = False) -> dict[str, Any]:
+def _page(p: PageResult) -> dict[str, Any]:
+    w, h = p.width, p.height
     out: dict[str, Any] = {
-        "parse_id": job["id"],
-        "status": job["status"],
-        "created_at": rfc3339(job["created_us"]),
-        "finished_at": rfc3339(job["finished_us"]),
-        "error": job["error"],
-        "labels": job["labels"] or {},
-        "dataset_id": job["dataset_id"],
-        "total_pages": job["total_pages"],
-        "parsed_pages_count": job["parsed_pages_count"] or 0,
+        "page_number": p.page_number,
+        "page_fragments": [
+            {"fragment_type": f.fragment_type, "content": f.content, "reading_order": f.reading_order,
+             "bbox": f.bbox}
+            for f in p.fragments
+        ],
+        "dimensions": [w, h] if w is not None and h is not None else None,
+        "page_dimensions": {"width": w, "height": h} if w is not None and h is not None else None,
+    }
+    if p.skew_angle is not None:
+        out["skew_angle"] = p.skew_angle
+    if p.page_image:
+        out["page_image"] = p.page_image
+    return out
+
+
+def parse_result(job: JobSummary, result: DocumentResult | None = None,
+                 with_options: bool = False) -> dict[str, Any]:
+    """A job (and its result, once there is one) as the Tensorlake ``ParseResult``."""
+    out: dict[str, Any] = {
+        "parse_id": job.id,
+        "status": job.status.value,
+        "created_at": rfc3339(job.created_us),
+        "finished_at": rfc3339(job.finished_us),
+        "error": job.error,
+        "labels": job.labels,
+        "dataset_id": job.dataset_id,
+        "total_pages": job.total_pages,
+        "parsed_pages_count": job.parsed_pages_count,
         "message_update": None,
         "pages": None,
         "chunks": [],
         "page_classes": None,
         "structured_data": None,
         "merged_tables": [],
-        "usage": {"pages_parsed": job["parsed_pages_count"] or 0},
+        "usage": {"pages_parsed": job.parsed_pages_count},
     }
-    if stored:
-        out.update({k: v for k, v in stored.items() if k != "mime_type"})
-    if with_options:
-        out["options"] = ParseRequest.model_validate(job["request"]).options_dump()
+    if result is not None:
+        out["pages"] = [_page(p) for p in result.pages]
+        out["chunks"] = [c.model_dump() for c in result.chunks]
+        out["total_pages"] = result.total_pages
+        out["parsed_pages_count"] = result.parsed_pages_count
+        if result.merged_tables is not None:
+            out["merged_tables"] = result.merged_tables
+    if with_options and isinstance(job, Job):
+        out["options"] = job.options.options_dump()
     return out

@@ -31,6 +31,8 @@ from sqlalchemy import (
     event,
 )
 
+from pipelines.settings import StorageSettings
+
 metadata = MetaData()
 
 api_keys = Table(
@@ -119,8 +121,9 @@ def _set_wal(cur: sqlite3.Cursor, timeout_s: float = 30.0) -> None:
             time.sleep(0.01)
 
 
-def make_engine(url: str) -> Engine:
-    """An engine with the settings the catalog relies on (WAL + busy timeout for SQLite)."""
+def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20) -> Engine:
+    """An engine with the settings the catalog relies on (WAL + busy timeout for SQLite; a pool
+    of ``pool_size`` + ``max_overflow`` connections elsewhere)."""
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
         if path and path != ":memory:":
@@ -146,7 +149,7 @@ def make_engine(url: str) -> Engine:
             conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
         return engine
-    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    return create_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow)
 
 
 @contextmanager
@@ -177,3 +180,13 @@ def migrate(engine: Engine) -> None:
             conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_ID})")
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "head")
+
+
+def open_catalog(settings: StorageSettings, *, migrated: bool = True) -> Engine:
+    """The catalog named by ``settings``, its schema brought to the newest revision unless
+    ``migrated=False`` (for processes that only read, or that must not change the schema)."""
+    engine = make_engine(settings.catalog_url, pool_size=settings.catalog_pool_size,
+                         max_overflow=settings.catalog_max_overflow)
+    if migrated:
+        migrate(engine)
+    return engine

@@ -36,9 +36,9 @@ class Catalog(ConfigurableResource):
     def handles(self):  # type: ignore[no-untyped-def]
         from pipelines.settings import Settings
 
-        s = Settings(**{k: v for k, v in (("catalog_url", self.catalog_url),
-                                          ("storage_url", self.storage_url)) if v})
-        return make_engine(s.catalog_url), Storage(s.storage_url)
+        s = Settings(storage={k: v for k, v in (("catalog_url", self.catalog_url),
+                                                ("url", self.storage_url)) if v})
+        return make_engine(s.storage.catalog_url), Storage(s.storage.url)
 
 
 @asset(partitions_def=datasets, group_name="datasets",

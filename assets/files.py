@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import re
 import secrets
-from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import Engine, delete, func, insert, select
 
 from assets.catalog import files, now_us, write_txn
-from assets.keys import Principal
 from assets.pagination import Page, paginate
+from pipelines.records import FileRecord, Principal
 
 FILE_ID = re.compile(r"^file_[A-Za-z0-9]{1,36}$")
 
@@ -22,23 +21,6 @@ def new_file_id() -> str:
 
 def storage_key(p: Principal, file_id: str) -> str:
     return f"files/{p.organization_id}/{p.project_id}/{file_id}"
-
-
-@dataclass
-class FileRecord:
-    id: str
-    file_name: str | None
-    mime_type: str
-    file_size: int
-    checksum_sha256: str
-    created_us: int
-    storage_key: str
-    labels: dict[str, Any] = field(default_factory=dict)
-
-    @classmethod
-    def from_row(cls, r: Any) -> FileRecord:
-        return cls(r["id"], r["file_name"], r["mime_type"], r["file_size"], r["checksum_sha256"],
-                   r["created_us"], r["storage_key"], r["labels"] or {})
 
 
 def insert_file(engine: Engine, p: Principal, rec: FileRecord) -> None:

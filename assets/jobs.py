@@ -30,10 +30,12 @@ from sqlalchemy import (
 
 from assets.catalog import jobs, now_us, write_txn
 from assets.files import substring_match
-from assets.keys import Principal
 from assets.pagination import Page, in_page_order, paginate
+from pipelines.models import ParseRequest
+from pipelines.records import Job, JobKind, JobSource, JobStatus, JobSummary, Principal
 
-MAX_ATTEMPTS = 3
+PENDING, PROCESSING = JobStatus.pending.value, JobStatus.processing.value
+SUCCESSFUL, FAILURE = JobStatus.successful.value, JobStatus.failure.value
 
 
 def new_job_id() -> str:
@@ -47,7 +49,7 @@ def raw_text_key(p: Principal, job_id: str) -> str:
 
 @dataclass
 class JobFilter:
-    status: str | None = None
+    status: JobStatus | str | None = None
     dataset_name: str | None = None
     dataset_id: str | None = None
     file_name: str | None = None
@@ -72,46 +74,49 @@ def _file_name_contains(engine: Engine, needle: str) -> Any:
     return substring_match(engine, jobs.c.file_name, needle)
 
 
-def create_job(engine: Engine, p: Principal, *, kind: str, request: dict[str, Any],
+def create_job(engine: Engine, p: Principal, *, kind: JobKind, source: JobSource, options: ParseRequest,
                labels: dict[str, Any], file_id: str | None, file_name: str | None,
                dataset_id: str | None = None, dataset_name: str | None = None,
-               job_id: str | None = None) -> dict[str, Any]:
-    row = dict(
-        id=job_id or new_job_id(), organization_id=p.organization_id, project_id=p.project_id, kind=kind,
-        status="pending", dataset_id=dataset_id, dataset_name=dataset_name, file_id=file_id,
-        file_name=file_name, request=request, labels=labels, created_us=now_us(), attempts=0,
-        parsed_pages_count=0,
-    )
+               job_id: str | None = None) -> Job:
+    job = Job(id=job_id or new_job_id(), organization_id=p.organization_id, project_id=p.project_id,
+              kind=kind, status=JobStatus.pending, created_us=now_us(), labels=labels,
+              dataset_id=dataset_id, dataset_name=dataset_name, file_id=file_id, file_name=file_name,
+              source=source, options=options)
     with write_txn(engine) as conn:
-        conn.execute(insert(jobs).values(**row))
-    return row
+        conn.execute(insert(jobs).values(
+            id=job.id, organization_id=job.organization_id, project_id=job.project_id, kind=kind.value,
+            status=PENDING, dataset_id=dataset_id, dataset_name=dataset_name, file_id=file_id,
+            file_name=file_name, request=Job.stored_request(source, options), labels=labels,
+            created_us=job.created_us, attempts=0, parsed_pages_count=0))
+    return job
 
 
-def get_job(engine: Engine, p: Principal, job_id: str) -> dict[str, Any] | None:
+def get_job(engine: Engine, p: Principal, job_id: str) -> Job | None:
     with engine.connect() as conn:
         row = conn.execute(select(jobs).where(_scoped(p), jobs.c.id == job_id)).mappings().first()
-    return dict(row) if row else None
+    return Job.from_row(row) if row else None
 
 
-def get_status(engine: Engine, p: Principal, job_id: str) -> str | None:
+def get_status(engine: Engine, p: Principal, job_id: str) -> JobStatus | None:
     """Just the status: what a progress stream polls."""
     with engine.connect() as conn:
-        return conn.execute(select(jobs.c.status).where(_scoped(p), jobs.c.id == job_id)).scalar()
+        status = conn.execute(select(jobs.c.status).where(_scoped(p), jobs.c.id == job_id)).scalar()
+    return JobStatus(status) if status else None
 
 
-def get_job_by_id(engine: Engine, job_id: str) -> dict[str, Any] | None:
+def get_job_by_id(engine: Engine, job_id: str) -> Job | None:
     with engine.connect() as conn:
         row = conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().first()
-    return dict(row) if row else None
+    return Job.from_row(row) if row else None
 
 
-def delete_job(engine: Engine, p: Principal, job_id: str) -> dict[str, Any] | None:
+def delete_job(engine: Engine, p: Principal, job_id: str) -> Job | None:
     with write_txn(engine) as conn:
         row = conn.execute(select(jobs).where(_scoped(p), jobs.c.id == job_id)).mappings().first()
         if row is None:
             return None
         conn.execute(delete(jobs).where(jobs.c.id == job_id))
-    return dict(row)
+    return Job.from_row(row)
 
 
 def _conditions(p: Principal, f: JobFilter, *, indexed: bool = True) -> list[Any]:
@@ -123,7 +128,7 @@ def _conditions(p: Principal, f: JobFilter, *, indexed: bool = True) -> list[Any
         return (col if indexed else col.concat("")) == value
 
     conds = [eq(jobs.c.organization_id, p.organization_id), eq(jobs.c.project_id, p.project_id)]
-    for col, value in ((jobs.c.status, f.status), (jobs.c.dataset_name, f.dataset_name),
+    for col, value in ((jobs.c.status, JobStatus(f.status).value if f.status else None), (jobs.c.dataset_name, f.dataset_name),
                        (jobs.c.dataset_id, f.dataset_id), (jobs.c.id, f.job_id)):
         if value:
             conds.append(eq(col, value))
@@ -150,7 +155,7 @@ def list_jobs(engine: Engine, p: Principal, f: JobFilter, *, cursor: str | None,
             q = q.where(_file_name_contains(engine, f.file_name))
         page = paginate(conn, q, jobs.c.created_us, jobs.c.id, cursor=cursor,
                         direction=direction, limit=limit)  # type: ignore[arg-type]
-    page.rows = [dict(r) for r in page.rows]
+    page.rows = [JobSummary.from_row(r) for r in page.rows]
     return page
 
 
@@ -187,20 +192,20 @@ def _fts_rowids(needle: str) -> Any:
 # ---------------------------------------------------------------- worker side
 
 
-def claim(engine: Engine, owner: str, limit: int, lease_s: float) -> list[dict[str, Any]]:
+def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: int = 3) -> list[Job]:
     """Claim up to ``limit`` runnable jobs: processing ones whose lease expired (their worker
     died) first, then the oldest pending ones.
 
-    Jobs that already failed ``MAX_ATTEMPTS`` claims (they keep killing their worker) are closed
+    Jobs that already failed ``max_attempts`` claims (they keep killing their worker) are closed
     as ``failure`` instead of being run again.
     """
-    claimed: list[dict[str, Any]] = []
+    claimed: list[Job] = []
     with write_txn(engine) as conn:
         now = _db_now_us(conn)
-        expired = and_(jobs.c.status == "processing", jobs.c.lease_expires_us < now)
+        expired = and_(jobs.c.status == PROCESSING, jobs.c.lease_expires_us < now)
         # Pending jobs have no lease, so ix_jobs_claim (status, lease_expires_us, created_us)
         # hands them out oldest first without sorting the backlog.
-        pending = and_(jobs.c.status == "pending", jobs.c.lease_expires_us.is_(None))
+        pending = and_(jobs.c.status == PENDING, jobs.c.lease_expires_us.is_(None))
         candidates = []
         for cond in (expired, pending):
             q = select(jobs.c.id, jobs.c.attempts).where(cond).order_by(jobs.c.created_us)
@@ -212,20 +217,20 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float) -> list[dict[s
                 break
         runnable = or_(pending, expired)
         for row in candidates:
-            if row.attempts >= MAX_ATTEMPTS:
+            if row.attempts >= max_attempts:
                 conn.execute(update(jobs).where(jobs.c.id == row.id).values(
-                    status="failure", finished_us=now, lease_owner=None, lease_expires_us=None,
+                    status=FAILURE, finished_us=now, lease_owner=None, lease_expires_us=None,
                     error=f"the job was abandoned by its worker {row.attempts} times; giving up"))
                 continue
             done = conn.execute(
                 update(jobs).where(jobs.c.id == row.id, runnable).values(
-                    status="processing", lease_owner=owner,
+                    status=PROCESSING, lease_owner=owner,
                     lease_expires_us=now + int(lease_s * 1e6), attempts=row.attempts + 1,
                     started_us=now,
                 )
             ).rowcount
             if done:
-                claimed.append(dict(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one()))
+                claimed.append(Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one()))
     return claimed
 
 
@@ -243,7 +248,7 @@ def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int
     with write_txn(engine) as conn:
         return conn.execute(
             update(jobs)
-            .where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner, jobs.c.status == "processing")
+            .where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner, jobs.c.status == PROCESSING)
             .values(lease_expires_us=_db_now_us(conn) + int(lease_s * 1e6))
         ).rowcount
 
@@ -254,7 +259,7 @@ def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: st
                      .values(flow_run_id=flow_run_id))
 
 
-def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: str,
+def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: JobStatus | str,
            error: str | None, result_key: str | None, total_pages: int | None,
            parsed_pages_count: int) -> bool:
     """Close a claimed job; False if this worker no longer holds it (someone else took over)."""
@@ -262,8 +267,8 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: str
         return bool(conn.execute(
             update(jobs)
             .where(jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.attempts == attempt,
-                   jobs.c.status == "processing")
-            .values(status=status, error=error, result_key=result_key, total_pages=total_pages,
+                   jobs.c.status == PROCESSING)
+            .values(status=JobStatus(status).value, error=error, result_key=result_key, total_pages=total_pages,
                     parsed_pages_count=parsed_pages_count, finished_us=_db_now_us(conn),
                     lease_owner=None, lease_expires_us=None)
         ).rowcount)
@@ -273,7 +278,7 @@ def release(engine: Engine, owner: str) -> int:
     """Hand back every job ``owner`` holds (graceful shutdown): they become pending again."""
     with write_txn(engine) as conn:
         return conn.execute(
-            update(jobs).where(jobs.c.lease_owner == owner, jobs.c.status == "processing")
-            .values(status="pending", lease_owner=None, lease_expires_us=None,
+            update(jobs).where(jobs.c.lease_owner == owner, jobs.c.status == PROCESSING)
+            .values(status=PENDING, lease_owner=None, lease_expires_us=None,
                     attempts=jobs.c.attempts - 1)
         ).rowcount

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from dataclasses import dataclass
 
 from sqlalchemy import Engine, delete, func, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
 from assets.catalog import api_keys, now_us, write_txn
-
-
-@dataclass(frozen=True)
-class Principal:
-    organization_id: str
-    project_id: str
-    key_id: str
+from pipelines.records import Principal
 
 
 def hash_key(token: str) -> str:

@@ -1,7 +1,18 @@
-"""Job results as Parquet: one row per document with nested pages, fragments and chunks.
+"""Job results as typed Parquet tables, written and read as the domain ``DocumentResult``.
 
-Written with pyarrow to a temporary key and moved into place (atomic). DuckDB can query the
-files directly (``unnest(pages)``); the API reads one file back into the wire shape.
+One job's result is a folder of four small tables, each a real-column table DuckDB can query
+without parsing JSON (and the same shapes the per-dataset tables are compacted into):
+
+* ``document.parquet``: one row: type, page counts, status, errors, timings, merged tables;
+* ``pages.parquet``: one row per page (number, size, skew angle, page image);
+* ``fragments.parquet``: one row per fragment: page, reading order, type, its ``text``, the box as
+  ``x1 y1 x2 y2`` columns, and ``extra``: the rest of the type-specific content as JSON (table
+  HTML and cells, barcode format, …), null when there is none;
+* ``chunks.parquet``: one row per chunk.
+
+Every table is written to a temporary key and moved into place, and the job row points at the
+folder only once all four are there, so a reader never sees half a result. Only ``api.wire``
+knows the Tensorlake wire shape.
 """
 
 from __future__ import annotations
@@ -14,115 +25,149 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from assets.storage import Storage
-from pipelines.models import DocumentResult
+from pipelines.models import Chunk, DocumentInput, DocumentResult, ErrorItem, Fragment, PageResult
 
-BBOX = pa.struct([("x1", pa.float64()), ("y1", pa.float64()), ("x2", pa.float64()), ("y2", pa.float64())])
-FRAGMENT = pa.struct([
-    ("fragment_type", pa.string()),
-    ("reading_order", pa.int32()),
-    ("content", pa.string()),  # JSON object: its shape depends on the fragment type
-    ("bbox", BBOX),
-])
-PAGE = pa.struct([
-    ("page_number", pa.int32()),
-    ("width", pa.int32()),
-    ("height", pa.int32()),
-    ("fragments", pa.list_(FRAGMENT)),
-    ("skew_angle", pa.float64()),  # degrees, when skew_detection measured it
-    ("page_image", pa.string()),  # base64 PNG, with include_full_page_image
-])
-CHUNK = pa.struct([("page_number", pa.int32()), ("content", pa.string())])
-ERROR = pa.struct([("stage", pa.string()), ("page_number", pa.int32()), ("message", pa.string())])
-
-SCHEMA = pa.schema([
+DOCUMENT = pa.schema([
     ("parse_id", pa.string()),
     ("mime_type", pa.string()),
     ("total_pages", pa.int32()),
     ("parsed_pages_count", pa.int32()),
     ("status", pa.string()),
-    ("pages", pa.list_(PAGE)),
-    ("chunks", pa.list_(CHUNK)),
-    ("errors", pa.list_(ERROR)),
-    ("extras", pa.string()),  # JSON: merged_tables, page_classes, structured_data, …
+    ("errors", pa.list_(pa.struct([("stage", pa.string()), ("page_number", pa.int32()),
+                                   ("message", pa.string())]))),
+    ("timings", pa.list_(pa.struct([("stage", pa.string()), ("seconds", pa.float64())]))),
+    ("merged_tables", pa.string()),  # JSON list (``table_merging``), null when not asked for
 ])
+PAGES = pa.schema([
+    ("parse_id", pa.string()),
+    ("page_number", pa.int32()),
+    ("width", pa.int32()),
+    ("height", pa.int32()),
+    ("skew_angle", pa.float64()),  # degrees, when skew_detection measured it
+    ("page_image", pa.string()),  # base64 PNG, with include_full_page_image
+])
+FRAGMENTS = pa.schema([
+    ("parse_id", pa.string()),
+    ("page_number", pa.int32()),
+    ("reading_order", pa.int32()),
+    ("fragment_type", pa.string()),
+    ("text", pa.string()),
+    ("x1", pa.float64()), ("y1", pa.float64()), ("x2", pa.float64()), ("y2", pa.float64()),
+    ("extra", pa.string()),
+])
+CHUNKS = pa.schema([
+    ("parse_id", pa.string()),
+    ("chunk_index", pa.int32()),
+    ("page_number", pa.int32()),
+    ("content", pa.string()),
+])
+TABLES = {"document": DOCUMENT, "pages": PAGES, "fragments": FRAGMENTS, "chunks": CHUNKS}
+BOX = ("x1", "y1", "x2", "y2")
 
 
 def result_key(org: str, project: str, dataset_id: str | None, job_id: str, attempt: int) -> str:
-    return f"results/{org}/{project}/{dataset_id or '_'}/{job_id}/{attempt}.parquet"
+    """The folder of one attempt's result."""
+    return f"results/{org}/{project}/{dataset_id or '_'}/{job_id}/{attempt}"
 
 
-def _bbox(b: dict[str, float] | None) -> dict[str, float] | None:
-    if not b or not all(k in b for k in ("x1", "y1", "x2", "y2")):
-        return None
-    return {k: float(b[k]) for k in ("x1", "y1", "x2", "y2")}
+def job_results_prefix(org: str, project: str, dataset_id: str | None, job_id: str) -> str:
+    """The folder holding every attempt's result of a job."""
+    return f"results/{org}/{project}/{dataset_id or '_'}/{job_id}"
 
 
-def to_table(job_id: str, result: DocumentResult, extras: dict[str, Any] | None = None) -> pa.Table:
-    row = {
-        "parse_id": job_id,
-        "mime_type": result.input.mime_type,
-        "total_pages": result.total_pages,
-        "parsed_pages_count": result.parsed_pages_count,
-        "status": result.status.value,
-        "pages": [
-            {
-                "page_number": p.page_number,
-                "width": p.width,
-                "height": p.height,
-                "fragments": [
-                    {"fragment_type": f.fragment_type, "reading_order": f.reading_order,
-                     "content": json.dumps(f.content, ensure_ascii=False), "bbox": _bbox(f.bbox)}
-                    for f in p.fragments
-                ],
-                "skew_angle": p.skew_angle,
-                "page_image": p.page_image,
-            }
-            for p in result.pages
-        ],
-        "chunks": [c.model_dump() for c in result.chunks],
+def table_key(key: str, table: str) -> str:
+    return f"{key}/{table}.parquet"
+
+
+def _fragment_row(job_id: str, page_number: int, f: Fragment) -> dict[str, Any]:
+    extra = dict(f.content)
+    text = extra.pop("content") if isinstance(extra.get("content"), str) else None
+    box = f.bbox if f.bbox and all(k in f.bbox for k in BOX) else None
+    return {
+        "parse_id": job_id, "page_number": page_number, "reading_order": f.reading_order,
+        "fragment_type": f.fragment_type, "text": text,
+        **{k: float(box[k]) if box else None for k in BOX},
+        "extra": json.dumps(extra, ensure_ascii=False) if extra else None,
+    }
+
+
+def to_tables(job_id: str, result: DocumentResult) -> dict[str, pa.Table]:
+    document = {
+        "parse_id": job_id, "mime_type": result.input.mime_type, "total_pages": result.total_pages,
+        "parsed_pages_count": result.parsed_pages_count, "status": result.status.value,
         "errors": [e.model_dump() for e in result.errors],
-        "extras": json.dumps(
-            ({"merged_tables": result.merged_tables} if result.merged_tables is not None else {})
-            | (extras or {}), ensure_ascii=False),
+        "timings": [{"stage": k, "seconds": v} for k, v in result.timings.items()],
+        "merged_tables": None if result.merged_tables is None
+        else json.dumps(result.merged_tables, ensure_ascii=False),
     }
-    return pa.Table.from_pylist([row], schema=SCHEMA)
+    pages = [{"parse_id": job_id, "page_number": p.page_number, "width": p.width, "height": p.height,
+              "skew_angle": p.skew_angle, "page_image": p.page_image} for p in result.pages]
+    fragments = [_fragment_row(job_id, p.page_number, f) for p in result.pages for f in p.fragments]
+    chunks = [{"parse_id": job_id, "chunk_index": i, "page_number": c.page_number, "content": c.content}
+              for i, c in enumerate(result.chunks)]
+    rows = {"document": [document], "pages": pages, "fragments": fragments, "chunks": chunks}
+    return {name: pa.Table.from_pylist(rows[name], schema=schema) for name, schema in TABLES.items()}
 
 
-def write_result(storage: Storage, key: str, job_id: str, result: DocumentResult,
-                 extras: dict[str, Any] | None = None) -> None:
-    buf = io.BytesIO()
-    pq.write_table(to_table(job_id, result, extras), buf, compression="zstd")
-    storage.put_bytes(key, buf.getvalue())
+def write_result(storage: Storage, key: str, job_id: str, result: DocumentResult) -> None:
+    for name, table in to_tables(job_id, result).items():
+        buf = io.BytesIO()
+        pq.write_table(table, buf, compression="zstd")
+        storage.put_bytes(table_key(key, name), buf.getvalue())
 
 
-def read_result(storage: Storage, key: str) -> dict[str, Any]:
-    """The stored result in the wire shape of ParseResult's content fields."""
+def _read(storage: Storage, key: str, table: str, columns: list[str] | None = None) -> pa.Table:
+    with storage.open(table_key(key, table)) as fh:
+        return pq.read_table(fh, columns=columns)
+
+
+def read_chunks(storage: Storage, key: str) -> list[Chunk]:
+    if key.endswith(".parquet"):
+        return _read_nested(storage, key).chunks
+    return [Chunk(page_number=r["page_number"], content=r["content"])
+            for r in _read(storage, key, "chunks", ["page_number", "content"]).to_pylist()]
+
+
+def read_result(storage: Storage, key: str) -> DocumentResult:
+    """The stored result of one attempt (the document's bytes are not part of it)."""
+    if key.endswith(".parquet"):
+        return _read_nested(storage, key)
+    doc = _read(storage, key, "document").to_pylist()[0]
+    pages = {r["page_number"]: PageResult(page_number=r["page_number"], width=r["width"], height=r["height"],
+                                          skew_angle=r["skew_angle"], page_image=r["page_image"])
+             for r in _read(storage, key, "pages").to_pylist()}
+    for r in _read(storage, key, "fragments").to_pylist():
+        content: dict[str, Any] = {} if r["text"] is None else {"content": r["text"]}
+        if r["extra"]:
+            content.update(json.loads(r["extra"]))
+        bbox = {k: r[k] for k in BOX} if r["x1"] is not None else None
+        pages[r["page_number"]].fragments.append(Fragment(
+            fragment_type=r["fragment_type"], content=content, reading_order=r["reading_order"], bbox=bbox))
+    return DocumentResult(
+        input=DocumentInput(data=b"", mime_type=doc["mime_type"]), status=doc["status"],
+        total_pages=doc["total_pages"] or 0, pages=list(pages.values()), chunks=read_chunks(storage, key),
+        errors=[ErrorItem(**e) for e in doc["errors"] or []],
+        timings={t["stage"]: t["seconds"] for t in doc["timings"] or []},
+        merged_tables=json.loads(doc["merged_tables"]) if doc["merged_tables"] else None,
+    )
+
+
+def _read_nested(storage: Storage, key: str) -> DocumentResult:
+    """A result written before results were split into tables: one file, one row with nested
+    pages (fragment content as JSON), chunks, errors and ``extras``."""
     with storage.open(key) as fh:
-        table = pq.read_table(fh)
-    row = table.to_pylist()[0]
-    pages = []
-    for p in row["pages"] or []:
-        w, h = p.get("width"), p.get("height")
-        pages.append({
-            "page_number": p["page_number"],
-            "page_fragments": [
-                {"fragment_type": f["fragment_type"], "content": json.loads(f["content"]),
-                 "reading_order": f["reading_order"], "bbox": f["bbox"]}
-                for f in p["fragments"] or []
-            ],
-            "dimensions": [w, h] if w is not None and h is not None else None,
-            "page_dimensions": {"width": w, "height": h} if w is not None and h is not None else None,
-        })
-        if p.get("skew_angle") is not None:
-            pages[-1]["skew_angle"] = p["skew_angle"]
-        if p.get("page_image"):
-            pages[-1]["page_image"] = p["page_image"]
-    out: dict[str, Any] = {
-        "pages": pages,
-        "chunks": row["chunks"] or [],
-        "total_pages": row["total_pages"],
-        "parsed_pages_count": row["parsed_pages_count"],
-        "mime_type": row["mime_type"],
-    }
-    out.update(json.loads(row["extras"] or "{}"))
-    return out
+        row = pq.read_table(fh).to_pylist()[0]
+    extras = json.loads(row.get("extras") or "{}")
+    pages = [PageResult(
+        page_number=p["page_number"], width=p.get("width"), height=p.get("height"),
+        skew_angle=p.get("skew_angle"), page_image=p.get("page_image"),
+        fragments=[Fragment(fragment_type=f["fragment_type"], content=json.loads(f["content"]),
+                            reading_order=f["reading_order"], bbox=f["bbox"]) for f in p["fragments"] or []],
+    ) for p in row["pages"] or []]
+    return DocumentResult(
+        input=DocumentInput(data=b"", mime_type=row["mime_type"]), status=row["status"],
+        total_pages=row["total_pages"] or 0, pages=pages,
+        chunks=[Chunk(**c) for c in row["chunks"] or []],
+        errors=[ErrorItem(**e) for e in row["errors"] or []],
+        merged_tables=extras.get("merged_tables"),
+    )

@@ -17,8 +17,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from sqlalchemy import Engine, func, select
 
+from assets import results
 from assets.catalog import jobs
 from assets.storage import Storage
+from pipelines.records import TERMINAL, JobSummary
 
 NO_DATASET = "_"
 
@@ -75,25 +77,27 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]
     """Rebuild the dataset's tables from its finished jobs; returns row counts."""
     q = select(jobs).where(
         jobs.c.organization_id == key.organization_id, jobs.c.project_id == key.project_id,
-        jobs.c.status.in_(("successful", "failure")),
+        jobs.c.status.in_([s.value for s in TERMINAL]),
     ).order_by(jobs.c.created_us, jobs.c.id)
     q = q.where(jobs.c.dataset_id.is_(None) if key.dataset == NO_DATASET else jobs.c.dataset_id == key.dataset)
     with engine.connect() as conn:
-        rows = list(conn.execute(q).mappings())
+        finished = [JobSummary.from_row(r) for r in conn.execute(q).mappings()]
     docs, chunks = [], []
-    for r in rows:
+    for job in finished:
         docs.append({
-            "parse_id": r["id"], "status": r["status"], "file_id": r["file_id"],
-            "file_name": r["file_name"], "kind": r["kind"], "total_pages": r["total_pages"],
-            "parsed_pages_count": r["parsed_pages_count"], "error": r["error"],
-            "labels": json.dumps(r["labels"] or {}), "created_us": r["created_us"],
-            "finished_us": r["finished_us"],
+            "parse_id": job.id, "status": job.status.value, "file_id": job.file_id,
+            "file_name": job.file_name, "kind": job.kind.value, "total_pages": job.total_pages,
+            "parsed_pages_count": job.parsed_pages_count, "error": job.error,
+            "labels": json.dumps(job.labels), "created_us": job.created_us,
+            "finished_us": job.finished_us,
         })
-        if r["result_key"] and storage.exists(r["result_key"]):
-            with storage.open(r["result_key"]) as fh:
-                stored = pq.read_table(fh, columns=["chunks"]).to_pylist()[0]["chunks"] or []
-            chunks += [{"parse_id": r["id"], "chunk_index": i, "page_number": c["page_number"],
-                        "content": c["content"]} for i, c in enumerate(stored)]
+        if job.result_key:
+            try:
+                stored = results.read_chunks(storage, job.result_key)
+            except FileNotFoundError:
+                continue
+            chunks += [{"parse_id": job.id, "chunk_index": i, "page_number": c.page_number,
+                        "content": c.content} for i, c in enumerate(stored)]
     for name, schema, data in (("documents", DOCUMENTS, docs), ("chunks", CHUNKS, chunks)):
         buf = io.BytesIO()
         pq.write_table(pa.Table.from_pylist(data, schema=schema), buf, compression="zstd")

@@ -95,11 +95,11 @@ def free_port() -> int:
 SERVER_CODE = """
 import uvicorn
 from api.app import create_app
-from api.logging import configure_logging
+from pipelines.logs import configure_logging
 from pipelines.settings import Settings
 s = Settings()
 configure_logging(s.log_level, s.log_json)
-uvicorn.run(create_app(s), host=s.host, port=s.port, log_config=None, access_log=False)
+uvicorn.run(create_app(s), host=s.api.host, port=s.api.port, log_config=None, access_log=False)
 """
 
 
@@ -119,14 +119,14 @@ class ApiServer:
         env = {k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")}
         env.update(
             DOCKLAKE_DATA_DIR=str(self.data_dir),
-            DOCKLAKE_HOST="127.0.0.1",
-            DOCKLAKE_PORT=str(self.port),
+            DOCKLAKE_API__HOST="127.0.0.1",
+            DOCKLAKE_API__PORT=str(self.port),
             DOCKLAKE_API_KEYS=f"{API_TOKEN}={ORG}/{PROJECT}",
-            DOCKLAKE_PREFECT_API_URL="http://127.0.0.1:9/api",  # never contacted: no worker runs
+            DOCKLAKE_PREFECT__API_URL="http://127.0.0.1:9/api",  # never contacted: no worker runs
             PYTHONPATH=str(ROOT) + os.pathsep + env.get("PYTHONPATH", ""),
         )
         if self.catalog_url:
-            env["DOCKLAKE_CATALOG_URL"] = self.catalog_url
+            env["DOCKLAKE_STORAGE__CATALOG_URL"] = self.catalog_url
         return env
 
     def __enter__(self) -> ApiServer:

@@ -17,7 +17,7 @@ import structlog
 
 from assets import jobs as jobs_repo
 from pipelines.flows import mark_abandoned, process_jobs
-from pipelines.runtime import Runtime
+from pipelines.usecases.runtime import Runtime
 
 log = structlog.get_logger("docklake.dispatcher")
 
@@ -30,12 +30,12 @@ class Heartbeat(threading.Thread):
         self._stop_evt = threading.Event()
 
     def run(self) -> None:
-        interval = max(0.5, self.rt.settings.lease_s / 3)
+        interval = max(0.5, self.rt.settings.worker.lease_s / 3)
         while not self._stop_evt.wait(interval):
             ids = list(self.job_ids)
             if ids:
                 try:
-                    jobs_repo.renew(self.rt.engine, self.owner, ids, self.rt.settings.lease_s)
+                    jobs_repo.renew(self.rt.engine, self.owner, ids, self.rt.settings.worker.lease_s)
                 except Exception as exc:  # noqa: BLE001 - keep beating through a catalog hiccup
                     log.warning("lease_renew_failed", error=str(exc))
 
@@ -55,16 +55,16 @@ class Dispatcher:
     async def run_once(self) -> int:
         s = self.rt.settings
         batch = await asyncio.to_thread(jobs_repo.claim, self.rt.engine, self.owner,
-                                        s.dispatch_batch_size, s.lease_s)
+                                        s.worker.batch_size, s.worker.lease_s, s.worker.max_attempts)
         if not batch:
             return 0
         hb = Heartbeat(self.rt, self.owner)
-        hb.job_ids = [j["id"] for j in batch]
+        hb.job_ids = [j.id for j in batch]
         hb.start()
         try:
-            pairs = [(j["id"], j["kind"]) for j in batch]
+            pairs = [(j.id, j.kind.value) for j in batch]
             log.info("batch_claimed", owner=self.owner, jobs=[j for j, _ in pairs])
-            abandoned = {j["flow_run_id"] for j in batch if j["attempts"] > 1 and j["flow_run_id"]}
+            abandoned = {j.flow_run_id for j in batch if j.attempts > 1 and j.flow_run_id}
             if abandoned:
                 await mark_abandoned(abandoned)
             await process_jobs(pairs, self.owner, first_job=pairs[0][0])
@@ -80,7 +80,7 @@ class Dispatcher:
             n = await self.run_once()
             if n == 0:
                 try:
-                    await asyncio.wait_for(self._stopping.wait(), self.rt.settings.dispatch_poll_s)
+                    await asyncio.wait_for(self._stopping.wait(), self.rt.settings.worker.poll_s)
                 except TimeoutError:
                     pass
         released = jobs_repo.release(self.rt.engine, self.owner)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pipelines.errors import DocklakeError, UnsupportedFormat
 from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
-from pipelines.stages import detect, office, pdf, raster, text
+from pipelines.stages import detect, ocr, office, pdf, raster, text
 from pipelines.stages.pagerange import PageRange
 
 Stage = Callable[[DocumentResult], DocumentResult]
@@ -86,6 +86,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
 
 
 def convert(inp: DocumentInput) -> DocumentResult:
+    ocr.use_tessdata(inp.limits.tessdata_dir)
     result = DocumentResult(input=inp)
     for name, stage in STAGES:
         t0 = time.perf_counter()

@@ -67,7 +67,7 @@ def resolve(url: str, allow_private: bool) -> tuple[SplitResult, int, IP | None]
     for ip in addresses:
         if not is_public(ip):
             raise InvalidRequest(
-                f"file_url resolves to a non-public address ({ip}); set DOCKLAKE_ALLOW_PRIVATE_URLS=true "
+                f"file_url resolves to a non-public address ({ip}); set DOCKLAKE_LIMITS__ALLOW_PRIVATE_URLS=true "
                 "to allow it", code="INVALID_FILE")
     return parts, port, addresses[0]
 

@@ -17,49 +17,55 @@ from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 
 from assets import jobs as jobs_repo
-from pipelines import execute, split
+from pipelines import split
 from pipelines.errors import DocklakeError
 from pipelines.models import DocumentInput, DocumentResult
-from pipelines.runtime import Runtime, current
+from pipelines.records import Job, JobStatus
+from pipelines.usecases import documents
+from pipelines.usecases.runtime import Runtime, current
 
 log = structlog.get_logger("docklake.flows")
 
 
 @task(name="convert-pages", task_run_name="{job_id}-pages-{page_range}", cache_policy=NO_CACHE)
 async def convert_pages(job_id: str, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
-    return await asyncio.to_thread(execute.convert, current(), inp, deadline, page_range)
+    return await asyncio.to_thread(documents.convert, current(), inp, deadline, page_range)
 
 
 @task(name="process-document", task_run_name="{kind}-{job_id}", cache_policy=NO_CACHE)
 async def process_document(job_id: str, kind: str, owner: str) -> str:
     rt = current()
     job = await asyncio.to_thread(jobs_repo.get_job_by_id, rt.engine, job_id)
-    if job is None or job["lease_owner"] != owner or job["status"] != "processing":
+    if job is None or job.lease_owner != owner or job.status != JobStatus.processing:
         return "skipped"  # deleted, or reclaimed by another worker
-    limit = rt.settings.job_timeout_s
+    limit = rt.settings.limits.job_timeout_s
     try:
         # The children enforce the limit on conversions; this bounds everything else too.
         return await asyncio.wait_for(_process(rt, job, owner, time.monotonic() + limit), limit + 60)
     except TimeoutError:
-        message = f"the job took longer than {limit:g} s (DOCKLAKE_JOB_TIMEOUT_S)"
+        message = f"the job took longer than {limit:g} s (DOCKLAKE_LIMITS__JOB_TIMEOUT_S)"
     except Exception as exc:  # noqa: BLE001 - one job's failure must not sink its batch
         log.exception("job_crashed", job_id=job_id)
         message = f"internal error while processing the document: {type(exc).__name__}: {exc}"
-    return await asyncio.to_thread(execute.fail_job, rt, job, owner, message)
+    return _outcome(await asyncio.to_thread(documents.fail, rt, job, owner, message))
 
 
-async def _process(rt: Runtime, job: dict, owner: str, deadline: float) -> str:
+def _outcome(status: JobStatus | None) -> str:
+    return status.value if status else "lost_lease"
+
+
+async def _process(rt: Runtime, job: Job, owner: str, deadline: float) -> str:
     try:
-        inp = await asyncio.to_thread(execute.load_input, rt, job)
+        inp = await asyncio.to_thread(documents.load_input, rt, job)
     except DocklakeError as exc:
-        return await asyncio.to_thread(execute.fail_job, rt, job, owner, exc.message)
-    ranges = await asyncio.to_thread(execute.plan, rt, inp, deadline)
+        return _outcome(await asyncio.to_thread(documents.fail, rt, job, owner, exc.message))
+    ranges = await asyncio.to_thread(documents.plan, rt, inp, deadline)
     if ranges:
-        parts = await asyncio.gather(*(convert_pages(job["id"], inp, r, deadline) for r in ranges))
+        parts = await asyncio.gather(*(convert_pages(job.id, inp, r, deadline) for r in ranges))
         result = split.merge(inp, list(parts))
     else:
-        result = await asyncio.to_thread(execute.convert, rt, inp, deadline)
-    return await asyncio.to_thread(execute.complete_job, rt, job, owner, result)
+        result = await asyncio.to_thread(documents.convert, rt, inp, deadline)
+    return _outcome(await asyncio.to_thread(documents.complete, rt, job, owner, result))
 
 
 async def mark_abandoned(flow_run_ids: set[str]) -> int:

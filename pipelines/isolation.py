@@ -59,7 +59,7 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple, memory_mb: int
     try:
         out: tuple[str, Any] = ("ok", fn(*args))
     except MemoryError:
-        out = ("error", f"the document needs more than {memory_mb} MiB of memory (DOCKLAKE_JOB_MEMORY_MB)")
+        out = ("error", f"the document needs more than {memory_mb} MiB of memory (DOCKLAKE_LIMITS__JOB_MEMORY_MB)")
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, never raised there
         out = ("error", f"{type(exc).__name__}: {exc}")
     conn.send(out)
@@ -81,7 +81,7 @@ def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb
         try:
             if not parent.poll(timeout_s):
                 raise IsolatedFailure(f"the document took longer than {timeout_s:g} s to process "
-                                      "(DOCKLAKE_JOB_TIMEOUT_S)")
+                                      "(DOCKLAKE_LIMITS__JOB_TIMEOUT_S)")
             try:
                 status, value = parent.recv()
             except EOFError:

@@ -20,30 +20,6 @@ class _Lenient(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
 
-class JobStatus(str, Enum):
-    pending = "pending"
-    processing = "processing"
-    successful = "successful"
-    failure = "failure"
-
-    @property
-    def terminal(self) -> bool:
-        return self in (JobStatus.successful, JobStatus.failure)
-
-
-class JobKind(str, Enum):
-    parse = "parse"
-    read = "read"
-    extract = "extract"
-    classify = "classify"
-    edit = "edit"
-
-
-FRAGMENT_TYPES = (
-    "section_header", "title", "text", "table", "figure", "formula", "form", "key_value_region",
-    "document_index", "list_item", "table_caption", "figure_caption", "formula_caption",
-    "page_footer", "page_header", "page_number", "signature", "strikethrough", "barcode", "chart",
-)
 FragmentType = Literal[
     "section_header", "title", "text", "table", "figure", "formula", "form", "key_value_region",
     "document_index", "list_item", "table_caption", "figure_caption", "formula_caption",
@@ -169,6 +145,14 @@ class ConversionStatus(str, Enum):
     failure = "failure"
 
 
+class EngineLimits(BaseModel):
+    """What the stages may spend and where they find their data, from the settings (the stages
+    never read settings or the environment themselves)."""
+
+    max_page_pixels: int = 100_000_000
+    tessdata_dir: str | None = None  # None: where Debian's tesseract-ocr-* packages put it
+
+
 class DocumentInput(BaseModel):
     """What a job hands to the stages: the bytes and everything known about them."""
 
@@ -181,6 +165,7 @@ class DocumentInput(BaseModel):
     page_range: str | None = None
     parsing: ParsingOptions = Field(default_factory=ParsingOptions)
     enrichment: EnrichmentOptions = Field(default_factory=EnrichmentOptions)
+    limits: EngineLimits = Field(default_factory=EngineLimits)
 
 
 class DocumentResult(BaseModel):

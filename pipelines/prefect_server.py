@@ -4,18 +4,18 @@ Prefect server (``prefect server start``) run as a supervised child process."""
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import httpx
 
-from pipelines.children import die_with_parent
+from pipelines.children import Supervised
 from pipelines.settings import Settings
 
 
 def prefect_env(settings: Settings) -> dict[str, str]:
+    """The ``PREFECT_*`` variables every docklake process that talks to Prefect runs with."""
     home = settings.data_dir / "prefect"
     return {
         "PREFECT_API_URL": settings.effective_prefect_api_url,
@@ -45,36 +45,32 @@ class ManagedPrefectServer:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.log_path = settings.data_dir / "prefect-server.log"
+        env = {**os.environ, **prefect_env(settings)}
+        env.pop("PREFECT_API_URL")
+        cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+               "--port", str(settings.prefect.port)]
+        self.child = Supervised("prefect-server", cmd, env, settings.data_dir / "prefect-server.log",
+                                grace_s=15.0)
 
     @property
     def api_url(self) -> str:
         return self.settings.effective_prefect_api_url
 
+    @property
+    def log_path(self) -> Path:
+        return self.child.log_path
+
     def start(self, timeout_s: float = 120.0) -> None:
         if wait_healthy(self.api_url, 0.5):
             return  # one is already serving on that port (a previous docklake, or shared)
         Path(self.settings.data_dir / "prefect").mkdir(parents=True, exist_ok=True)
-        env = {**os.environ, **prefect_env(self.settings)}
-        env.pop("PREFECT_API_URL")
-        cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
-               "--port", str(self.settings.prefect_port)]
-        with open(self.log_path, "ab") as log:  # the child keeps its own copy of the descriptor
-            self.proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True, preexec_fn=die_with_parent)
+        self.child.start()
         if not wait_healthy(self.api_url, timeout_s):
             self.stop()
             raise RuntimeError(f"the Prefect server did not become healthy; see {self.log_path}")
 
     def alive(self) -> bool:
-        return self.proc is None or self.proc.poll() is None
+        return self.child.proc is None or self.child.alive()
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        self.child.stop()

@@ -1,14 +1,16 @@
 """The one settings object for every docklake process (environment prefix ``DOCKLAKE_``).
 
 Built once at the entry point (CLI, app factory, worker) and passed down; nothing deeper reads the
-environment.
+environment. Settings are grouped by concern; a nested value is set with a double underscore,
+for example ``DOCKLAKE_WORKER__LEASE_S=10`` or ``DOCKLAKE_LIMITS__JOB_TIMEOUT_S=120``. Every
+variable is listed in the README's configuration table (a test keeps the two in step).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -27,31 +29,87 @@ def parse_api_keys(value: str) -> list[tuple[str, str, str]]:
     return keys
 
 
+class _Group(BaseModel):
+    model_config = {"extra": "forbid"}
+
+
+class ApiSettings(_Group):
+    """The REST facade."""
+
+    host: str = Field("127.0.0.1", description="Bind address (also `docklake serve --host`).")
+    port: int = Field(8900, description="API port (also `docklake serve --port`).")
+    auth_cache_s: float = Field(30.0, description="How long a checked API key is trusted before it is looked "
+                                "up again (a revoked key stops working within this).")
+    sse_poll_s: float = Field(0.25, description="How often a progress stream (SSE) looks at its job.")
+
+
+class WorkerSettings(_Group):
+    """Job workers and their dispatcher."""
+
+    count: int = Field(1, description="Worker processes started by `docklake serve` (also `--workers`).")
+    lease_s: float = Field(30.0, description="A dead worker's jobs are claimed again after this long.")
+    max_attempts: int = Field(3, description="A job that killed its worker this many times ends `failure`.")
+    batch_size: int = Field(8, description="Jobs claimed at once and run as one Prefect flow run.")
+    poll_s: float = Field(0.2, description="How often an idle dispatcher looks for pending jobs.")
+    max_children: int = Field(0, description="Document conversions running at once per worker (0: one per CPU).")
+    split_pages: int = Field(20, description="A PDF with more selected pages is converted in parallel parts "
+                             "of this many pages (0: never split).")
+
+
+class LimitSettings(_Group):
+    """What one request or one document may cost."""
+
+    max_upload_bytes: int = Field(100 * 1024 * 1024, description="Larger uploads, `raw_text` and "
+                                  "`file_url` downloads are refused (413).")
+    job_timeout_s: float = Field(600.0, description="Time limit of one document's conversion.")
+    job_memory_mb: int = Field(4096, description="Memory limit of the process converting one document.")
+    max_page_pixels: int = Field(100_000_000, description="An image page over this many pixels is refused "
+                                 "(decompression bombs).")
+    fetch_timeout_s: float = Field(30.0, description="Time limit of a whole `file_url` download.")
+    allow_private_urls: bool = Field(False, description="Let `file_url` reach loopback and private addresses.")
+
+
+class OcrSettings(_Group):
+    """Optical character recognition."""
+
+    tessdata_dir: Path | None = Field(None, description="Tesseract's language data (default: where Debian's "
+                                      "`tesseract-ocr-*` packages put it).")
+
+
+class StorageSettings(_Group):
+    """Where state lives: the object store and the SQL catalog."""
+
+    url: str = Field("", description="fsspec URL for files and results: `file://…`, `memory://` (one "
+                     "process only), `s3://bucket/prefix` (default: `file://<data dir>/storage`).")
+    catalog_url: str = Field("", description="SQLAlchemy URL of the catalog, e.g. "
+                             "`postgresql+psycopg://user:pw@host/db` (default: SQLite under the data dir).")
+    catalog_pool_size: int = Field(10, description="Connections kept open to a PostgreSQL catalog.")
+    catalog_max_overflow: int = Field(20, description="Extra connections allowed beyond the pool at peaks.")
+
+
+class PrefectSettings(_Group):
+    """The orchestrator."""
+
+    api_url: str = Field("", description="An external Prefect API, e.g. `http://prefect:4200/api` "
+                         "(default: run a managed local server).")
+    port: int = Field(4200, description="Port of the managed local Prefect server.")
+
+
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="DOCKLAKE_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="DOCKLAKE_", env_nested_delimiter="__", extra="ignore")
 
-    data_dir: Path = Field(default=Path(".docklake"), description="Where embedded state lives.")
-    storage_url: str = Field(default="", description="fsspec URL: file://…, memory://…, s3://…")
-    catalog_url: str = Field(default="", description="SQLAlchemy URL; SQLite under data_dir by default.")
-    prefect_api_url: str = Field(default="", description="External Prefect API; empty = managed local server.")
-    prefect_port: int = 4200
-    host: str = "127.0.0.1"
-    port: int = 8900
-    api_keys: str = Field(default="", description="token=org/project,… ; empty = generate one on first start.")
-
-    max_upload_bytes: int = 100 * 1024 * 1024
-    job_timeout_s: float = 600.0
-    job_memory_mb: int = 4096
-    split_pages: int = 20  # a PDF with more selected pages is converted in parallel parts
-    max_children: int = 0  # conversion child processes at once per worker (0: one per CPU)
-    lease_s: float = 30.0
-    dispatch_batch_size: int = 8
-    dispatch_poll_s: float = 0.2
-    workers: int = 1
-    allow_private_urls: bool = False
-    fetch_timeout_s: float = 30.0
-    log_level: str = "INFO"
-    log_json: bool = True
+    data_dir: Path = Field(default=Path(".docklake"), description="Embedded state: catalog, storage, "
+                           "Prefect database, logs.")
+    api_keys: str = Field(default="", description="`token1=org/project,token2=org2/project2`; with none at "
+                          "all, the first start creates one.")
+    log_level: str = Field("INFO", description="Log level.")
+    log_json: bool = Field(True, description="Structured JSON logs with request and job ids.")
+    api: ApiSettings = Field(default_factory=ApiSettings)
+    worker: WorkerSettings = Field(default_factory=WorkerSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
+    ocr: OcrSettings = Field(default_factory=OcrSettings)
+    storage: StorageSettings = Field(default_factory=StorageSettings)
+    prefect: PrefectSettings = Field(default_factory=PrefectSettings)
 
     @field_validator("api_keys")
     @classmethod
@@ -62,10 +120,10 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _defaults_under_data_dir(self) -> Settings:
         self.data_dir = Path(self.data_dir).expanduser().resolve()
-        if not self.storage_url:
-            self.storage_url = f"file://{self.data_dir / 'storage'}"
-        if not self.catalog_url:
-            self.catalog_url = f"sqlite:///{self.data_dir / 'catalog.db'}"
+        if not self.storage.url:
+            self.storage.url = f"file://{self.data_dir / 'storage'}"
+        if not self.storage.catalog_url:
+            self.storage.catalog_url = f"sqlite:///{self.data_dir / 'catalog.db'}"
         return self
 
     @property
@@ -74,8 +132,35 @@ class Settings(BaseSettings):
 
     @property
     def managed_prefect(self) -> bool:
-        return not self.prefect_api_url
+        return not self.prefect.api_url
 
     @property
     def effective_prefect_api_url(self) -> str:
-        return self.prefect_api_url or f"http://127.0.0.1:{self.prefect_port}/api"
+        return self.prefect.api_url or f"http://127.0.0.1:{self.prefect.port}/api"
+
+    def environment(self) -> dict[str, str]:
+        """These settings as ``DOCKLAKE_*`` variables, for child processes (every value, so a
+        child built from them equals this object)."""
+        env = {"DOCKLAKE_DATA_DIR": str(self.data_dir), "DOCKLAKE_API_KEYS": self.api_keys,
+               "DOCKLAKE_LOG_LEVEL": self.log_level, "DOCKLAKE_LOG_JSON": str(self.log_json).lower()}
+        for group in ("api", "worker", "limits", "ocr", "storage", "prefect"):
+            for name, value in getattr(self, group).model_dump().items():
+                key = f"DOCKLAKE_{group.upper()}__{name.upper()}"
+                if value is None:
+                    continue
+                env[key] = str(value).lower() if isinstance(value, bool) else str(value)
+        env["DOCKLAKE_PREFECT__API_URL"] = self.effective_prefect_api_url
+        return env
+
+
+def documented_variables() -> dict[str, tuple[object, str]]:
+    """Every ``DOCKLAKE_*`` variable: its default and description (what the README lists)."""
+    out: dict[str, tuple[object, str]] = {}
+    for name, field in Settings.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            for sub, sf in ann.model_fields.items():
+                out[f"DOCKLAKE_{name.upper()}__{sub.upper()}"] = (sf.default, sf.description or "")
+        else:
+            out[f"DOCKLAKE_{name.upper()}"] = (field.default, field.description or "")
+    return out

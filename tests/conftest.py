@@ -41,7 +41,7 @@ from tests.postgres import postgres_url  # noqa: E402, F401  (session fixture)
 def prefect_api() -> Iterator[str]:
     from pipelines.prefect_server import ManagedPrefectServer
 
-    server = ManagedPrefectServer(Settings(data_dir=PREFECT_DIR, prefect_port=PREFECT_PORT))
+    server = ManagedPrefectServer(Settings(data_dir=PREFECT_DIR, prefect={"port": PREFECT_PORT}))
     server.start(timeout_s=180)
     yield PREFECT_API
     server.stop()
@@ -49,8 +49,8 @@ def prefect_api() -> Iterator[str]:
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
-    return Settings(data_dir=tmp_path / "docklake", api_keys=API_KEYS, prefect_api_url=PREFECT_API,
-                    lease_s=5)
+    return Settings(data_dir=tmp_path / "docklake", api_keys=API_KEYS, prefect={"api_url": PREFECT_API},
+                    worker={"lease_s": 5})
 
 
 @pytest.fixture
@@ -70,7 +70,7 @@ def client(services: Services) -> Iterator[TestClient]:
 def run_jobs(services: Services, prefect_api: str) -> Callable[[], int]:
     """Run the dispatcher (real Prefect flow runs) until no job is runnable; returns jobs run."""
     from pipelines.dispatcher import Dispatcher
-    from pipelines.runtime import Runtime, install
+    from pipelines.usecases.runtime import Runtime, install
 
     rt = Runtime(services.settings, services.engine, services.storage)
     install(rt)

@@ -23,10 +23,10 @@ from assets import files as files_repo
 from assets import jobs as jobs_repo
 from assets import keys as keys_repo
 from assets.catalog import api_keys, jobs, make_engine, migrate, now_us
-from assets.files import FileRecord
-from assets.keys import Principal
 from assets.pagination import Page
 from pipelines.errors import InvalidQuery
+from pipelines.models import ParseRequest
+from pipelines.records import FileRecord, Job, JobKind, JobSource, Principal
 from tests.postgres import admin_execute
 
 P = Principal("org-a", "proj-a", "key_a")
@@ -69,19 +69,19 @@ def catalog_engine(empty_engine: Engine) -> Engine:
 
 def make_job(engine: Engine, p: Principal = P, *, file_name: str | None = "doc.pdf",
              dataset_name: str | None = None, created_us: int | None = None,
-             **values: Any) -> dict[str, Any]:
-    job = jobs_repo.create_job(engine, p, kind="parse", request={"file_id": "file_x"},
-                               labels={"k": "v"}, file_id="file_x", file_name=file_name,
-                               dataset_name=dataset_name)
+             **values: Any) -> Job:
+    job = jobs_repo.create_job(engine, p, kind=JobKind.parse, source=JobSource.file("file_x"),
+                               options=ParseRequest(file_id="file_x"), labels={"k": "v"}, file_id="file_x",
+                               file_name=file_name, dataset_name=dataset_name)
     if created_us is not None:
         values["created_us"] = created_us
     if values:
         with engine.begin() as conn:
-            conn.execute(update(jobs).where(jobs.c.id == job["id"]).values(**values))
-    return jobs_repo.get_job_by_id(engine, job["id"])  # type: ignore[return-value]
+            conn.execute(update(jobs).where(jobs.c.id == job.id).values(**values))
+    return jobs_repo.get_job_by_id(engine, job.id)  # type: ignore[return-value]
 
 
-def row(engine: Engine, job_id: str) -> dict[str, Any]:
+def row(engine: Engine, job_id: str) -> Job:
     r = jobs_repo.get_job_by_id(engine, job_id)
     assert r is not None
     return r
@@ -89,16 +89,16 @@ def row(engine: Engine, job_id: str) -> dict[str, Any]:
 
 def wait_lease_expired(engine: Engine, job_id: str) -> None:
     """Sleep just past the job's lease expiry (the worker 'died' and stopped renewing)."""
-    expires = row(engine, job_id)["lease_expires_us"]
+    expires = row(engine, job_id).lease_expires_us
     time.sleep(max(0.0, (expires - now_us()) / 1e6) + 0.02)
 
 
 def newest_first(rows: list[dict[str, Any]]) -> list[str]:
-    return [r["id"] for r in sorted(rows, key=lambda r: (r["created_us"], r["id"]), reverse=True)]
+    return [r.id for r in sorted(rows, key=lambda r: (r.created_us, r.id), reverse=True)]
 
 
 def ids(page: Page) -> list[str]:
-    return [r["id"] if isinstance(r, dict) else r.id for r in page.rows]
+    return [r.id if isinstance(r, dict) else r.id for r in page.rows]
 
 
 def run_concurrently(n: int, fn: Callable[[int], Any]) -> list[Any]:
@@ -174,7 +174,7 @@ def test_migrations_create_the_schema_on_an_empty_database_and_are_idempotent(
 
     job = make_job(empty_engine)
     migrate(empty_engine)  # a second run changes nothing and keeps the data
-    assert row(empty_engine, job["id"])["status"] == "pending"
+    assert row(empty_engine, job.id).status == "pending"
     with empty_engine.connect() as conn:
         versions = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
     from alembic.script import ScriptDirectory
@@ -218,7 +218,7 @@ def test_processes_starting_together_can_all_migrate_an_empty_database(
 
 def test_concurrent_claims_hand_each_job_to_exactly_one_worker(catalog_engine: Engine) -> None:
     n_jobs, n_workers = 60, 6
-    all_ids = {make_job(catalog_engine)["id"] for _ in range(n_jobs)}
+    all_ids = {make_job(catalog_engine).id for _ in range(n_jobs)}
     got: dict[str, list[str]] = {f"worker-{i}": [] for i in range(n_workers)}
     errors: list[BaseException] = []
     start = threading.Barrier(n_workers)
@@ -227,8 +227,8 @@ def test_concurrent_claims_hand_each_job_to_exactly_one_worker(catalog_engine: E
         try:
             start.wait()
             while batch := jobs_repo.claim(catalog_engine, owner, limit=3, lease_s=60):
-                got[owner].extend(j["id"] for j in batch)
-                assert all(j["lease_owner"] == owner and j["status"] == "processing"
+                got[owner].extend(j.id for j in batch)
+                assert all(j.lease_owner == owner and j.status == "processing"
                            for j in batch)
         except BaseException as exc:  # noqa: BLE001 - reported below
             errors.append(exc)
@@ -245,110 +245,110 @@ def test_concurrent_claims_hand_each_job_to_exactly_one_worker(catalog_engine: E
     for owner, lst in got.items():
         for job_id in lst:
             r = row(catalog_engine, job_id)
-            assert (r["lease_owner"], r["status"], r["attempts"]) == (owner, "processing", 1)
+            assert (r.lease_owner, r.status, r.attempts) == (owner, "processing", 1)
     assert jobs_repo.claim(catalog_engine, "late", limit=10, lease_s=60) == []
 
 
 def test_claim_takes_oldest_pending_first_and_respects_limit(catalog_engine: Engine) -> None:
-    made = [make_job(catalog_engine, created_us=T0 + i)["id"] for i in range(5)]
+    made = [make_job(catalog_engine, created_us=T0 + i).id for i in range(5)]
     first = jobs_repo.claim(catalog_engine, "w1", limit=2, lease_s=60)
-    assert [j["id"] for j in first] == made[:2]
-    assert all(j["attempts"] == 1 and j["started_us"] for j in first)
+    assert [j.id for j in first] == made[:2]
+    assert all(j.attempts == 1 and j.started_us for j in first)
     done = jobs_repo.finish(catalog_engine, "w1", made[0], 1, status="successful", error=None,
                             result_key="results/x", total_pages=3, parsed_pages_count=3)
     assert done
     r = row(catalog_engine, made[0])
-    assert (r["status"], r["lease_owner"], r["result_key"], r["total_pages"]) == (
+    assert (r.status, r.lease_owner, r.result_key, r.total_pages) == (
         "successful", None, "results/x", 3)
-    assert r["finished_us"] >= r["started_us"]
+    assert r.finished_us >= r.started_us
     # A finished job is never claimed again, nor finished twice.
     rest = jobs_repo.claim(catalog_engine, "w2", limit=10, lease_s=60)
-    assert [j["id"] for j in rest] == made[2:]
+    assert [j.id for j in rest] == made[2:]
     assert not jobs_repo.finish(catalog_engine, "w1", made[0], 1, status="failure", error="x",
                                 result_key=None, total_pages=None, parsed_pages_count=0)
-    assert row(catalog_engine, made[0])["status"] == "successful"
+    assert row(catalog_engine, made[0]).status == "successful"
 
 
 def test_expired_lease_is_reclaimed_and_the_old_owner_cannot_finish(catalog_engine: Engine) -> None:
     job = make_job(catalog_engine)
     [a] = jobs_repo.claim(catalog_engine, "worker-a", limit=5, lease_s=0.2)
-    assert a["attempts"] == 1
+    assert a.attempts == 1
     # While the lease runs nobody else gets the job.
     assert jobs_repo.claim(catalog_engine, "worker-b", limit=5, lease_s=0.2) == []
-    wait_lease_expired(catalog_engine, job["id"])  # worker-a died
+    wait_lease_expired(catalog_engine, job.id)  # worker-a died
 
     [b] = jobs_repo.claim(catalog_engine, "worker-b", limit=5, lease_s=60)
-    assert (b["id"], b["lease_owner"], b["attempts"], b["status"]) == (
-        job["id"], "worker-b", 2, "processing")
+    assert (b.id, b.lease_owner, b.attempts, b.status) == (
+        job.id, "worker-b", 2, "processing")
 
     # worker-a comes back and tries to close the job: refused, the row stays worker-b's.
-    assert not jobs_repo.finish(catalog_engine, "worker-a", job["id"], 1, status="failure",
+    assert not jobs_repo.finish(catalog_engine, "worker-a", job.id, 1, status="failure",
                                 error="stale", result_key=None, total_pages=None,
                                 parsed_pages_count=0)
-    r = row(catalog_engine, job["id"])
-    assert (r["status"], r["lease_owner"], r["attempts"], r["error"], r["finished_us"]) == (
+    r = row(catalog_engine, job.id)
+    assert (r.status, r.lease_owner, r.attempts, r.error, r.finished_us) == (
         "processing", "worker-b", 2, None, None)
-    assert jobs_repo.finish(catalog_engine, "worker-b", job["id"], 2, status="successful",
+    assert jobs_repo.finish(catalog_engine, "worker-b", job.id, 2, status="successful",
                             error=None, result_key="results/y", total_pages=1,
                             parsed_pages_count=1)
-    assert row(catalog_engine, job["id"])["status"] == "successful"
+    assert row(catalog_engine, job.id).status == "successful"
 
 
 def test_job_abandoned_max_attempts_times_ends_in_failure(catalog_engine: Engine) -> None:
     job = make_job(catalog_engine)
-    for attempt in range(1, jobs_repo.MAX_ATTEMPTS + 1):
+    for attempt in range(1, 3 + 1):
         [c] = jobs_repo.claim(catalog_engine, f"worker-{attempt}", limit=1, lease_s=0.2)
-        assert c["attempts"] == attempt
-        wait_lease_expired(catalog_engine, job["id"])
+        assert c.attempts == attempt
+        wait_lease_expired(catalog_engine, job.id)
     assert jobs_repo.claim(catalog_engine, "worker-last", limit=1, lease_s=0.2) == []
-    r = row(catalog_engine, job["id"])
-    assert r["status"] == "failure"
-    assert r["error"] and "abandoned" in r["error"]
-    assert r["finished_us"] is not None and r["lease_owner"] is None
+    r = row(catalog_engine, job.id)
+    assert r.status == "failure"
+    assert r.error and "abandoned" in r.error
+    assert r.finished_us is not None and r.lease_owner is None
     # It stays failed.
     time.sleep(0.05)
     assert jobs_repo.claim(catalog_engine, "worker-later", limit=1, lease_s=0.2) == []
-    assert row(catalog_engine, job["id"])["status"] == "failure"
+    assert row(catalog_engine, job.id).status == "failure"
 
 
 def test_renew_extends_only_the_callers_leases(catalog_engine: Engine) -> None:
-    j1 = make_job(catalog_engine, created_us=T0 + 1)["id"]
-    j2 = make_job(catalog_engine, created_us=T0 + 2)["id"]
-    assert [j["id"] for j in jobs_repo.claim(catalog_engine, "a", limit=1, lease_s=0.2)] == [j1]
-    assert [j["id"] for j in jobs_repo.claim(catalog_engine, "b", limit=1, lease_s=0.2)] == [j2]
-    b_expiry = row(catalog_engine, j2)["lease_expires_us"]
+    j1 = make_job(catalog_engine, created_us=T0 + 1).id
+    j2 = make_job(catalog_engine, created_us=T0 + 2).id
+    assert [j.id for j in jobs_repo.claim(catalog_engine, "a", limit=1, lease_s=0.2)] == [j1]
+    assert [j.id for j in jobs_repo.claim(catalog_engine, "b", limit=1, lease_s=0.2)] == [j2]
+    b_expiry = row(catalog_engine, j2).lease_expires_us
 
     assert jobs_repo.renew(catalog_engine, "a", [j1, j2], lease_s=60) == 1
-    assert row(catalog_engine, j1)["lease_expires_us"] > now_us() + 50e6
-    assert row(catalog_engine, j2)["lease_expires_us"] == b_expiry
+    assert row(catalog_engine, j1).lease_expires_us > now_us() + 50e6
+    assert row(catalog_engine, j2).lease_expires_us == b_expiry
     assert jobs_repo.renew(catalog_engine, "a", [], lease_s=60) == 0
 
     # After both old leases would have expired, only b's job can be taken over.
     wait_lease_expired(catalog_engine, j2)
     taken = jobs_repo.claim(catalog_engine, "c", limit=5, lease_s=60)
-    assert [j["id"] for j in taken] == [j2]
-    assert row(catalog_engine, j1)["lease_owner"] == "a"
+    assert [j.id for j in taken] == [j2]
+    assert row(catalog_engine, j1).lease_owner == "a"
     # b lost its job: renewing it no longer works.
     assert jobs_repo.renew(catalog_engine, "b", [j2], lease_s=60) == 0
-    assert row(catalog_engine, j2)["lease_owner"] == "c"
+    assert row(catalog_engine, j2).lease_owner == "c"
 
 
 def test_release_returns_only_the_owners_jobs_to_pending(catalog_engine: Engine) -> None:
-    made = [make_job(catalog_engine, created_us=T0 + i)["id"] for i in range(4)]
-    a = [j["id"] for j in jobs_repo.claim(catalog_engine, "a", limit=2, lease_s=60)]
-    b = [j["id"] for j in jobs_repo.claim(catalog_engine, "b", limit=1, lease_s=60)]
+    made = [make_job(catalog_engine, created_us=T0 + i).id for i in range(4)]
+    a = [j.id for j in jobs_repo.claim(catalog_engine, "a", limit=2, lease_s=60)]
+    b = [j.id for j in jobs_repo.claim(catalog_engine, "b", limit=1, lease_s=60)]
     assert a == made[:2] and b == made[2:3]
 
     assert jobs_repo.release(catalog_engine, "a") == 2
     for job_id in a:
         r = row(catalog_engine, job_id)
-        assert (r["status"], r["lease_owner"], r["lease_expires_us"], r["attempts"]) == (
+        assert (r.status, r.lease_owner, r.lease_expires_us, r.attempts) == (
             "pending", None, None, 0)
     r = row(catalog_engine, b[0])
-    assert (r["status"], r["lease_owner"]) == ("processing", "b")
+    assert (r.status, r.lease_owner) == ("processing", "b")
     assert jobs_repo.release(catalog_engine, "a") == 0
     # Released jobs are claimable again at once.
-    again = {j["id"] for j in jobs_repo.claim(catalog_engine, "c", limit=10, lease_s=60)}
+    again = {j.id for j in jobs_repo.claim(catalog_engine, "c", limit=10, lease_s=60)}
     assert again == set(a) | {made[3]}
 
 
@@ -407,31 +407,31 @@ def test_list_jobs_filters(catalog_engine: Engine) -> None:
                                    direction="next", limit=100)
         return ids(page)
 
-    everything = [nameless["id"], plain["id"], under["id"], upper["id"], report["id"]]
+    everything = [nameless.id, plain.id, under.id, upper.id, report.id]
     assert q() == everything
-    assert q(status="successful") == [report["id"]]
-    assert q(status="pending") == [nameless["id"], plain["id"], under["id"]]
-    assert q(dataset_name="invoices") == [under["id"], report["id"]]  # exact, case-sensitive
-    assert q(file_name="Report") == [upper["id"]], "case-sensitive: 'Report' ≠ 'report.pdf'"
-    assert q(file_name="report") == [report["id"]]
-    assert q(file_name=".PDF") == [upper["id"]]
-    assert q(file_name="_") == [under["id"]], "'_' is a literal, not a wildcard"
+    assert q(status="successful") == [report.id]
+    assert q(status="pending") == [nameless.id, plain.id, under.id]
+    assert q(dataset_name="invoices") == [under.id, report.id]  # exact, case-sensitive
+    assert q(file_name="Report") == [upper.id], "case-sensitive: 'Report' ≠ 'report.pdf'"
+    assert q(file_name="report") == [report.id]
+    assert q(file_name=".PDF") == [upper.id]
+    assert q(file_name="_") == [under.id], "'_' is a literal, not a wildcard"
     assert q(file_name="%") == []
-    assert q(file_name="txt") == [plain["id"], under["id"]]
-    assert q(job_id=upper["id"]) == [upper["id"]]
+    assert q(file_name="txt") == [plain.id, under.id]
+    assert q(job_id=upper.id) == [upper.id]
     assert q(job_id="parse_doesnotexist") == []
     # Time ranges are exclusive bounds.
-    assert q(created_after=T0 + 200) == [nameless["id"], plain["id"], under["id"]]
-    assert q(created_before=T0 + 200) == [report["id"]]
-    assert q(created_after=T0 + 100, created_before=T0 + 400) == [under["id"], upper["id"]]
-    assert q(finished_after=T0 + 1000) == [upper["id"]]
-    assert q(finished_before=T0 + 2000) == [report["id"]]
-    assert q(finished_after=T0) == [upper["id"], report["id"]]  # unfinished jobs excluded
-    assert q(status="successful", dataset_name="invoices", file_name="report") == [report["id"]]
+    assert q(created_after=T0 + 200) == [nameless.id, plain.id, under.id]
+    assert q(created_before=T0 + 200) == [report.id]
+    assert q(created_after=T0 + 100, created_before=T0 + 400) == [under.id, upper.id]
+    assert q(finished_after=T0 + 1000) == [upper.id]
+    assert q(finished_before=T0 + 2000) == [report.id]
+    assert q(finished_after=T0) == [upper.id, report.id]  # unfinished jobs excluded
+    assert q(status="successful", dataset_name="invoices", file_name="report") == [report.id]
     # A filtered listing still pages correctly.
     check_walk(lambda **kw: jobs_repo.list_jobs(
         catalog_engine, P, jobs_repo.JobFilter(file_name="t"), **kw),
-        [plain["id"], under["id"], upper["id"], report["id"]], 1)
+        [plain.id, under.id, upper.id, report.id], 1)
 
 
 def test_jobs_are_scoped_to_their_organization_and_project(catalog_engine: Engine) -> None:
@@ -440,18 +440,18 @@ def test_jobs_are_scoped_to_their_organization_and_project(catalog_engine: Engin
               for other in (SAME_ORG_OTHER_PROJECT, OTHER_ORG_SAME_PROJECT)]
     page = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(), cursor=None,
                                direction="next", limit=100)
-    assert ids(page) == [mine["id"]]
+    assert ids(page) == [mine.id]
     for t in theirs:
-        assert jobs_repo.get_job(catalog_engine, P, t["id"]) is None
-        assert jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(job_id=t["id"]),
+        assert jobs_repo.get_job(catalog_engine, P, t.id) is None
+        assert jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(job_id=t.id),
                                    cursor=None, direction="next", limit=10).rows == []
-        assert jobs_repo.delete_job(catalog_engine, P, t["id"]) is None
-        assert jobs_repo.get_job_by_id(catalog_engine, t["id"]) is not None  # not deleted
-    got = jobs_repo.get_job(catalog_engine, P, mine["id"])
-    assert got is not None and got["request"] == {"file_id": "file_x"} and got["labels"] == {"k": "v"}
-    assert jobs_repo.delete_job(catalog_engine, P, mine["id"])["id"] == mine["id"]  # type: ignore[index]
-    assert jobs_repo.get_job(catalog_engine, P, mine["id"]) is None
-    assert jobs_repo.delete_job(catalog_engine, P, mine["id"]) is None
+        assert jobs_repo.delete_job(catalog_engine, P, t.id) is None
+        assert jobs_repo.get_job_by_id(catalog_engine, t.id) is not None  # not deleted
+    got = jobs_repo.get_job(catalog_engine, P, mine.id)
+    assert got is not None and got.source == JobSource.file("file_x") and got.labels == {"k": "v"}
+    assert jobs_repo.delete_job(catalog_engine, P, mine.id).id == mine.id  # type: ignore[union-attr]
+    assert jobs_repo.get_job(catalog_engine, P, mine.id) is None
+    assert jobs_repo.delete_job(catalog_engine, P, mine.id) is None
 
 
 # ------------------------------------------------------------------------------------- files
@@ -501,8 +501,7 @@ def test_list_files_pages_and_filters(catalog_engine: Engine, limit: int) -> Non
                                      created_after=created_after, created_before=created_before,
                                      **kw)
 
-    as_rows = [{"id": r.id, "created_us": r.created_us} for r in made]
-    check_walk(list_page, newest_first(as_rows), limit)
+    check_walk(list_page, newest_first(made), limit)
 
     def names_of(**kw: Any) -> set[str | None]:
         page = list_page(cursor=None, direction="next", limit=100, **kw)
@@ -557,7 +556,7 @@ def test_add_key_is_idempotent_under_concurrent_start_up(catalog_engine: Engine)
 def test_reads_are_not_blocked_by_an_open_write(catalog_engine: Engine) -> None:
     from assets.catalog import write_txn
 
-    job_id = make_job(catalog_engine)["id"]
+    job_id = make_job(catalog_engine).id
     holding, release = threading.Event(), threading.Event()
 
     def writer() -> None:
@@ -574,7 +573,7 @@ def test_reads_are_not_blocked_by_an_open_write(catalog_engine: Engine) -> None:
         page = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(), cursor=None,
                                    direction="next", limit=10)
         assert time.monotonic() - t0 < 0.5
-        assert ids(page) == [job_id] and page.rows[0]["error"] is None  # sees the committed state
+        assert ids(page) == [job_id] and page.rows[0].error is None  # sees the committed state
     finally:
         release.set()
         t.join()

@@ -24,7 +24,7 @@ def test_materialize_dataset_tables_and_query(client: TestClient, run_jobs, serv
     client.post("/documents/v2/parse", json={"raw_text": "other tenant", "mime_type": "text/plain"}, headers=B)
     run_jobs()
     s = services.settings
-    resource = Catalog(catalog_url=s.catalog_url, storage_url=s.storage_url)
+    resource = Catalog(catalog_url=s.storage.catalog_url, storage_url=s.storage.url)
 
     instance = DagsterInstance.ephemeral(tempdir=str(tmp_path / "dagster"))
     ctx = build_sensor_context(instance=instance, resources={"catalog": resource})

@@ -44,9 +44,9 @@ def origin() -> Iterator[str]:
 def test_file_url_fetch_when_private_addresses_are_allowed(client: TestClient, run_jobs,
                                                           services: Services, origin: str) -> None:
     refused = client.post("/documents/v2/parse", json={"file_url": f"{origin}/memo.md"}, headers=A)
-    assert refused.status_code == 400 and "DOCKLAKE_ALLOW_PRIVATE_URLS" in refused.json()["message"]
+    assert refused.status_code == 400 and "DOCKLAKE_LIMITS__ALLOW_PRIVATE_URLS" in refused.json()["message"]
 
-    services.settings.allow_private_urls = True
+    services.settings.limits.allow_private_urls = True
     ids = {name: client.post("/documents/v2/parse", json={"file_url": f"{origin}/{name}"},
                              headers=A).json()["parse_id"] for name in ("memo.md", "missing.pdf", "moved")}
     run_jobs()

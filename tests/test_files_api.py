@@ -137,7 +137,7 @@ def test_missing_part_broken_body_and_oversize_leave_nothing(client: TestClient,
                    headers={**A, "content-type": "multipart/form-data; boundary=XyZ"})
     assert r.status_code == 400 and r.json()["code"] == "MULTIPART_STREAM_END"
 
-    services.settings.max_upload_bytes = 1000
+    services.settings.limits.max_upload_bytes = 1000
     r = upload(client, "big.txt", b"x" * 5000)
     assert r.status_code == 413 and "upload limit" in r.json()["message"]
     assert stored_objects(services) == []
@@ -153,7 +153,7 @@ def test_form_fields_are_bounded_in_size_and_number(client: TestClient, services
     too_many = [("labels", (None, f"k{i}=v")) for i in range(101)]
     r = client.put("/documents/v2/files", files=[("file", ("a.txt", b"x")), *too_many], headers=A)
     assert r.status_code == 400 and "100 labels" in r.json()["message"]
-    services.settings.max_upload_bytes = 1000
+    services.settings.limits.max_upload_bytes = 1000
 
     def chunked():  # no Content-Length: only the bytes received count
         yield b'--B\r\nContent-Disposition: form-data; name="file_bytes"; filename="a"\r\n\r\n'
@@ -178,7 +178,7 @@ def test_leftovers_of_a_crash_are_swept_at_start(settings) -> None:  # type: ign
     old, fresh = spool / "upload-old", spool / "upload-new"
     old.write_bytes(b"x")
     fresh.write_bytes(b"y")
-    storage = Storage(settings.storage_url)
+    storage = Storage(settings.storage.url)
     storage.put_bytes("tmp/dead-writer", b"z")
     long_ago = time.time() - 7200
     os.utime(old, (long_ago, long_ago))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+import duckdb
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
@@ -12,6 +13,7 @@ from sqlalchemy import select, update
 from api.services import Services
 from assets import jobs as jobs_repo
 from assets.catalog import jobs as jobs_table
+from assets.results import table_key
 from tests.helpers import A2, A, B
 
 MD = "# Title\n\nFirst paragraph.\n\n- a list item\n\fSecond page text."
@@ -56,9 +58,9 @@ def test_bad_requests_get_api_errors(client: TestClient, body: dict, status: int
 
 
 def test_raw_text_over_the_upload_limit_is_refused(client: TestClient, services: Services) -> None:
-    services.settings.max_upload_bytes = 1000
+    services.settings.limits.max_upload_bytes = 1000
     r = submit(client, {"raw_text": "é" * 600, "mime_type": "text/plain"})  # 1200 bytes in UTF-8
-    assert r.status_code == 413 and "DOCKLAKE_MAX_UPLOAD_BYTES" in r.json()["message"]
+    assert r.status_code == 413 and "DOCKLAKE_LIMITS__MAX_UPLOAD_BYTES" in r.json()["message"]
     assert submit(client, {"raw_text": "e" * 600, "mime_type": "text/plain"}).status_code == 200
     huge = b'{"raw_text": "' + b"x" * 3_000_000 + b'", "mime_type": "text/plain"}'
     r = client.post("/documents/v2/parse", content=huge, headers={**A, "content-type": "application/json"})
@@ -110,10 +112,15 @@ def test_parse_file_end_to_end(client: TestClient, run_jobs, services: Services)
     assert read["status"] == "successful" and "options" not in read
     assert len(read["chunks"]) == 1 and "- a list item" in read["chunks"][0]["content"]
 
-    # the result is a real Parquet file in storage
-    row = jobs_repo.get_job_by_id(services.engine, pid)
-    assert row["result_key"].endswith(".parquet") and services.storage.exists(row["result_key"])
-    assert row["flow_run_id"]  # ran inside a Prefect flow run
+    # the result is real, typed Parquet tables in storage that DuckDB reads without JSON parsing
+    job = jobs_repo.get_job_by_id(services.engine, pid)
+    assert job.result_key and job.flow_run_id  # ran inside a Prefect flow run
+    paths = {t: services.storage.path(table_key(job.result_key, t)) for t in ("fragments", "chunks")}
+    con = duckdb.connect()
+    texts = con.execute(f"SELECT fragment_type, text FROM read_parquet('{paths['fragments']}') "
+                        "WHERE page_number = 1 ORDER BY reading_order").fetchall()
+    assert texts == [("section_header", "Title"), ("text", "First paragraph.")]
+    assert con.execute(f"SELECT count(*) FROM read_parquet('{paths['chunks']}')").fetchone()[0] >= 1
 
 
 def test_bad_documents_fail_without_harming_others(client: TestClient, run_jobs) -> None:
@@ -190,9 +197,10 @@ def test_list_filters_and_delete(client: TestClient, run_jobs, services: Service
     assert client.get(f"/documents/v2/parse/{ok}", headers=A2).status_code == 404
     assert client.delete(f"/documents/v2/parse/{ok}", headers=B).status_code == 404
 
-    key = jobs_repo.get_job_by_id(services.engine, ok)["result_key"]
+    key = jobs_repo.get_job_by_id(services.engine, ok).result_key
+    assert key and services.storage.list_keys(key)
     assert client.delete(f"/documents/v2/parse/{ok}", headers=A).status_code == 204
-    assert not services.storage.exists(key)
+    assert services.storage.list_keys(key) == []
     r = client.get(f"/documents/v2/parse/{ok}", headers=A)
     assert r.status_code == 404 and r.json()["code"] == "ENTITY_NOT_FOUND"
     assert client.delete(f"/documents/v2/parse/{ok}", headers=A).status_code == 404
@@ -203,10 +211,10 @@ def test_job_of_a_dead_worker_is_reclaimed_and_finished_once(client: TestClient,
     pid = submit(client, {"raw_text": "survives a crash", "mime_type": "text/plain"}).json()["parse_id"]
     # A worker claims the job, writes its result and dies without closing the job.
     claimed = jobs_repo.claim(services.engine, "dead-worker", 10, lease_s=0.2)
-    assert [j["id"] for j in claimed] == [pid]
+    assert [j.id for j in claimed] == [pid]
     from assets.results import result_key
 
-    stale = result_key("org-a", "proj-a", None, pid, 1)
+    stale = table_key(result_key("org-a", "proj-a", None, pid, 1), "document")
     services.storage.put_bytes(stale, b"half a result")
     assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["status"] == "processing"
     time.sleep(0.3)
@@ -219,7 +227,8 @@ def test_job_of_a_dead_worker_is_reclaimed_and_finished_once(client: TestClient,
     with services.engine.connect() as conn:
         row = conn.execute(select(jobs_table).where(jobs_table.c.id == pid)).mappings().one()
     assert row["status"] == "successful" and row["attempts"] == 2 and row["error"] is None
-    assert not services.storage.exists(stale) and services.storage.exists(row["result_key"])
+    assert not services.storage.exists(stale)
+    assert services.storage.exists(table_key(row["result_key"], "document"))
 
 
 def test_flow_run_of_a_dead_worker_is_marked_crashed(client: TestClient, run_jobs,
@@ -261,11 +270,16 @@ def test_flow_run_of_a_dead_worker_is_marked_crashed(client: TestClient, run_job
 
 def test_a_job_that_keeps_killing_workers_ends_in_failure(client: TestClient, run_jobs,
                                                          services: Services) -> None:
+    services.settings.worker.max_attempts = 2  # DOCKLAKE_WORKER__MAX_ATTEMPTS
     pid = submit(client, {"raw_text": "poison", "mime_type": "text/plain"}).json()["parse_id"]
+    spared = submit(client, {"raw_text": "once", "mime_type": "text/plain"}).json()["parse_id"]
     with services.engine.begin() as conn:
         conn.execute(update(jobs_table).where(jobs_table.c.id == pid).values(
-            status="processing", attempts=jobs_repo.MAX_ATTEMPTS, lease_owner="x", lease_expires_us=1))
+            status="processing", attempts=2, lease_owner="x", lease_expires_us=1))
+        conn.execute(update(jobs_table).where(jobs_table.c.id == spared).values(
+            status="processing", attempts=1, lease_owner="x", lease_expires_us=1))
     run_jobs()
+    assert client.get(f"/documents/v2/parse/{spared}", headers=A).json()["status"] == "successful"
     res = client.get(f"/documents/v2/parse/{pid}", headers=A).json()
     assert res["status"] == "failure" and "giving up" in res["error"]
 
@@ -278,7 +292,7 @@ def test_an_unexpected_error_fails_its_own_job_only(client: TestClient, run_jobs
     good = submit(client, {"raw_text": "fine", "mime_type": "text/plain"}).json()["parse_id"]
     # the catalog still names the file, but its bytes are gone from storage
     from assets import files as files_repo
-    from assets.keys import Principal
+    from pipelines.records import Principal
 
     rec = files_repo.get_file(services.engine, Principal("org-a", "proj-a", ""), fid)
     services.storage.delete(rec.storage_key)
@@ -286,16 +300,18 @@ def test_an_unexpected_error_fails_its_own_job_only(client: TestClient, run_jobs
     bad = client.get(f"/documents/v2/parse/{lost}", headers=A).json()
     assert bad["status"] == "failure" and "FileNotFoundError" in bad["error"]
     assert client.get(f"/documents/v2/parse/{good}", headers=A).json()["status"] == "successful"
-    assert jobs_repo.get_job_by_id(services.engine, good)["attempts"] == 1  # its batch was not lost
+    assert jobs_repo.get_job_by_id(services.engine, good).attempts == 1  # its batch was not lost
 
 
 def test_raw_text_lives_in_storage_not_in_the_catalog(client: TestClient, run_jobs,
                                                       services: Services) -> None:
     text = "a long text " * 1000
     pid = submit(client, {"raw_text": text, "mime_type": "text/plain"}).json()["parse_id"]
-    row = jobs_repo.get_job_by_id(services.engine, pid)
-    assert "raw_text" not in row["request"]
-    key = row["request"]["raw_text_key"]
+    job = jobs_repo.get_job_by_id(services.engine, pid)
+    with services.engine.connect() as conn:
+        stored = conn.execute(select(jobs_table.c.request).where(jobs_table.c.id == pid)).scalar_one()
+    assert "a long text" not in str(stored) and job.source.kind == "text"
+    key = job.source.text_key
     assert services.storage.read_bytes(key) == text.encode()
     run_jobs()
     assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["chunks"][0]["content"] == text.strip()

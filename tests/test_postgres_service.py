@@ -20,12 +20,12 @@ pytestmark = pytest.mark.postgres
 
 def test_job_path_on_postgres(postgres_url: str, prefect_api: str, tmp_path: Path) -> None:
     from pipelines.dispatcher import Dispatcher
-    from pipelines.runtime import Runtime, install
+    from pipelines.usecases.runtime import Runtime, install
 
     db = "svc_" + secrets.token_hex(6)
     admin_execute(postgres_url, f"CREATE DATABASE {db}")
-    settings = Settings(data_dir=tmp_path / "dl", api_keys=API_KEYS, prefect_api_url=prefect_api,
-                        catalog_url=postgres_url.rsplit("/", 1)[0] + "/" + db)
+    settings = Settings(data_dir=tmp_path / "dl", api_keys=API_KEYS, prefect={"api_url": prefect_api},
+                        storage={"catalog_url": postgres_url.rsplit("/", 1)[0] + "/" + db})
     services = Services.build(settings)
     try:
         with TestClient(create_app(services=services)) as client:

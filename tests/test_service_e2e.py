@@ -38,7 +38,7 @@ def start_service(data_dir: Path, prefect_api: str, port: int | None = None, **e
     log = data_dir.with_suffix(f".{port}.log")
     data_dir.mkdir(parents=True, exist_ok=True)
     full_env = {k: v for k, v in os.environ.items() if not k.startswith(("DOCKLAKE_", "PREFECT_"))}
-    full_env.update({"DOCKLAKE_PREFECT_API_URL": prefect_api, "DOCKLAKE_LEASE_S": "3", **env})
+    full_env.update({"DOCKLAKE_PREFECT__API_URL": prefect_api, "DOCKLAKE_WORKER__LEASE_S": "3", **env})
     proc = subprocess.Popen(
         [sys.executable, "-m", "api.cli", "serve", "--port", str(port), "--data-dir", str(data_dir)],
         stdout=open(log, "wb"), stderr=subprocess.STDOUT, env=full_env, start_new_session=True,
@@ -179,7 +179,7 @@ def test_real_tensorlake_sdk_round_trip(service: Service, tmp_path: Path) -> Non
 
 def test_kill_9_loses_no_job_and_finishes_none_twice(tmp_path: Path, prefect_api: str) -> None:
     data = tmp_path / "crash"
-    svc = start_service(data, prefect_api, DOCKLAKE_DISPATCH_BATCH_SIZE="4")
+    svc = start_service(data, prefect_api, DOCKLAKE_WORKER__BATCH_SIZE="4")
     key = first_key(svc)
     h = {"Authorization": f"Bearer {key}"}
     ids = []
@@ -197,20 +197,21 @@ def test_kill_9_loses_no_job_and_finishes_none_twice(tmp_path: Path, prefect_api
     assert unfinished  # work was in flight when it died
     assert worker_pids(data) == []
     svc2 = start_service(data, prefect_api, port=int(svc.base.rsplit(":", 1)[1]),
-                         DOCKLAKE_DISPATCH_BATCH_SIZE="4")
+                         DOCKLAKE_WORKER__BATCH_SIZE="4")
     try:
         done = wait_terminal(svc2.base, key, ids, timeout=180)
     finally:
         stop(svc2)
     assert {r["status"] for r in done.values()} == {"successful"}
     assert [done[i]["chunks"][0]["content"] for i in ids] == [f"document {n}" for n in range(40)]
-    # exactly one stored result per job: nobody finished a job twice
+    # exactly one stored result (one attempt's folder of tables) per job: nobody finished a job twice
     results = [p for p in (data / "storage" / "results").rglob("*.parquet")]
-    per_job = {}
-    for p in results:
-        per_job.setdefault(p.parent.name, []).append(p)
+    per_job: dict[str, set] = {}
+    for p in results:  # results/<org>/<project>/<dataset>/<job>/<attempt>/<table>.parquet
+        per_job.setdefault(p.parent.parent.name, set()).add(p.parent)
     assert sorted(per_job) == sorted(ids)
     assert all(len(v) == 1 for v in per_job.values())
+    assert all(len(list(next(iter(v)).glob("*.parquet"))) == 4 for v in per_job.values())
 
 
 def test_client_that_hangs_up_mid_upload_leaves_nothing(service: Service) -> None:

@@ -54,7 +54,7 @@ def test_a_table_split_across_parts_is_joined_after_the_merge() -> None:
 
 def test_large_pdf_job_runs_its_parts_as_prefect_tasks(client: TestClient, run_jobs,
                                                       services: Services) -> None:
-    services.settings.split_pages = 4
+    services.settings.worker.split_pages = 4
     data = docgen.text_pdf(pages=10).data
     fid = client.put("/documents/v2/files", files={"file": ("long.pdf", data)}, headers=A).json()["file_id"]
     pid = client.post("/documents/v2/parse", json={"file_id": fid, "page_range": "2-10"},

@@ -1,7 +1,7 @@
 """Raster input: image files (PNG, JPEG, TIFF with many pages, WebP, …) and rendered PDF pages.
 
-Pillow's decompression-bomb guard is set here on purpose (``MAX_PIXELS``, process-wide): an image
-over the limit is refused with ``ImageTooLarge`` before it is decoded, instead of Pillow's
+Pillow's decompression-bomb guard is set here on purpose (the input's ``limits.max_page_pixels``,
+default ``MAX_PIXELS``): an image over the limit is refused with ``ImageTooLarge`` before it is decoded, instead of Pillow's
 default (warn at 89 MP, fail at 179 MP). A multi-page TIFF is read one frame at a time, and only
 the frames inside the page range are decoded.
 """
@@ -23,18 +23,19 @@ Image.MAX_IMAGE_PIXELS = MAX_PIXELS
 OCR_DPI = 200
 
 
-def _check_size(size: tuple[int, int]) -> None:
+def _check_size(size: tuple[int, int], max_pixels: int) -> None:
     w, h = size
     if w <= 0 or h <= 0:
         raise CorruptDocument("the image has no pixels")
-    if w * h > MAX_PIXELS:
+    if w * h > max_pixels:
         raise ImageTooLarge(
             f"the image is {w}×{h} pixels ({w * h / 1e6:.0f} MP), over the limit of "
-            f"{MAX_PIXELS / 1e6:.0f} MP (possible decompression bomb)")
+            f"{max_pixels / 1e6:g} MP (DOCKLAKE_LIMITS__MAX_PAGE_PIXELS; possible decompression bomb)")
 
 
-def open_image(data: bytes) -> Image.Image:
+def open_image(data: bytes, max_pixels: int = MAX_PIXELS) -> Image.Image:
     """Open (not decode) an image, refusing oversized ones before any pixel is read."""
+    Image.MAX_IMAGE_PIXELS = max_pixels
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
@@ -44,7 +45,7 @@ def open_image(data: bytes) -> Image.Image:
             from exc
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise CorruptDocument(f"the image cannot be read: {exc}") from exc
-    _check_size(img.size)
+    _check_size(img.size, max_pixels)
     return img
 
 
@@ -55,12 +56,13 @@ def frame_count(img: Image.Image) -> int:
     return n
 
 
-def frames(img: Image.Image, numbers: list[int]) -> Iterator[tuple[int, Image.Image | Exception]]:
+def frames(img: Image.Image, numbers: list[int],
+           max_pixels: int = MAX_PIXELS) -> Iterator[tuple[int, Image.Image | Exception]]:
     """``(page_number, image)`` for the 1-based frames asked for; a broken frame yields its error."""
     for n in numbers:
         try:
             img.seek(n - 1)
-            _check_size(img.size)
+            _check_size(img.size, max_pixels)
             frame = ImageOps.exif_transpose(img.copy()) if n == 1 else img.copy()
             frame.load()
             yield n, frame

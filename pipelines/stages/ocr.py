@@ -38,6 +38,7 @@ _TESSDATA_DIRS = ("/usr/share/tesseract-ocr/5/tessdata/", "/usr/share/tesseract-
                   "/usr/share/tessdata/")
 # Where Debian's tesseract-ocr-* packages put the language data.
 TESSDATA = next((d for d in _TESSDATA_DIRS if os.path.isdir(d)), _TESSDATA_DIRS[0])
+_tessdata = TESSDATA  # use_tessdata() changes it for the document being converted
 ENGINES = {None: "tesseract", "": "tesseract", "model01": "tesseract", "model02": "rapidocr",
            "model03": "rapidocr", "gemini3": "tesseract"}
 
@@ -50,17 +51,36 @@ def engine_for(ocr_model: str | None) -> str:
     return ENGINES.get(ocr_model, "tesseract")
 
 
-def _tess():
-    api = getattr(_local, "tess", None)
-    if api is None:
-        import tesserocr
+def use_tessdata(path: str | None) -> None:
+    """Read Tesseract's language data from ``path`` (``None``: Debian's location)."""
+    global _tessdata
+    _tessdata = str(path) if path else TESSDATA
 
-        # SPARSE_TEXT: find as much text as possible, in no particular order (order comes from
-        # ``layout``); AUTO drops lone table cells. No inverted-text retries (about 20% faster).
-        api = tesserocr.PyTessBaseAPI(path=TESSDATA, lang="eng", psm=tesserocr.PSM.SPARSE_TEXT,
-                                      oem=tesserocr.OEM.LSTM_ONLY)
-        api.SetVariable("tessedit_do_invert", "0")
-        _local.tess = api
+
+def _tess_api(attr: str, make):  # type: ignore[no-untyped-def]
+    """The thread's Tesseract handle ``attr``, made again when the language data moved."""
+    held = getattr(_local, attr, None)
+    if held is None or held[0] != _tessdata:
+        if not os.path.isdir(_tessdata):
+            raise RuntimeError(f"Tesseract's language data is not at {_tessdata} (DOCKLAKE_OCR__TESSDATA_DIR; "
+                               "Debian's tesseract-ocr-eng installs it)")
+        held = (_tessdata, make())
+        setattr(_local, attr, held)
+    return held[1]
+
+
+def _tess():
+    return _tess_api("tess", _new_tess)
+
+
+def _new_tess():  # type: ignore[no-untyped-def]
+    import tesserocr
+
+    # SPARSE_TEXT: find as much text as possible, in no particular order (order comes from
+    # ``layout``); AUTO drops lone table cells. No inverted-text retries (about 20% faster).
+    api = tesserocr.PyTessBaseAPI(path=_tessdata, lang="eng", psm=tesserocr.PSM.SPARSE_TEXT,
+                                  oem=tesserocr.OEM.LSTM_ONLY)
+    api.SetVariable("tessedit_do_invert", "0")
     return api
 
 
@@ -69,10 +89,8 @@ def orientation(img: Image.Image) -> int:
     from Tesseract's orientation detector (Debian ``tesseract-ocr-osd``); 0 when unsure."""
     import tesserocr
 
-    api = getattr(_local, "osd", None)
-    if api is None:
-        api = tesserocr.PyTessBaseAPI(path=TESSDATA, lang="osd", psm=tesserocr.PSM.OSD_ONLY)
-        _local.osd = api
+    api = _tess_api("osd", lambda: tesserocr.PyTessBaseAPI(path=_tessdata, lang="osd",
+                                                          psm=tesserocr.PSM.OSD_ONLY))
     api.SetImage(img)
     try:
         res = api.DetectOrientationScript()

@@ -18,13 +18,13 @@ from pipelines.stages.images import OCR_DPI, dpi_of, frame_count, frames, open_i
 def load(result: DocumentResult) -> None:
     inp = result.input
     opts = inp.parsing
-    img = open_image(inp.data)
+    img = open_image(inp.data, inp.limits.max_page_pixels)
     total = frame_count(img)
     result.total_pages = total
     numbers = list(selected_pages(inp.page_range, total))
     drafts: list[PageDraft] = []
     keep = opts.include_images or inp.enrichment.include_full_page_image
-    for n, frame in frames(img, numbers):
+    for n, frame in frames(img, numbers, inp.limits.max_page_pixels):
         try:
             if isinstance(frame, Exception):
                 raise frame

@@ -1,8 +1,8 @@
-"""The worker's handles (settings, catalog engine, storage), built once per process.
+"""The handles every use case needs (settings, catalog engine, storage), built once per process.
 
-Flows receive only job ids; they reach the catalog and storage through ``current()``. The
-dispatcher installs its runtime; a flow started by a Prefect deployment on another host builds one
-from its environment on first use.
+The API and the worker build one at their entry point. Prefect flows receive only job ids and
+reach these through ``current()``; a flow started on another host builds one from its
+environment on first use.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from assets.catalog import make_engine
+from assets.catalog import open_catalog
 from assets.storage import Storage
 from pipelines.settings import Settings
 
@@ -25,7 +25,11 @@ class Runtime:
 
     @classmethod
     def build(cls, settings: Settings) -> Runtime:
-        return cls(settings, make_engine(settings.catalog_url), Storage(settings.storage_url))
+        """Open the catalog (migrating it: any process may, they serialise) and the storage."""
+        return cls(settings, open_catalog(settings.storage), Storage(settings.storage.url))
+
+    def close(self) -> None:
+        self.engine.dispose()
 
 
 _lock = threading.Lock()

@@ -1,0 +1,235 @@
+"""Document jobs (``parse``, ``read``): submit, get, list and delete for a caller, and the steps a
+worker runs for one claimed job (load its source, convert it whole or in page ranges, write the
+result, close the job). ``pipelines.flows`` runs the worker steps as Prefect tasks."""
+
+from __future__ import annotations
+
+import time
+
+import structlog
+
+from assets import files as files_repo
+from assets import jobs as jobs_repo
+from assets.jobs import JobFilter, raw_text_key
+from assets.pagination import Page
+from assets.results import job_results_prefix, read_result, result_key, write_result
+from pipelines import split
+from pipelines.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
+from pipelines.fetch import check_url, fetch
+from pipelines.isolation import IsolatedFailure, convert_isolated, run_isolated
+from pipelines.models import (
+    ConversionStatus,
+    DocumentInput,
+    DocumentResult,
+    EngineLimits,
+    EnrichmentOptions,
+    ParseRequest,
+    ParsingOptions,
+)
+from pipelines.records import Job, JobKind, JobSource, JobStatus, Principal
+from pipelines.stages.detect import TEXT_TYPES, normalize_mime
+from pipelines.stages.pagerange import PageRange
+from pipelines.usecases.runtime import Runtime
+
+log = structlog.get_logger("docklake.documents")
+
+# Options the Tensorlake API has and docklake does not implement yet: refused, never dropped.
+UNSUPPORTED_ENRICHMENT = ("table_summarization", "figure_summarization", "chart_extraction",
+                          "key_value_extraction", "table_cell_grounding")
+
+
+# ---------------------------------------------------------------- for the caller
+
+
+def _refuse_unsupported(req: ParseRequest) -> None:
+    missing = []
+    if req.structured_extraction_options:
+        missing.append("structured_extraction_options (structured extraction)")
+    if req.page_classifications:
+        missing.append("page_classifications (page classification)")
+    if req.form_filling is not None:
+        missing.append("form_filling (use the edit endpoint)")
+    if req.enrichment_options is not None:
+        missing += [f"enrichment_options.{name}" for name in UNSUPPORTED_ENRICHMENT
+                    if getattr(req.enrichment_options, name)]
+    if req.parsing_options is not None and req.parsing_options.table_parsing_format == "vlm":
+        missing.append("parsing_options.table_parsing_format 'vlm' (no VLM provider is configured; use 'tsr')")
+    if missing:
+        raise InvalidRequest("not supported by this server yet: " + "; ".join(missing))
+
+
+def _source(rt: Runtime, p: Principal, req: ParseRequest) -> tuple[JobSource | None, str | None]:
+    """Check where the document comes from; the source (``None`` for raw text, which is stored
+    once the job id is known) and the file name to show."""
+    given = [n for n in ("file_id", "file_url", "raw_text") if getattr(req, n) is not None]
+    if len(given) != 1:
+        raise InvalidRequest("give exactly one of file_id, file_url or raw_text"
+                             + (f" (got {', '.join(given)})" if given else ""))
+    limits = rt.settings.limits
+    if req.raw_text is not None:
+        if len(req.raw_text.encode("utf-8")) > limits.max_upload_bytes:
+            raise PayloadTooLarge(f"raw_text is larger than the upload limit of {limits.max_upload_bytes} "
+                                  "bytes (DOCKLAKE_LIMITS__MAX_UPLOAD_BYTES); upload it as a file")
+        mime = normalize_mime(req.mime_type)
+        if mime is None:
+            raise InvalidMimeType("mime_type is required with raw_text")
+        if mime not in TEXT_TYPES:
+            raise InvalidMimeType(f"raw_text needs a text mime_type ({', '.join(sorted(TEXT_TYPES))}), "
+                                  f"not {req.mime_type}")
+        return None, req.file_name
+    if req.file_url is not None:
+        check_url(req.file_url, limits.allow_private_urls)
+        return JobSource.from_url(req.file_url), req.file_name
+    assert req.file_id is not None
+    rec = files_repo.get_file(rt.engine, p, req.file_id) if files_repo.FILE_ID.match(req.file_id) else None
+    if rec is None:
+        raise NotFound(f"file {req.file_id} not found")
+    return JobSource.file(rec.id), req.file_name or rec.file_name
+
+
+def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest) -> Job:
+    """Check the request and record a pending job; a worker picks it up."""
+    _refuse_unsupported(req)
+    PageRange.parse(req.page_range)
+    if req.mime_type is not None and normalize_mime(req.mime_type) is None:
+        raise InvalidMimeType("mime_type is empty")
+    source, file_name = _source(rt, p, req)
+    job_id = jobs_repo.new_job_id()
+    text_key = None
+    if source is None:  # raw text goes to storage, not into the catalog row
+        text_key = raw_text_key(p, job_id)
+        rt.storage.put_bytes(text_key, (req.raw_text or "").encode("utf-8"))
+        source = JobSource.text(text_key)
+    try:
+        return jobs_repo.create_job(rt.engine, p, kind=kind, source=source, options=req,
+                                    labels=req.labels or {}, file_id=req.file_id, file_name=file_name,
+                                    job_id=job_id)
+    except Exception:
+        if text_key:
+            rt.storage.delete(text_key)
+        raise
+
+
+def get(rt: Runtime, p: Principal, job_id: str) -> tuple[Job, DocumentResult | None]:
+    """The job and, once it has one, its result."""
+    job = jobs_repo.get_job(rt.engine, p, job_id)
+    if job is None:
+        raise NotFound(f"parse job {job_id} not found")
+    return job, read_result(rt.storage, job.result_key) if job.result_key else None
+
+
+def status(rt: Runtime, p: Principal, job_id: str) -> JobStatus | None:
+    return jobs_repo.get_status(rt.engine, p, job_id)
+
+
+def list_jobs(rt: Runtime, p: Principal, f: JobFilter, *, cursor: str | None, direction: str,
+              limit: int) -> Page:
+    """A page of ``JobSummary`` records."""
+    return jobs_repo.list_jobs(rt.engine, p, f, cursor=cursor, direction=direction, limit=limit)
+
+
+def delete(rt: Runtime, p: Principal, job_id: str) -> None:
+    """Delete the job, its result and its stored text."""
+    job = jobs_repo.delete_job(rt.engine, p, job_id)
+    if job is None:
+        raise NotFound(f"parse job {job_id} not found")
+    for key in rt.storage.list_keys(job_results_prefix(job.organization_id, job.project_id,
+                                                       job.dataset_id, job.id)):
+        rt.storage.delete(key)
+    if job.source.text_key:
+        rt.storage.delete(job.source.text_key)
+
+
+# ---------------------------------------------------------------- on a worker
+
+
+def load_input(rt: Runtime, job: Job) -> DocumentInput:
+    """The job's document and its options, as the stages take them."""
+    src, name = job.source, job.options.file_name or job.file_name
+    if src.kind == "file" and src.file_id:
+        rec = files_repo.get_file(rt.engine, job.principal, src.file_id)
+        if rec is None:
+            raise DocumentError(f"file {src.file_id} no longer exists")
+        data = rt.storage.read_bytes(rec.storage_key)
+        name = name or rec.file_name
+    elif src.kind == "text" and src.text_key:
+        try:
+            data = rt.storage.read_bytes(src.text_key)
+        except FileNotFoundError:
+            raise DocumentError("the job's raw_text is missing from storage") from None
+    elif src.kind == "url" and src.url:
+        limits = rt.settings.limits
+        # The content decides the type; the server's Content-Type is not trusted.
+        data, _ctype, url_name = fetch(src.url, max_bytes=limits.max_upload_bytes,
+                                       timeout_s=limits.fetch_timeout_s, allow_private=limits.allow_private_urls)
+        name = name or url_name
+    else:
+        raise DocumentError("the job has no source")
+    opts = job.options
+    return DocumentInput(
+        data=data, file_name=name, declared_mime_type=opts.mime_type, page_range=opts.page_range,
+        parsing=opts.parsing_options or ParsingOptions(),
+        enrichment=opts.enrichment_options or EnrichmentOptions(),
+        limits=EngineLimits(max_page_pixels=rt.settings.limits.max_page_pixels,
+                            tessdata_dir=str(rt.settings.ocr.tessdata_dir) if rt.settings.ocr.tessdata_dir else None),
+    )
+
+
+def remaining(deadline: float) -> float:
+    return max(1.0, deadline - time.monotonic())
+
+
+def convert(rt: Runtime, inp: DocumentInput, deadline: float, page_range: str | None = None) -> DocumentResult:
+    """Convert ``inp`` (or only ``page_range`` of it) in a limited child process."""
+    part = split.part_input(inp, page_range) if page_range is not None else inp
+    return convert_isolated(part, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb)
+
+
+def plan(rt: Runtime, inp: DocumentInput, deadline: float) -> list[str]:
+    """The page ranges to convert in parallel, or ``[]``. Counting pages opens the document, so
+    it happens in a limited child process like the conversion itself."""
+    if rt.settings.worker.split_pages <= 0 or not split.is_pdf(inp):
+        return []
+    try:
+        return run_isolated(split.plan, inp, rt.settings.worker.split_pages,
+                            timeout_s=min(60.0, remaining(deadline)),
+                            memory_mb=rt.settings.limits.job_memory_mb)
+    except IsolatedFailure:
+        return []  # the conversion will meet the same problem and report it
+
+
+def _drop_earlier_attempts(rt: Runtime, job: Job, keep: str | None) -> None:
+    """Results written by attempts whose worker died before closing the job."""
+    for stale in rt.storage.list_keys(job_results_prefix(job.organization_id, job.project_id,
+                                                         job.dataset_id, job.id)):
+        if keep is None or not stale.startswith(keep + "/"):
+            rt.storage.delete(stale)
+
+
+def fail(rt: Runtime, job: Job, owner: str, message: str) -> JobStatus | None:
+    """Close a claimed job as ``failure``; ``None`` if this worker lost the job's lease."""
+    log.info("job_failed", job_id=job.id, kind=job.kind.value, attempt=job.attempts, error=message)
+    ok = jobs_repo.finish(rt.engine, owner, job.id, job.attempts, status=JobStatus.failure, error=message,
+                          result_key=None, total_pages=None, parsed_pages_count=0)
+    return JobStatus.failure if ok else None
+
+
+def complete(rt: Runtime, job: Job, owner: str, result: DocumentResult) -> JobStatus | None:
+    """Write the result and close the job; ``None`` if this worker lost the job's lease."""
+    status = JobStatus.failure if result.status == ConversionStatus.failure else JobStatus.successful
+    key = None
+    if result.pages:
+        key = result_key(job.organization_id, job.project_id, job.dataset_id, job.id, job.attempts)
+        write_result(rt.storage, key, job.id, result)
+    ok = jobs_repo.finish(rt.engine, owner, job.id, job.attempts, status=status,
+                          error=result.error_message(), result_key=key,
+                          total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count)
+    if not ok and key:  # another worker owns this job now; its result is the one kept
+        for stale in rt.storage.list_keys(key):
+            rt.storage.delete(stale)
+    if ok and job.attempts > 1:
+        _drop_earlier_attempts(rt, job, key)
+    log.info("job_finished", job_id=job.id, kind=job.kind.value, attempt=job.attempts,
+             status=status.value if ok else "lost_lease", pages=result.parsed_pages_count,
+             timings={k: round(v, 4) for k, v in result.timings.items()})
+    return status if ok else None
