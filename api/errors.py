@@ -23,20 +23,14 @@ class Unauthorized(e.DocklakeError):
     code = "UNAUTHORIZED"
 
 
-class Forbidden(e.DocklakeError):
-    code = "FORBIDDEN"
-
-
 class ClientClosed(e.DocklakeError):
     code = "MULTIPART_STREAM_END"
 
 
 STATUS: list[tuple[type[e.DocklakeError], int]] = [
     (Unauthorized, 401),
-    (Forbidden, 403),
     (ClientClosed, 499),
     (e.NotFound, 404),
-    (e.Conflict, 409),
     (e.PayloadTooLarge, 413),
     (e.InvalidQuery, 422),
     (e.InvalidRequest, 400),

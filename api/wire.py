@@ -116,8 +116,6 @@ def parse_result(job: JobSummary, result: DocumentResult | None = None,
     if result is not None:
         out["pages"] = [_page(p) for p in result.pages]
         out["chunks"] = [c.model_dump() for c in result.chunks]
-        out["total_pages"] = result.total_pages
-        out["parsed_pages_count"] = result.parsed_pages_count
         if result.merged_tables is not None:
             out["merged_tables"] = result.merged_tables
     if with_options and isinstance(job, Job):

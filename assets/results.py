@@ -3,7 +3,8 @@
 One job's result is a folder of four small tables, each a real-column table DuckDB can query
 without parsing JSON (and the same shapes the per-dataset tables are compacted into):
 
-* ``document.parquet``: one row: type, page counts, status, errors, timings, merged tables;
+* ``document.parquet``: one row: type, status, errors, timings, merged tables (the page counts
+  live in the job's catalog row, their one home);
 * ``pages.parquet``: one row per page (number, size, skew angle, page image);
 * ``fragments.parquet``: one row per fragment: page, reading order, type, its ``text``, the box as
   ``x1 y1 x2 y2`` columns, and ``extra``: the rest of the type-specific content as JSON (table
@@ -30,8 +31,6 @@ from pipelines.models import Chunk, DocumentInput, DocumentResult, ErrorItem, Fr
 DOCUMENT = pa.schema([
     ("parse_id", pa.string()),
     ("mime_type", pa.string()),
-    ("total_pages", pa.int32()),
-    ("parsed_pages_count", pa.int32()),
     ("status", pa.string()),
     ("errors", pa.list_(pa.struct([("stage", pa.string()), ("page_number", pa.int32()),
                                    ("message", pa.string())]))),
@@ -93,8 +92,7 @@ def _fragment_row(job_id: str, page_number: int, f: Fragment) -> dict[str, Any]:
 
 def to_tables(job_id: str, result: DocumentResult) -> dict[str, pa.Table]:
     document = {
-        "parse_id": job_id, "mime_type": result.input.mime_type, "total_pages": result.total_pages,
-        "parsed_pages_count": result.parsed_pages_count, "status": result.status.value,
+        "parse_id": job_id, "mime_type": result.input.mime_type, "status": result.status.value,
         "errors": [e.model_dump() for e in result.errors],
         "timings": [{"stage": k, "seconds": v} for k, v in result.timings.items()],
         "merged_tables": None if result.merged_tables is None
@@ -128,8 +126,9 @@ def read_chunks(storage: Storage, key: str) -> list[Chunk]:
             for r in _read(storage, key, "chunks", ["page_number", "content"]).to_pylist()]
 
 
-def read_result(storage: Storage, key: str) -> DocumentResult:
-    """The stored result of one attempt (the document's bytes are not part of it)."""
+def read_result(storage: Storage, key: str, total_pages: int) -> DocumentResult:
+    """The stored result of one attempt (the document's bytes are not part of it);
+    ``total_pages`` comes from the job's catalog row."""
     if key.endswith(".parquet"):
         return _read_nested(storage, key)
     doc = _read(storage, key, "document").to_pylist()[0]
@@ -145,7 +144,7 @@ def read_result(storage: Storage, key: str) -> DocumentResult:
             fragment_type=r["fragment_type"], content=content, reading_order=r["reading_order"], bbox=bbox))
     return DocumentResult(
         input=DocumentInput(data=b"", mime_type=doc["mime_type"]), status=doc["status"],
-        total_pages=doc["total_pages"] or 0, pages=list(pages.values()), chunks=read_chunks(storage, key),
+        total_pages=total_pages, pages=list(pages.values()), chunks=read_chunks(storage, key),
         errors=[ErrorItem(**e) for e in doc["errors"] or []],
         timings={t["stage"]: t["seconds"] for t in doc["timings"] or []},
         merged_tables=json.loads(doc["merged_tables"]) if doc["merged_tables"] else None,

@@ -66,8 +66,9 @@ def generate(n: int, now_us: int, seed: int = 42):  # type: ignore[no-untyped-de
         fname = _file_name(rng, k)
         file_id = f"file_{rng.getrandbits(96):024x}"
         pages = rng.randint(1, 40)
-        request = {"file_id": file_id, "file_name": fname, "mime_type": "application/pdf",
-                   "parsing_options": {"chunking_strategy": rng.choice(["page", "section", "none"])}}
+        request = {"source": {"kind": "file", "file_id": file_id},
+                   "options": {"file_name": fname, "mime_type": "application/pdf",
+                               "parsing_options": {"chunking_strategy": rng.choice(["page", "section", "none"])}}}
         labels = {"team": rng.choice(["finance", "legal", "ops"])} if rng.random() < 0.5 else {}
         started = finished = error = result_key = lease_owner = lease_exp = flow = None
         total = None
@@ -81,7 +82,7 @@ def generate(n: int, now_us: int, seed: int = 42):  # type: ignore[no-untyped-de
             finished = started + rng.randint(200_000, 60_000_000)  # type: ignore[operator]
         if status == "successful":
             total = parsed = pages
-            result_key = f"results/{org}/{project}/parse_{i}.parquet"
+            result_key = f"results/{org}/{project}/_/parse_{i}/1"
         if status == "failure":
             error = rng.choice(["the document could not be opened", "page_range 3-9 is out of range",
                                 "the job timed out after 600 s"])
@@ -202,7 +203,7 @@ def capture_sql(engine, params: dict[str, Any]) -> list[tuple[str, Any]]:  # typ
     file-name filter on SQLite sends a probe first, then the page query)."""
     from api.wire import parse_rfc3339
     from assets import jobs as jobs_repo
-    from assets.keys import Principal
+    from pipelines.records import Principal
 
     seen: list[tuple[str, Any]] = []
 

@@ -32,15 +32,16 @@ def bench_api(server: ApiServer, n: int, warmup: int = 20) -> list[float]:
 def bench_create_job(engine, n: int) -> list[float]:  # type: ignore[no-untyped-def]
     """The repository call the route makes, in-process (no HTTP, no FastAPI)."""
     from assets import jobs as jobs_repo
-    from assets.keys import Principal
     from pipelines.models import ParseRequest
+    from pipelines.records import JobKind, JobSource, Principal
 
     p = Principal(ORG, PROJECT, "key_bench")
     req = ParseRequest.model_validate(BODY)
     out = []
-    for _ in range(n):
+    for i in range(n):
+        source = JobSource.text(f"texts/{ORG}/{PROJECT}/bench_{i}.txt")
         t, _ = timed(lambda: jobs_repo.create_job(
-            engine, p, kind="parse", request=req.model_dump(mode="json", exclude_none=True),
+            engine, p, kind=JobKind.parse, source=source, options=req,  # noqa: B023
             labels=req.labels or {}, file_id=None, file_name=req.file_name))
         out.append(t)
     return out
@@ -50,8 +51,9 @@ def bench_bare_insert(engine, n: int) -> list[float]:  # type: ignore[no-untyped
     """The same row through the DB-API driver: one autocommit INSERT per row."""
     from assets.catalog import jobs, now_us
     from pipelines.models import ParseRequest
+    from pipelines.records import Job, JobSource
 
-    req = ParseRequest.model_validate(BODY).model_dump(mode="json", exclude_none=True)
+    req = Job.stored_request(JobSource.text(f"texts/{ORG}/{PROJECT}/bench.txt"), ParseRequest.model_validate(BODY))
     row = dict(id="", organization_id=ORG, project_id=PROJECT, kind="parse", status="pending",
                dataset_id=None, dataset_name=None, file_id=None, file_name=BODY["file_name"],
                request=req, labels=BODY["labels"], created_us=0, attempts=0, parsed_pages_count=0)

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pipelines.errors import DocklakeError, UnsupportedFormat
 from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
-from pipelines.stages import detect, ocr, office, pdf, raster, text
+from pipelines.stages import detect, ocr, office, pdf, raster, tables, text
 from pipelines.stages.pagerange import PageRange
 
 Stage = Callable[[DocumentResult], DocumentResult]
@@ -66,6 +66,15 @@ def select_pages_stage(result: DocumentResult) -> DocumentResult:
     return result
 
 
+def merge_tables_stage(result: DocumentResult) -> DocumentResult:
+    """Join tables continued across pages (``table_merging``), over the whole document."""
+    opts = result.input.parsing
+    if opts.table_merging:
+        result.merged_tables = tables.merge_tables([(p.page_number, p.fragments) for p in result.pages],
+                                                   opts.table_output_mode)
+    return result
+
+
 def filter_stage(result: DocumentResult) -> DocumentResult:
     ignore = set(result.input.parsing.ignore_sections)
     if ignore:
@@ -80,6 +89,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("detect", detect_stage),
     ("load", load_stage),
     ("pages", select_pages_stage),
+    ("tables", merge_tables_stage),
     ("filter", filter_stage),
     ("chunk", chunk_stage.chunk),
 )

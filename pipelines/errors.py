@@ -7,7 +7,6 @@
     │   ├── InvalidMimeType
     │   └── InvalidFile           – unknown/invalid file id, broken upload
     ├── NotFound                  – the resource does not exist for this caller (404)
-    ├── Conflict                  – the resource exists or is in the wrong state (409)
     ├── PayloadTooLarge           – an upload or download over the configured limit (413)
     └── DocumentError             – a document could not be processed (job ends ``failure``)
         ├── UnsupportedFormat
@@ -55,10 +54,6 @@ class InvalidFile(InvalidRequest):
 
 class NotFound(DocklakeError):
     code = "ENTITY_NOT_FOUND"
-
-
-class Conflict(DocklakeError):
-    code = "ENTITY_ALREADY_EXISTS"
 
 
 class PayloadTooLarge(DocklakeError):

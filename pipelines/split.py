@@ -9,10 +9,10 @@ joined again after the merge. Chunks are made once, over the merged pages.
 
 from __future__ import annotations
 
-from pipelines.document import status_of
+from pipelines.document import merge_tables_stage, status_of
 from pipelines.models import DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
-from pipelines.stages import detect, tables
+from pipelines.stages import detect
 from pipelines.stages.pagerange import PageRange
 
 
@@ -49,7 +49,7 @@ def plan(inp: DocumentInput, part_pages: int) -> list[str]:
     if total is None or part_pages <= 0:
         return []
     pr = PageRange.parse(inp.page_range) or PageRange(((1, total),))
-    spans = [(lo, min(hi, total)) for lo, hi in pr.spans if lo <= total]
+    spans = pr.within(total)
     selected = sum(hi - lo + 1 for lo, hi in spans)
     if selected <= part_pages * 3 // 2:
         return []
@@ -91,10 +91,7 @@ def merge(inp: DocumentInput, parts: list[DocumentResult]) -> DocumentResult:
     result.pages.sort(key=lambda p: p.page_number)
     if inp.mime_type is None and parts:
         inp.mime_type = parts[0].input.mime_type
-    opts = inp.parsing
-    if opts.table_merging:
-        result.merged_tables = tables.merge_tables([(p.page_number, p.fragments) for p in result.pages],
-                                                   opts.table_output_mode)
+    result = merge_tables_stage(result)
     result = chunk_stage.chunk(result)
     result.status = status_of(result)
     return result

@@ -18,21 +18,18 @@ from tests.helpers import free_port  # noqa: E402
 PREFECT_PORT = free_port()
 PREFECT_DIR = Path(tempfile.mkdtemp(prefix="docklake-test-prefect-"))
 PREFECT_API = f"http://127.0.0.1:{PREFECT_PORT}/api"
-os.environ.update({
-    "PREFECT_API_URL": PREFECT_API,
-    "PREFECT_HOME": str(PREFECT_DIR / "prefect"),
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-    "PREFECT_LOGGING_TO_API_ENABLED": "false",
-})
 for _k in [k for k in os.environ if k.startswith("DOCKLAKE_")]:
     del os.environ[_k]
+from pipelines.prefect_server import prefect_env  # noqa: E402  (imports no Prefect)
+from pipelines.settings import Settings  # noqa: E402
+
+PREFECT_SETTINGS = Settings(data_dir=PREFECT_DIR, prefect={"port": PREFECT_PORT})
+os.environ.update(prefect_env(PREFECT_SETTINGS))
 
 from fastapi.testclient import TestClient  # noqa: E402
 
 from api.app import create_app  # noqa: E402
 from api.services import Services  # noqa: E402
-from pipelines.settings import Settings  # noqa: E402
 from tests.helpers import API_KEYS  # noqa: E402
 from tests.postgres import postgres_url  # noqa: E402, F401  (session fixture)
 
@@ -41,7 +38,7 @@ from tests.postgres import postgres_url  # noqa: E402, F401  (session fixture)
 def prefect_api() -> Iterator[str]:
     from pipelines.prefect_server import ManagedPrefectServer
 
-    server = ManagedPrefectServer(Settings(data_dir=PREFECT_DIR, prefect={"port": PREFECT_PORT}))
+    server = ManagedPrefectServer(PREFECT_SETTINGS)
     server.start(timeout_s=180)
     yield PREFECT_API
     server.stop()

@@ -57,6 +57,31 @@ def test_bad_requests_get_api_errors(client: TestClient, body: dict, status: int
     assert client.get("/documents/v2/parse", headers=A).json()["items"] == []  # nothing was created
 
 
+TEXT = {"raw_text": "x", "mime_type": "text/plain"}
+
+
+@pytest.mark.parametrize(("extra", "named"), [
+    ({"structured_extraction_options": [{"schema_name": "s", "json_schema": {"type": "object"}}]},
+     "structured_extraction_options"),
+    ({"page_classifications": [{"name": "invoice", "description": "an invoice"}]}, "page_classifications"),
+    ({"enrichment_options": {"table_summarization": True}}, "enrichment_options.table_summarization"),
+    ({"enrichment_options": {"chart_extraction": True, "key_value_extraction": True}},
+     "enrichment_options.chart_extraction; enrichment_options.key_value_extraction"),
+    ({"form_filling": {"fill_prompt": "fill it"}}, "form_filling"),
+])
+def test_options_not_supported_yet_are_refused_not_dropped(client: TestClient, extra: dict, named: str) -> None:
+    r = submit(client, {**TEXT, **extra})
+    assert r.status_code == 400, r.text
+    assert r.json()["message"].startswith("not supported by this server yet: ") and named in r.json()["message"]
+    assert client.get("/documents/v2/parse", headers=A).json()["items"] == []
+
+
+def test_supported_and_empty_options_are_accepted(client: TestClient) -> None:
+    ok = submit(client, {**TEXT, "structured_extraction_options": [], "page_classifications": [],
+                         "enrichment_options": {"include_full_page_image": True, "table_summarization": False}})
+    assert ok.status_code == 200, ok.text
+
+
 def test_raw_text_over_the_upload_limit_is_refused(client: TestClient, services: Services) -> None:
     services.settings.limits.max_upload_bytes = 1000
     r = submit(client, {"raw_text": "é" * 600, "mime_type": "text/plain"})  # 1200 bytes in UTF-8

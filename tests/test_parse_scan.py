@@ -183,3 +183,9 @@ def test_figures_on_scans_with_labels_and_image() -> None:
     for plain in (text_pdf(seed=44, pages=1), tables_pdf(seed=45)):
         page = run(image_bytes(scanify(render_png(plain.data), -2.0, seed=5))).pages[0]
         assert "figure" not in {f.fragment_type for f in page.fragments}
+
+
+def test_blank_page_is_an_empty_page_not_an_error() -> None:
+    r = run(image_bytes(Image.new("RGB", (400, 400), "white")))
+    assert r.status == ConversionStatus.success and r.errors == []
+    assert [(p.page_number, p.fragments) for p in r.pages] == [(1, [])]

@@ -107,12 +107,12 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt
             await asyncio.sleep(rt.settings.api.sse_poll_s)
             status_now = await run_in_threadpool(documents.status, rt, principal, parse_id)
             if status_now is None:
-                current = {**current, "status": "failure", "error": "the parse job was deleted"}
+                current = {**current, "status": JobStatus.failure.value, "error": "the parse job was deleted"}
             elif status_now.value != status:
                 try:
                     current = await run_in_threadpool(_load, rt, principal, parse_id, with_options)
                 except NotFound:
-                    current = {**current, "status": "failure", "error": "the parse job was deleted"}
+                    current = {**current, "status": JobStatus.failure.value, "error": "the parse job was deleted"}
 
     return EventSourceResponse(events(), ping=15)
 

@@ -3,30 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from PIL import Image
 
-from pipelines.errors import DocklakeError, InvalidPageRange
+from pipelines.errors import DocklakeError
 from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
 from pipelines.stages import fragments as frag_mod
 from pipelines.stages.geometry import Box, Word, inside, union
 from pipelines.stages.images import png_base64
 from pipelines.stages.layout import Block, Region, assign_levels, group_lines, line_text
-from pipelines.stages.pagerange import PageRange
-
-
-def selected_pages(page_range: str | None, total: int) -> Iterable[int]:
-    """The pages to read, lazily (spans are never expanded); a range that selects none of the
-    document's pages is an error, not an empty result."""
-    pr = PageRange.parse(page_range)
-    if pr is None:
-        return range(1, total + 1)
-    if pr.spans[0][0] > total:
-        raise InvalidPageRange(f"page_range {page_range!r} selects no page of this "
-                               f"{total}-page document")
-    return pr.pages(total)
 
 
 @dataclass
@@ -104,9 +90,6 @@ def finish(result: DocumentResult, drafts: list[PageDraft], opts: ParsingOptions
         if full:
             page.page_image = d.page_image
         result.pages.append(page)
-    if opts.table_merging:
-        result.merged_tables = frag_mod.tables.merge_tables(
-            [(p.page_number, p.fragments) for p in result.pages], opts.table_output_mode)
     for e in result.errors:  # failed pages still appear, empty, so the page count adds up
         if e.page_number is not None and all(p.page_number != e.page_number for p in result.pages):
             result.pages.append(PageResult(page_number=e.page_number))

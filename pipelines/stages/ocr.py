@@ -118,7 +118,10 @@ def tesseract_words(img: Image.Image) -> list[Word]:
         if it.IsAtBeginningOf(tesserocr.RIL.TEXTLINE):
             line_box = it.BoundingBox(tesserocr.RIL.TEXTLINE)
         # ruling lines read as "|" (table borders on scans) are not text
-        text = (it.GetUTF8Text(level) or "").strip().strip("|¦").strip()
+        try:
+            text = (it.GetUTF8Text(level) or "").strip().strip("|¦").strip()
+        except RuntimeError:  # "No text returned": an empty element, as on a blank page
+            text = ""
         box = it.BoundingBox(level)
         if text and box and it.Confidence(level) > 20:
             x1, y1, x2, y2 = box

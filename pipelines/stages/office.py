@@ -23,7 +23,7 @@ from typing import Any
 
 from pipelines.errors import CorruptDocument, EmptyDocument
 from pipelines.models import DocumentResult, Fragment, PageResult
-from pipelines.stages.drafts import selected_pages
+from pipelines.stages.pagerange import selected_pages
 from pipelines.stages.text import table_fragment
 
 EMU_PER_PT = 12700

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from pipelines.errors import InvalidPageRange
@@ -46,16 +46,23 @@ class PageRange:
     def __contains__(self, page: int) -> bool:
         return any(lo <= page <= hi for lo, hi in self.spans)
 
+    def within(self, total: int) -> list[tuple[int, int]]:
+        """The spans cut to a document of ``total`` pages."""
+        return [(lo, min(hi, total)) for lo, hi in self.spans if lo <= total]
+
     def pages(self, total: int) -> Iterator[int]:
         """The selected pages that exist in a document of ``total`` pages, in order."""
-        for lo, hi in self.spans:
-            if lo > total:
-                return
-            yield from range(lo, min(hi, total) + 1)
+        for lo, hi in self.within(total):
+            yield from range(lo, hi + 1)
 
 
-def select_pages(page_range: str | None, total: int) -> list[int]:
+def selected_pages(page_range: str | None, total: int) -> Iterable[int]:
+    """The pages of a ``total``-page document to read, lazily (spans are never expanded); a range
+    that selects none of the document's pages is an error, not an empty result."""
     pr = PageRange.parse(page_range)
     if pr is None:
-        return list(range(1, total + 1))
-    return list(pr.pages(total))
+        return range(1, total + 1)
+    if pr.spans[0][0] > total:
+        raise InvalidPageRange(f"page_range {page_range!r} selects no page of this "
+                               f"{total}-page document")
+    return pr.pages(total)

@@ -28,12 +28,12 @@ from pipelines.stages.drafts import (
     mark_regions,
     page_failed,
     seal,
-    selected_pages,
     strike_blocks,
 )
 from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
+from pipelines.stages.pagerange import selected_pages
 
 RASTER_DPI = 200  # digital pages, rendered only when an option needs pixels (1-D codes need 200)
 

@@ -11,8 +11,9 @@ from PIL import Image
 
 from pipelines.models import DocumentResult
 from pipelines.stages import scan
-from pipelines.stages.drafts import PageDraft, finish, page_failed, seal, selected_pages
+from pipelines.stages.drafts import PageDraft, finish, page_failed, seal
 from pipelines.stages.images import OCR_DPI, dpi_of, frame_count, frames, open_image
+from pipelines.stages.pagerange import selected_pages
 
 
 def load(result: DocumentResult) -> None:

@@ -115,7 +115,7 @@ def get(rt: Runtime, p: Principal, job_id: str) -> tuple[Job, DocumentResult | N
     job = jobs_repo.get_job(rt.engine, p, job_id)
     if job is None:
         raise NotFound(f"parse job {job_id} not found")
-    return job, read_result(rt.storage, job.result_key) if job.result_key else None
+    return job, read_result(rt.storage, job.result_key, job.total_pages or 0) if job.result_key else None
 
 
 def status(rt: Runtime, p: Principal, job_id: str) -> JobStatus | None:
