@@ -13,6 +13,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pipelines import errors as e
 
@@ -63,7 +64,8 @@ def _validation_message(exc: RequestValidationError) -> str:
     parts = []
     for err in exc.errors():
         loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body")
-        parts.append(f"{loc or 'body'}: {err.get('msg')}")
+        msg = str(err.get("msg", "")).removeprefix("Value error, ")
+        parts.append(f"{loc}: {msg}" if loc else msg)
     return "; ".join(parts) or "invalid request"
 
 
@@ -83,11 +85,48 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:
+        if exc.status_code == 400 and exc.detail == BODY_PARSE_DETAIL:
+            # FastAPI's own words for a body json.loads gave up on: not UTF-8, or nested deeper
+            # than the parser goes. An invalid body is 422 text/plain, like every other.
+            return PlainTextResponse("Invalid request body: not valid JSON (malformed, not UTF-8, or "
+                                     "nested too deeply)", status_code=422)
         code = {404: "ENTITY_NOT_FOUND", 405: "INVALID_CONFIGURATION"}.get(exc.status_code, "INTERNAL_ERROR")
         return api_error(request, exc.status_code, str(exc.detail), code)
 
-    @app.exception_handler(Exception)
-    async def _unexpected(request: Request, exc: Exception) -> Response:
-        log.exception("unhandled_error", path=request.url.path)
-        return api_error(request, 500, "internal error; see the server log for the trace id",
-                         "INTERNAL_ERROR")
+    app.add_middleware(CatchAllMiddleware)
+
+
+BODY_PARSE_DETAIL = "There was an error parsing the body"
+
+
+class CatchAllMiddleware:
+    """The outermost layer: an exception nothing else handled becomes a 500 ApiError here, and is
+    not raised further, so the server keeps the client's keep-alive connection (Starlette's own
+    last resort re-raises, and the server then drops the connection and the client's next
+    request with it)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception:
+            log.exception("unhandled_error", path=scope.get("path"))
+            if started:
+                raise  # half a response went out: only closing the connection can say so
+            request = Request(scope)
+            response = api_error(request, 500, "internal error; see the server log for the trace id",
+                                 "INTERNAL_ERROR")
+            await response(scope, receive, send)

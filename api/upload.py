@@ -6,8 +6,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
+from urllib.parse import unquote
 
 from python_multipart import MultipartParser
 from python_multipart.multipart import parse_options_header
@@ -15,10 +17,33 @@ from starlette.requests import ClientDisconnect, Request
 
 from api.errors import ClientClosed
 from pipelines.errors import InvalidRequest, PayloadTooLarge
+from pipelines.models import labels_problem
 
 FILE_PARTS = ("file_bytes", "file")
 MAX_FIELD_BYTES = 64 * 1024  # all non-file parts together (labels)
-MAX_LABELS = 100
+_EXTENDED = re.compile(rb"""(?:^|;)\s*filename\*\s*=\s*"?([A-Za-z0-9_-]+)'[^']*'([^";]+)"?""", re.IGNORECASE)
+
+
+def _text(raw: bytes) -> str:
+    """A header parameter's bytes as text: UTF-8 (what browsers, httpx and curl send), else
+    Latin-1 (older clients), so every byte sequence gives a name and none is mangled."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+def _extended_filename(disposition: bytes) -> str | None:
+    """RFC 5987 ``filename*=UTF-8''%E6%8A%A5%E5%91%8A.txt`` (wins over ``filename`` when both are
+    given, as RFC 6266 says)."""
+    m = _EXTENDED.search(disposition)
+    if m is None:
+        return None
+    charset = m.group(1).decode("ascii").lower()
+    try:
+        return unquote(m.group(2).decode("ascii"), encoding=charset, errors="strict")
+    except (LookupError, UnicodeDecodeError, ValueError):
+        return None
 
 
 @dataclass
@@ -39,7 +64,7 @@ class UploadedFile:
 class _State:
     def __init__(self, spool_dir: str, max_bytes: int) -> None:
         self.spool_dir, self.max_bytes = spool_dir, max_bytes
-        self.headers: dict[str, str] = {}
+        self.headers: dict[str, bytes] = {}
         self._hname = b""
         self._hvalue = b""
         self.part_name: str | None = None
@@ -69,15 +94,17 @@ class _State:
         self._hvalue += data[start:end]
 
     def on_header_end(self) -> None:
-        self.headers[self._hname.decode("latin-1").lower()] = self._hvalue.decode("utf-8", "replace")
+        self.headers[self._hname.decode("latin-1").lower()] = self._hvalue  # bytes: decoded per parameter
         self._hname, self._hvalue = b"", b""
 
     def on_headers_finished(self) -> None:
-        _, params = parse_options_header(self.headers.get("content-disposition", ""))
+        raw = self.headers.get("content-disposition", b"")
+        _, params = parse_options_header(raw)  # bytes in, the same bytes out
         name = params.get(b"name")
-        fname = params.get(b"filename")
-        self.part_name = name.decode("utf-8", "replace") if name else None
-        self.part_filename = fname.decode("utf-8", "replace") if fname is not None else None
+        self.part_name = _text(name) if name else None
+        self.part_filename = _extended_filename(raw)
+        if self.part_filename is None and params.get(b"filename") is not None:
+            self.part_filename = _text(params[b"filename"])
         self.is_file = self.part_name in FILE_PARTS and not self.file_seen
         if self.is_file:
             self.file_seen = True
@@ -110,8 +137,8 @@ class _State:
             self.fh.close()
         elif self.part_name == "labels" and not self.error:
             self._add_labels(self.value.decode("utf-8", "replace"))
-            if len(self.labels) > MAX_LABELS:
-                self.error = InvalidRequest(f"more than {MAX_LABELS} labels", code="INVALID_MULTIPART")
+            if not self.error and (problem := labels_problem(self.labels)) is not None:
+                self.error = InvalidRequest(problem, code="INVALID_MULTIPART")
 
     def on_end(self) -> None:
         self.ended = True

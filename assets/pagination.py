@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -11,6 +12,7 @@ from sqlalchemy import Select, tuple_
 from pipelines.errors import InvalidQuery
 
 MAX_LIMIT = 1000
+ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 def encode_cursor(created_us: int, row_id: str) -> str:
@@ -21,9 +23,13 @@ def decode_cursor(cursor: str) -> tuple[int, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         ts, _, row_id = raw.partition(":")
-        return int(ts), row_id
+        created_us = int(ts)
     except (ValueError, UnicodeDecodeError) as exc:
         raise InvalidQuery("invalid cursor: pass a cursor returned by a previous page") from exc
+    # Cursors are made from stored rows: a time outside 64 bits or an odd id was not one of them.
+    if not 0 <= created_us < 2**63 or not ID.fullmatch(row_id):
+        raise InvalidQuery("invalid cursor: pass a cursor returned by a previous page")
+    return created_us, row_id
 
 
 @dataclass

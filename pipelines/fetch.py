@@ -38,7 +38,9 @@ def _embedded_v4(ip: IP) -> ipaddress.IPv4Address | None:
 
 def is_public(ip: IP) -> bool:
     inner = _embedded_v4(ip)
-    return ip.is_global and (inner is None or inner.is_global)
+    # is_global alone lets some multicast ranges through (224.0.0.0/4 partly, ff0e::/16)
+    return (ip.is_global and not ip.is_multicast
+            and (inner is None or (inner.is_global and not inner.is_multicast)))
 
 
 def _parse(url: str) -> tuple[SplitResult, int]:

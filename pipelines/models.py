@@ -10,10 +10,11 @@ Two families live here:
 
 from __future__ import annotations
 
+import math
 from enum import Enum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Lenient(BaseModel):
@@ -80,6 +81,56 @@ class FormFillingOptions(_Lenient):
     no_widget_detection: bool = False
 
 
+MAX_LABELS = 100
+MAX_LABELS_BYTES = 64 * 1024
+MAX_LABEL_DEPTH = 8
+
+
+def text_problem(value: str) -> str | None:
+    """What makes ``value`` unusable as text, if anything (a lone surrogate: JSON lets a client
+    send one, but it is not a character and cannot be stored or sent back)."""
+    if value.isascii():
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains a lone surrogate (\\ud800–\\udfff), which is not a character"
+    return None
+
+
+def labels_problem(labels: dict[str, Any]) -> str | None:
+    """Labels are small JSON: at most ``MAX_LABELS`` keys, ``MAX_LABEL_DEPTH`` levels and
+    ``MAX_LABELS_BYTES`` bytes; finite numbers; text without lone surrogates."""
+    if len(labels) > MAX_LABELS:
+        return f"at most {MAX_LABELS} labels are allowed, got {len(labels)}"
+    size = 0
+    stack: list[tuple[Any, int]] = [(labels, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_LABEL_DEPTH and isinstance(value, dict | list):
+            return f"labels are nested more than {MAX_LABEL_DEPTH} levels deep"
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if (p := text_problem(k)) is not None:
+                    return f"a label key {p}"
+                size += len(k) + 4
+                stack.append((v, depth + 1))
+        elif isinstance(value, list):
+            stack.extend((v, depth + 1) for v in value)
+            size += 2
+        elif isinstance(value, str):
+            if (p := text_problem(value)) is not None:
+                return f"a label value {p}"
+            size += len(value) + 2
+        elif isinstance(value, float) and not math.isfinite(value):
+            return "label values must be finite numbers (NaN and Infinity are not JSON)"
+        else:
+            size += 8
+        if size > MAX_LABELS_BYTES:
+            return f"labels are larger than {MAX_LABELS_BYTES // 1024} KiB"
+    return None
+
+
 class ParseRequest(_Lenient):
     """The body of every job endpoint (parse, read, extract, classify, edit)."""
 
@@ -95,6 +146,17 @@ class ParseRequest(_Lenient):
     structured_extraction_options: list[StructuredExtractionOptions] | None = None
     page_classifications: list[PageClassConfig] | None = None
     form_filling: FormFillingOptions | None = None
+
+    @model_validator(mode="after")
+    def _storable(self) -> ParseRequest:
+        """Refuse what could not be stored or sent back: lone surrogates, unbounded labels."""
+        for name in ("file_id", "file_url", "raw_text", "file_name", "mime_type", "page_range"):
+            value = getattr(self, name)
+            if value is not None and (p := text_problem(value)) is not None:
+                raise ValueError(f"{name} {p}")
+        if self.labels is not None and (p := labels_problem(self.labels)) is not None:
+            raise ValueError(p)
+        return self
 
     def options_dump(self) -> dict[str, Any]:
         """The processing configuration echoed by ``with_options``."""

@@ -52,9 +52,9 @@ async def list_files(
     return JSON(await run_in_threadpool(run))
 
 
-@router.get("/{file_id}/metadata")
-def file_meta(file_id: str, principal: PrincipalDep, rt: RuntimeDep) -> dict:
-    return file_metadata(files.get(rt, principal, file_id))
+@router.get("/{file_id}/metadata", response_class=JSON)
+def file_meta(file_id: str, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    return JSON(file_metadata(files.get(rt, principal, file_id)))
 
 
 @router.delete("/{file_id}", status_code=204)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Literal
 
-import orjson
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from sse_starlette.sse import EventSourceResponse
 
 from api.deps import PrincipalDep, RuntimeDep
 from api.metrics import JOBS_SUBMITTED
-from api.wire import JSON, paginated, parse_result, parse_rfc3339, rfc3339
+from api.wire import JSON, dumps, paginated, parse_result, parse_rfc3339, rfc3339
 from assets.jobs import JobFilter
 from assets.pagination import MAX_LIMIT
 from pipelines.errors import NotFound
@@ -25,7 +24,7 @@ router = APIRouter(prefix="/documents/v2", tags=["documents"])
 
 
 def _dumps(obj: dict) -> str:
-    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
+    return dumps(obj).decode()
 
 
 async def _submit(kind: JobKind, req: ParseRequest, principal: Principal, rt: Runtime) -> JSON:
