@@ -95,6 +95,7 @@ jobs = Table(
           "created_us", "id"),
     Index("ix_jobs_scope_created_file_name", "organization_id", "project_id", "created_us", "id", "file_name"),
     Index("ix_jobs_claim", "status", "lease_expires_us", "created_us"),
+    Index("ix_jobs_claim_org", "status", "organization_id", "created_us"),
 )
 # PostgreSQL only (migration 0003, which skips it where pg_trgm is unavailable): serves the
 # case-sensitive ``file_name LIKE '%…%'`` filter of ``assets.jobs.list_jobs``.

@@ -21,7 +21,6 @@ from sqlalchemy import (
     func,
     insert,
     literal_column,
-    or_,
     select,
     table,
     text,
@@ -192,46 +191,91 @@ def _fts_rowids(needle: str) -> Any:
 # ---------------------------------------------------------------- worker side
 
 
-def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: int = 3) -> list[Job]:
-    """Claim up to ``limit`` runnable jobs: processing ones whose lease expired (their worker
-    died) first, then the oldest pending ones.
+def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: int = 3, *,
+          after_org: str = "", busy: dict[str, int] | None = None, per_org: int | None = None) -> list[Job]:
+    """Claim up to ``limit`` runnable jobs, sharing them fairly between organizations.
+
+    Processing jobs whose lease expired (their worker died) come first. Then pending jobs, one
+    organization at a time in turn: the organizations with pending work are taken in name order
+    starting after ``after_org`` (the last one served), each giving its oldest job, round after
+    round. An organization already holding ``busy[org]`` of this worker's jobs gets at most
+    ``per_org`` in all, so one tenant's backlog never fills a worker.
 
     Jobs that already failed ``max_attempts`` claims (they keep killing their worker) are closed
     as ``failure`` instead of being run again.
     """
     claimed: list[Job] = []
+    busy = dict(busy or {})
     with write_txn(engine) as conn:
         now = _db_now_us(conn)
         expired = and_(jobs.c.status == PROCESSING, jobs.c.lease_expires_us < now)
-        # Pending jobs have no lease, so ix_jobs_claim (status, lease_expires_us, created_us)
-        # hands them out oldest first without sorting the backlog.
         pending = and_(jobs.c.status == PENDING, jobs.c.lease_expires_us.is_(None))
-        candidates = []
-        for cond in (expired, pending):
-            q = select(jobs.c.id, jobs.c.attempts).where(cond).order_by(jobs.c.created_us)
-            q = q.limit(limit - len(candidates))
-            if engine.dialect.name == "postgresql":
-                q = q.with_for_update(skip_locked=True)
-            candidates += conn.execute(q).all()
-            if len(candidates) >= limit:
+        lock = engine.dialect.name == "postgresql"
+
+        def take(rows: list[Any], runnable: Any) -> None:
+            for row in rows:
+                if len(claimed) >= limit:
+                    return
+                if row.attempts >= max_attempts:
+                    conn.execute(update(jobs).where(jobs.c.id == row.id).values(
+                        status=FAILURE, finished_us=now, lease_owner=None, lease_expires_us=None,
+                        error=f"the job was abandoned by its worker {row.attempts} times; giving up"))
+                    continue
+                done = conn.execute(update(jobs).where(jobs.c.id == row.id, runnable).values(
+                    status=PROCESSING, lease_owner=owner, lease_expires_us=now + int(lease_s * 1e6),
+                    attempts=row.attempts + 1, started_us=now)).rowcount
+                if done:
+                    job = Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one())
+                    claimed.append(job)
+                    busy[job.organization_id] = busy.get(job.organization_id, 0) + 1
+
+        q = select(jobs.c.id, jobs.c.attempts, jobs.c.organization_id).where(expired)
+        q = q.order_by(jobs.c.created_us).limit(limit)
+        take(list(conn.execute(q.with_for_update(skip_locked=True) if lock else q)), expired)
+
+        orgs = _pending_orgs(conn, after_org, limit)
+        while len(claimed) < limit and orgs:
+            progressed = False
+            for org in list(orgs):
+                if len(claimed) >= limit:
+                    break
+                if per_org is not None and busy.get(org, 0) >= per_org:
+                    orgs.remove(org)
+                    continue
+                # Pending jobs have no lease: ix_jobs_claim_org (status, organization_id, created_us)
+                # hands out each organization's oldest without sorting its backlog.
+                q = (select(jobs.c.id, jobs.c.attempts, jobs.c.organization_id)
+                     .where(pending, jobs.c.organization_id == org).order_by(jobs.c.created_us).limit(1))
+                rows = list(conn.execute(q.with_for_update(skip_locked=True) if lock else q))
+                if not rows:
+                    orgs.remove(org)
+                    continue
+                before = len(claimed)
+                take(rows, pending)
+                progressed = progressed or len(claimed) > before or rows[0].attempts >= max_attempts
+            if not progressed:
                 break
-        runnable = or_(pending, expired)
-        for row in candidates:
-            if row.attempts >= max_attempts:
-                conn.execute(update(jobs).where(jobs.c.id == row.id).values(
-                    status=FAILURE, finished_us=now, lease_owner=None, lease_expires_us=None,
-                    error=f"the job was abandoned by its worker {row.attempts} times; giving up"))
-                continue
-            done = conn.execute(
-                update(jobs).where(jobs.c.id == row.id, runnable).values(
-                    status=PROCESSING, lease_owner=owner,
-                    lease_expires_us=now + int(lease_s * 1e6), attempts=row.attempts + 1,
-                    started_us=now,
-                )
-            ).rowcount
-            if done:
-                claimed.append(Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one()))
     return claimed
+
+
+def _pending_orgs(conn: Any, after: str, limit: int) -> list[str]:
+    """Up to ``limit`` organizations with pending jobs, in name order starting after ``after``
+    and wrapping around. A loose index scan (one index probe per organization, whatever the
+    backlog), written as a recursive query both SQLite and PostgreSQL run."""
+    def scan(start: str, n: int) -> list[str]:
+        sql = text(
+            "WITH RECURSIVE orgs(o, k) AS ("
+            " SELECT (SELECT min(organization_id) FROM jobs WHERE status = :p AND organization_id > :start), 1"
+            " UNION ALL"
+            " SELECT (SELECT min(organization_id) FROM jobs WHERE status = :p AND organization_id > orgs.o), k + 1"
+            " FROM orgs WHERE orgs.o IS NOT NULL AND k < :n)"
+            " SELECT o FROM orgs WHERE o IS NOT NULL")
+        return [r[0] for r in conn.execute(sql, {"p": PENDING, "start": start, "n": n})]
+
+    found = scan(after, limit)
+    if len(found) < limit and after:
+        found += [o for o in scan("", limit - len(found)) if o <= after and o not in found]
+    return found
 
 
 def _db_now_us(conn: Any) -> int:

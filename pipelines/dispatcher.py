@@ -1,8 +1,15 @@
 """The dispatcher: claims pending jobs from the catalog and runs them through Prefect.
 
-One loop per worker process. It claims a batch (with a lease), starts one flow run for the batch
-and keeps the leases alive from a heartbeat thread while the flow runs, so a worker that dies
-simply lets its leases expire and another (or the restarted) worker reclaims the jobs.
+One per worker process. It keeps up to ``worker.max_in_flight`` jobs running and claims more as
+soon as any finishes, instead of waiting for a whole batch: a slow or huge document holds its own
+slot, never the queue. Claims are shared between organizations in turn (``assets.jobs.claim``),
+an organization gets at most half of the worker's room, and conversion processes are handed out
+fairly as well (``isolation.FairSlots``). Each claim runs as one Prefect flow run (one task run
+per job), so micro-batching still happens when many jobs wait.
+
+The catalog lease is the exactly-once guard: a heartbeat thread renews the leases of every job in
+flight, so a worker that dies simply lets them expire and another (or the restarted) worker
+claims them again; a job is closed only by the worker that still holds it.
 """
 
 from __future__ import annotations
@@ -12,21 +19,25 @@ import os
 import socket
 import threading
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import structlog
 
 from assets import jobs as jobs_repo
 from pipelines.flows import mark_abandoned, process_jobs
+from pipelines.records import Job
 from pipelines.usecases.runtime import Runtime
 
 log = structlog.get_logger("docklake.dispatcher")
 
 
 class Heartbeat(threading.Thread):
+    """Renews the leases of the jobs in ``job_ids`` every third of a lease."""
+
     def __init__(self, rt: Runtime, owner: str) -> None:
         super().__init__(name="docklake-heartbeat", daemon=True)
         self.rt, self.owner = rt, owner
-        self.job_ids: list[str] = []
+        self.job_ids: set[str] = set()
         self._stop_evt = threading.Event()
 
     def run(self) -> None:
@@ -48,19 +59,54 @@ class Dispatcher:
         self.rt = rt
         self.owner = owner or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self._stopping = asyncio.Event()
+        self._wake = asyncio.Event()
+        self._in_flight: dict[str, str] = {}  # job id → organization
+        self._last_org = ""
+        self._batches: set[asyncio.Task[None]] = set()
+        self._heartbeat: Heartbeat | None = None
+
+    @property
+    def max_in_flight(self) -> int:
+        return max(1, self.rt.settings.worker.max_in_flight)
 
     def stop(self) -> None:
         self._stopping.set()
+        self._wake.set()
 
-    async def run_once(self) -> int:
-        s = self.rt.settings
-        batch = await asyncio.to_thread(jobs_repo.claim, self.rt.engine, self.owner,
-                                        s.worker.batch_size, s.worker.lease_s, s.worker.max_attempts)
-        if not batch:
-            return 0
-        hb = Heartbeat(self.rt, self.owner)
-        hb.job_ids = [j.id for j in batch]
-        hb.start()
+    def _prepare_loop(self) -> None:
+        """Threads for the blocking steps of every job in flight (each may wait for a child slot;
+        the loop's default pool has only a few), and the heartbeat."""
+        loop = asyncio.get_running_loop()
+        if getattr(loop, "_docklake_executor", None) is None:
+            pool = ThreadPoolExecutor(max_workers=2 * self.max_in_flight + 8, thread_name_prefix="docklake-job")
+            loop.set_default_executor(pool)
+            loop._docklake_executor = pool  # type: ignore[attr-defined]
+        if self._heartbeat is None:
+            self._heartbeat = Heartbeat(self.rt, self.owner)
+            self._heartbeat.start()
+
+    def _stop_heartbeat(self) -> None:
+        if self._heartbeat is not None:
+            self._heartbeat.stop()
+            self._heartbeat = None
+
+    async def _claim(self, room: int) -> list[Job]:
+        s = self.rt.settings.worker
+        busy: dict[str, int] = {}
+        for org in self._in_flight.values():
+            busy[org] = busy.get(org, 0) + 1
+        batch = await asyncio.to_thread(
+            jobs_repo.claim, self.rt.engine, self.owner, min(room, s.batch_size), s.lease_s, s.max_attempts,
+            after_org=self._last_org, busy=busy, per_org=max(1, self.max_in_flight // 2))
+        if batch:
+            self._last_org = batch[-1].organization_id
+            for j in batch:
+                self._in_flight[j.id] = j.organization_id
+            assert self._heartbeat is not None
+            self._heartbeat.job_ids.update(j.id for j in batch)
+        return batch
+
+    async def _run_batch(self, batch: list[Job]) -> None:
         try:
             pairs = [(j.id, j.kind.value) for j in batch]
             log.info("batch_claimed", owner=self.owner, jobs=[j for j, _ in pairs])
@@ -71,17 +117,44 @@ class Dispatcher:
         except Exception as exc:  # noqa: BLE001 - the flow failed as a whole; leases will expire
             log.error("flow_failed", error=repr(exc))
         finally:
-            hb.stop()
+            for j in batch:
+                self._in_flight.pop(j.id, None)
+                if self._heartbeat is not None:
+                    self._heartbeat.job_ids.discard(j.id)
+            self._wake.set()
+
+    async def run_once(self) -> int:
+        """Claim one batch and run it to the end; how many jobs it held (tests, tools)."""
+        self._prepare_loop()
+        try:
+            batch = await self._claim(self.max_in_flight)
+            if batch:
+                await self._run_batch(batch)
+        finally:
+            self._stop_heartbeat()
         return len(batch)
 
     async def run_forever(self) -> None:
-        log.info("dispatcher_started", owner=self.owner)
-        while not self._stopping.is_set():
-            n = await self.run_once()
-            if n == 0:
+        self._prepare_loop()
+        log.info("dispatcher_started", owner=self.owner, max_in_flight=self.max_in_flight)
+        poll = self.rt.settings.worker.poll_s
+        try:
+            while not self._stopping.is_set():
+                self._wake.clear()
+                room = self.max_in_flight - len(self._in_flight)
+                batch = await self._claim(room) if room > 0 else []
+                if batch:
+                    task = asyncio.create_task(self._run_batch(batch))
+                    self._batches.add(task)
+                    task.add_done_callback(self._batches.discard)
+                    continue  # there may be more room, and more waiting
                 try:
-                    await asyncio.wait_for(self._stopping.wait(), self.rt.settings.worker.poll_s)
+                    await asyncio.wait_for(self._wake.wait(), poll)
                 except TimeoutError:
                     pass
-        released = jobs_repo.release(self.rt.engine, self.owner)
-        log.info("dispatcher_stopped", owner=self.owner, released=released)
+        finally:
+            released = jobs_repo.release(self.rt.engine, self.owner)
+            for task in list(self._batches):
+                task.cancel()
+            self._stop_heartbeat()
+            log.info("dispatcher_stopped", owner=self.owner, released=released)

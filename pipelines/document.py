@@ -11,13 +11,14 @@ whether anything usable came out (docling's ``BasePipeline.execute`` contract).
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 
-from pipelines.errors import DocklakeError, UnsupportedFormat
+from pipelines.errors import DocklakeError, DocumentTooLarge, UnsupportedFormat, describe
 from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
-from pipelines.stages import detect, ocr, office, pdf, raster, tables, text
+from pipelines.stages import detect, limits, ocr, office, pdf, raster, tables, text
 from pipelines.stages.pagerange import PageRange
 
 Stage = Callable[[DocumentResult], DocumentResult]
@@ -85,6 +86,24 @@ def filter_stage(result: DocumentResult) -> DocumentResult:
     return result
 
 
+def size_stage(result: DocumentResult) -> DocumentResult:
+    """Refuse a result larger than ``max_result_bytes`` (text, tables, images, as JSON would
+    carry them) while it is still in the converting process: nothing of it is kept."""
+    limit = result.input.limits.max_result_bytes
+    size = 0
+    for page in result.pages:
+        size += len(page.page_image or "") + sum(len(json.dumps(f.content)) + 64 for f in page.fragments)
+        if size > limit:
+            break
+    size += sum(len(c.content) for c in result.chunks)
+    if size > limit:
+        result.pages, result.chunks, result.merged_tables = [], [], None
+        raise DocumentTooLarge(f"the result would be over {size / 2**20:,.0f} MiB; the limit is "
+                               f"{limit / 2**20:,.0f} MiB (DOCKLAKE_LIMITS__MAX_RESULT_BYTES; a page_range "
+                               "can select fewer pages)")
+    return result
+
+
 STAGES: tuple[tuple[str, Stage], ...] = (
     ("detect", detect_stage),
     ("load", load_stage),
@@ -92,11 +111,17 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("tables", merge_tables_stage),
     ("filter", filter_stage),
     ("chunk", chunk_stage.chunk),
+    ("size", size_stage),
 )
 
 
 def convert(inp: DocumentInput) -> DocumentResult:
     ocr.use_tessdata(inp.limits.tessdata_dir)
+    with limits.applied(inp.limits):
+        return _run(inp)
+
+
+def _run(inp: DocumentInput) -> DocumentResult:
     result = DocumentResult(input=inp)
     for name, stage in STAGES:
         t0 = time.perf_counter()
@@ -106,7 +131,7 @@ def convert(inp: DocumentInput) -> DocumentResult:
             result.errors.append(ErrorItem(stage=name, message=exc.message))
             break
         except Exception as exc:  # noqa: BLE001 - a broken document must not crash the worker
-            result.errors.append(ErrorItem(stage=name, message=f"{type(exc).__name__}: {exc}"))
+            result.errors.append(ErrorItem(stage=name, message=describe(exc)))
             break
         finally:
             result.timings[name] = time.perf_counter() - t0

@@ -13,7 +13,8 @@
         ├── CorruptDocument
         ├── EncryptedDocument     – password-protected
         ├── EmptyDocument         – no pages
-        └── ImageTooLarge         – over the pixel limit (decompression bomb)
+        ├── ImageTooLarge         – over the pixel limit (decompression bomb)
+        └── DocumentTooLarge      – over a page, column or result-size limit
 
 The API maps this tree to the spec's error bodies in one place (``api/errors.py``); each class
 carries the Tensorlake ``ApiErrorCode`` that goes on the wire.
@@ -88,3 +89,20 @@ class ImageTooLarge(DocumentError):
     """An image over the pixel limit (a decompression bomb, or simply too big to process)."""
 
     code = "INVALID_FILE"
+
+
+class DocumentTooLarge(DocumentError):
+    """More pages, table columns or result bytes than the configured limits allow."""
+
+    code = "INVALID_FILE"
+
+
+def describe(exc: BaseException) -> str:
+    """One line a user can act on for any exception: a docklake error's own message; running out
+    of memory names the limit; otherwise the exception's type and text (never an empty reason)."""
+    if isinstance(exc, DocklakeError):
+        return exc.message
+    if isinstance(exc, MemoryError):
+        return "ran out of memory (the limit per document is DOCKLAKE_LIMITS__JOB_MEMORY_MB)"
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__

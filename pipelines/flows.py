@@ -18,7 +18,7 @@ from prefect.runtime import flow_run
 
 from assets import jobs as jobs_repo
 from pipelines import split
-from pipelines.errors import DocklakeError
+from pipelines.errors import DocklakeError, describe
 from pipelines.models import DocumentInput, DocumentResult
 from pipelines.records import Job, JobStatus
 from pipelines.usecases import documents
@@ -28,8 +28,9 @@ log = structlog.get_logger("docklake.flows")
 
 
 @task(name="convert-pages", task_run_name="{job_id}-pages-{page_range}", cache_policy=NO_CACHE)
-async def convert_pages(job_id: str, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
-    return await asyncio.to_thread(documents.convert, current(), inp, deadline, page_range)
+async def convert_pages(job_id: str, inp: DocumentInput, page_range: str, deadline: float,
+                        tenant: str) -> DocumentResult:
+    return await asyncio.to_thread(documents.convert, current(), inp, deadline, page_range, tenant=tenant)
 
 
 @task(name="process-document", task_run_name="{kind}-{job_id}", cache_policy=NO_CACHE)
@@ -46,7 +47,7 @@ async def process_document(job_id: str, kind: str, owner: str) -> str:
         message = f"the job took longer than {limit:g} s (DOCKLAKE_LIMITS__JOB_TIMEOUT_S)"
     except Exception as exc:  # noqa: BLE001 - one job's failure must not sink its batch
         log.exception("job_crashed", job_id=job_id)
-        message = f"internal error while processing the document: {type(exc).__name__}: {exc}"
+        message = f"internal error while processing the document: {describe(exc)}"
     return _outcome(await asyncio.to_thread(documents.fail, rt, job, owner, message))
 
 
@@ -59,12 +60,13 @@ async def _process(rt: Runtime, job: Job, owner: str, deadline: float) -> str:
         inp = await asyncio.to_thread(documents.load_input, rt, job)
     except DocklakeError as exc:
         return _outcome(await asyncio.to_thread(documents.fail, rt, job, owner, exc.message))
-    ranges = await asyncio.to_thread(documents.plan, rt, inp, deadline)
+    tenant = job.organization_id
+    ranges = await asyncio.to_thread(documents.plan, rt, inp, deadline, tenant=tenant)
     if ranges:
-        parts = await asyncio.gather(*(convert_pages(job.id, inp, r, deadline) for r in ranges))
+        parts = await asyncio.gather(*(convert_pages(job.id, inp, r, deadline, tenant) for r in ranges))
         result = split.merge(inp, list(parts))
     else:
-        result = await asyncio.to_thread(documents.convert, rt, inp, deadline)
+        result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=tenant)
     return _outcome(await asyncio.to_thread(documents.complete, rt, job, owner, result))
 
 

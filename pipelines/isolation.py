@@ -14,19 +14,81 @@ import os
 import resource
 import signal
 import threading
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from typing import Any
 
 from pipelines.children import die_with_parent
+from pipelines.errors import describe
 from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 
 Convert = Callable[[DocumentInput], DocumentResult]
 
 _ctx = mp.get_context("forkserver")
 _ctx.set_forkserver_preload(["pipelines.document", "pipelines.split"])
-# At most this many children at once in this process (``configure``).
-_slots = threading.BoundedSemaphore(os.cpu_count() or 1)
+
+
+class FairSlots:
+    """Child-process slots shared fairly between tenants.
+
+    ``capacity`` children run at once, handed out round-robin between the tenants waiting: a
+    tenant whose many page ranges queue up gets one slot in turn, not all of them. A tenant with
+    nothing running may also start one child at once beyond ``capacity`` (never beyond twice it):
+    its small job then shares the CPUs with the big one for a moment instead of waiting for one
+    of the big one's children to end.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = max(1, capacity)
+        self.running: dict[str, int] = {}
+        self.total = 0
+        self._turns: deque[str] = deque()  # tenants waiting, in the order they get a slot
+        self._waiting: dict[str, int] = {}
+        self._cond = threading.Condition()
+
+    def _may_start(self, tenant: str) -> bool:
+        if self.total >= 2 * self.capacity:
+            return False
+        if not self.running.get(tenant):
+            return True
+        return self.total < self.capacity and self._turns[0] == tenant
+
+    def acquire(self, tenant: str) -> None:
+        with self._cond:
+            if tenant not in self._waiting:
+                self._turns.append(tenant)
+            self._waiting[tenant] = self._waiting.get(tenant, 0) + 1
+            while not self._may_start(tenant):
+                self._cond.wait()
+            self._waiting[tenant] -= 1
+            self._turns.remove(tenant)
+            if self._waiting[tenant]:
+                self._turns.append(tenant)  # its next child waits for everyone else's turn
+            else:
+                del self._waiting[tenant]
+            self.running[tenant] = self.running.get(tenant, 0) + 1
+            self.total += 1
+
+    def release(self, tenant: str) -> None:
+        with self._cond:
+            self.running[tenant] -= 1
+            if not self.running[tenant]:
+                del self.running[tenant]
+            self.total -= 1
+            self._cond.notify_all()
+
+    @contextmanager
+    def slot(self, tenant: str) -> Iterator[None]:
+        self.acquire(tenant)
+        try:
+            yield
+        finally:
+            self.release(tenant)
+
+
+_slots = FairSlots(os.cpu_count() or 1)
 
 
 class IsolatedFailure(Exception):
@@ -38,9 +100,9 @@ class IsolatedFailure(Exception):
 
 
 def configure(max_children: int) -> None:
-    """Run at most ``max_children`` children at once (0: one per CPU)."""
+    """Run ``max_children`` children at once (0: one per CPU; see ``FairSlots``)."""
     global _slots
-    _slots = threading.BoundedSemaphore(max_children or os.cpu_count() or 1)
+    _slots = FairSlots(max_children or os.cpu_count() or 1)
 
 
 def start() -> None:
@@ -61,14 +123,15 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple, memory_mb: int
     except MemoryError:
         out = ("error", f"the document needs more than {memory_mb} MiB of memory (DOCKLAKE_LIMITS__JOB_MEMORY_MB)")
     except BaseException as exc:  # noqa: BLE001 - reported to the parent, never raised there
-        out = ("error", f"{type(exc).__name__}: {exc}")
+        out = ("error", describe(exc))
     conn.send(out)
     conn.close()
 
 
-def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb: int) -> Any:
-    """``fn(*args)`` in a limited child; raises ``IsolatedFailure`` if no value comes back."""
-    with _slots:
+def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb: int, tenant: str = "") -> Any:
+    """``fn(*args)`` in a limited child, in ``tenant``'s turn; raises ``IsolatedFailure`` if no
+    value comes back."""
+    with _slots.slot(tenant):
         parent, child = _ctx.Pipe(duplex=False)
         proc = _ctx.Process(target=_child, args=(child, fn, args, memory_mb, timeout_s), daemon=True)
         try:
@@ -86,10 +149,7 @@ def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb
                 status, value = parent.recv()
             except EOFError:
                 proc.join(5)
-                code = proc.exitcode
-                how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
-                hint = " (out of memory?)" if code == -9 else ""
-                raise IsolatedFailure(f"the process converting the document died ({how}){hint}") from None
+                raise IsolatedFailure(_death(proc.exitcode, memory_mb)) from None
             if status != "ok":
                 raise IsolatedFailure(value)
             return value
@@ -100,6 +160,24 @@ def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb
             proc.join(5)
 
 
+def _death(code: int | None, memory_mb: int) -> str:
+    """Why a child that sent nothing back ended, as a user can act on it. Native readers
+    (pdfium, zlib, image codecs) that cannot allocate under the memory limit abort (SIGABRT) or
+    crash (SIGSEGV, SIGBUS) rather than raise."""
+    if code is not None and code < 0:
+        sig = -code
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        if sig in (signal.SIGABRT, signal.SIGKILL, signal.SIGSEGV, signal.SIGBUS):
+            return (f"the process converting the document died (signal {sig}) by {name}: a damaged or hostile "
+                    f"file (for example a compression bomb), or one that needs more than the memory limit "
+                    f"of {memory_mb} MiB (DOCKLAKE_LIMITS__JOB_MEMORY_MB)")
+        return f"the process converting the document died (signal {sig}) by {name}"
+    return f"the process converting the document ended without a result (exit code {code})"
+
+
 def _convert(target: Convert, inp: DocumentInput) -> DocumentResult:
     result = target(inp)
     # Send back what was learnt about the input (its type), not its bytes.
@@ -108,13 +186,14 @@ def _convert(target: Convert, inp: DocumentInput) -> DocumentResult:
 
 
 def convert_isolated(inp: DocumentInput, *, timeout_s: float, memory_mb: int,
-                     target: Convert | None = None) -> DocumentResult:
+                     target: Convert | None = None, tenant: str = "") -> DocumentResult:
     """``target(inp)`` (default: ``pipelines.document.convert``) in a limited child process;
     a child that fails gives a ``failure`` result saying why."""
     if target is None:
         from pipelines.document import convert as target
     try:
-        result: DocumentResult = run_isolated(_convert, target, inp, timeout_s=timeout_s, memory_mb=memory_mb)
+        result: DocumentResult = run_isolated(_convert, target, inp, timeout_s=timeout_s, memory_mb=memory_mb,
+                                              tenant=tenant)
     except IsolatedFailure as exc:
         return DocumentResult(input=inp, status=ConversionStatus.failure,
                               errors=[ErrorItem(stage="worker", message=exc.message)])

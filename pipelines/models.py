@@ -212,6 +212,9 @@ class EngineLimits(BaseModel):
     never read settings or the environment themselves)."""
 
     max_page_pixels: int = 100_000_000
+    max_pages: int = 5_000
+    max_table_columns: int = 1_000
+    max_result_bytes: int = 256 * 1024 * 1024
     tessdata_dir: str | None = None  # None: where Debian's tesseract-ocr-* packages put it
 
 
@@ -228,6 +231,20 @@ class DocumentInput(BaseModel):
     parsing: ParsingOptions = Field(default_factory=ParsingOptions)
     enrichment: EnrichmentOptions = Field(default_factory=EnrichmentOptions)
     limits: EngineLimits = Field(default_factory=EngineLimits)
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` → ``"1-3, 5"``."""
+    out: list[str] = []
+    start = prev = numbers[0]
+    for n in numbers[1:] + [None]:  # type: ignore[list-item]
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(out)
 
 
 class DocumentResult(BaseModel):
@@ -251,9 +268,21 @@ class DocumentResult(BaseModel):
         return sum(1 for p in self.pages if p.page_number not in failed)
 
     def error_message(self) -> str | None:
+        """Every distinct error once, with the pages it happened on as ranges
+        ("pages 1-40, 42: the image cannot be read: …")."""
         if not self.errors:
             return None
-        return "; ".join(
-            (f"page {e.page_number}: " if e.page_number is not None else "") + e.message
-            for e in self.errors
-        )
+        pages: dict[str, list[int]] = {}
+        for e in self.errors:
+            pages.setdefault(e.message, [])
+            if e.page_number is not None:
+                pages[e.message].append(e.page_number)
+        parts = []
+        for message, numbers in pages.items():
+            if not numbers:
+                parts.append(message)
+                continue
+            spans = _ranges(sorted(set(numbers)))
+            label = "page" if spans == str(numbers[0]) else "pages"
+            parts.append(f"{label} {spans}: {message}")
+        return "; ".join(parts)

@@ -49,7 +49,9 @@ class WorkerSettings(_Group):
     count: int = Field(1, description="Worker processes started by `docklake serve` (also `--workers`).")
     lease_s: float = Field(30.0, description="A dead worker's jobs are claimed again after this long.")
     max_attempts: int = Field(3, description="A job that killed its worker this many times ends `failure`.")
-    batch_size: int = Field(8, description="Jobs claimed at once and run as one Prefect flow run.")
+    batch_size: int = Field(8, description="Jobs claimed at once at most, run as one Prefect flow run.")
+    max_in_flight: int = Field(8, description="Jobs a worker runs at once; more are claimed as soon as one "
+                               "ends. One organization gets at most half of them.")
     poll_s: float = Field(0.2, description="How often an idle dispatcher looks for pending jobs.")
     max_children: int = Field(0, description="Document conversions running at once per worker (0: one per CPU).")
     split_pages: int = Field(20, description="A PDF with more selected pages is converted in parallel parts "
@@ -65,6 +67,11 @@ class LimitSettings(_Group):
     job_memory_mb: int = Field(4096, description="Memory limit of the process converting one document.")
     max_page_pixels: int = Field(100_000_000, description="An image page over this many pixels is refused "
                                  "(decompression bombs).")
+    max_pages: int = Field(5_000, description="A document with more pages to read (after `page_range`) "
+                           "ends `failure` before any is read.")
+    max_table_columns: int = Field(1_000, description="A table with more columns ends its document `failure`.")
+    max_result_bytes: int = Field(256 * 1024 * 1024, description="A document whose result (text, tables, "
+                                  "images) would be larger ends `failure`; checked in the converting process.")
     fetch_timeout_s: float = Field(30.0, description="Time limit of a whole `file_url` download.")
     allow_private_urls: bool = Field(False, description="Let `file_url` reach loopback and private addresses.")
 

@@ -51,6 +51,8 @@ def plan(inp: DocumentInput, part_pages: int) -> list[str]:
     pr = PageRange.parse(inp.page_range) or PageRange(((1, total),))
     spans = pr.within(total)
     selected = sum(hi - lo + 1 for lo, hi in spans)
+    if selected > inp.limits.max_pages:
+        return []  # not worth splitting: the conversion fails at once and says why
     if selected <= part_pages * 3 // 2:
         return []
     parts: list[str] = []

@@ -628,3 +628,29 @@ def test_configured_keys_follow_the_configuration_and_keys_can_be_revoked(catalo
     assert keys_repo.lookup(catalog_engine, made).organization_id == "org-c"
     assert keys_repo.revoke(catalog_engine, made) and keys_repo.lookup(catalog_engine, made) is None
     assert not keys_repo.revoke(catalog_engine, made)
+
+
+def test_claims_take_organizations_in_turn(catalog_engine: Engine) -> None:
+    """One tenant's backlog does not hold another tenant's jobs back: each claim takes the oldest
+    job of each organization in turn, and an organization gets at most ``per_org`` in flight."""
+    big, small, third = Principal("org-big", "p", ""), Principal("org-small", "p", ""), Principal("org-z", "p", "")
+    backlog = [make_job(catalog_engine, big, created_us=T0 + i).id for i in range(10)]
+    late = [make_job(catalog_engine, small, created_us=T0 + 100 + i).id for i in range(2)]
+    z = make_job(catalog_engine, third, created_us=T0 + 200).id
+    first = jobs_repo.claim(catalog_engine, "w", limit=4, lease_s=60)
+    assert [j.id for j in first] == [backlog[0], late[0], z, backlog[1]]
+    # the next claim starts after the organization served last, and skips one that is full
+    nxt = jobs_repo.claim(catalog_engine, "w", limit=4, lease_s=60, after_org="org-big",
+                          busy={"org-big": 2, "org-small": 1, "org-z": 1}, per_org=2)
+    assert [j.id for j in nxt] == [late[1]]
+    rest = jobs_repo.claim(catalog_engine, "w", limit=20, lease_s=60)
+    assert [j.id for j in rest] == backlog[2:]
+
+
+def test_pending_organizations_are_found_by_index_probes(catalog_engine: Engine) -> None:
+    for org in ("b", "a", "d", "c"):
+        make_job(catalog_engine, Principal(org, "p", ""))
+    with catalog_engine.connect() as conn:
+        assert jobs_repo._pending_orgs(conn, "", 10) == ["a", "b", "c", "d"]
+        assert jobs_repo._pending_orgs(conn, "b", 10) == ["c", "d", "a", "b"]
+        assert jobs_repo._pending_orgs(conn, "b", 2) == ["c", "d"]

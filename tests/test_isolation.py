@@ -38,3 +38,61 @@ def test_native_crash() -> None:
     assert "died (signal 9)" in r.error_message()
     # and the next document is fine
     assert convert_isolated(DOC, timeout_s=60, memory_mb=1024).status == ConversionStatus.success
+
+
+def test_fair_slots_take_tenants_in_turn_and_let_a_newcomer_start_at_once() -> None:
+    import threading
+
+    from pipelines.isolation import FairSlots
+
+    slots = FairSlots(2)
+    order: list[str] = []
+    lock = threading.Lock()
+
+    def worker(tenant: str, started: threading.Event, go: threading.Event) -> None:
+        slots.acquire(tenant)
+        with lock:
+            order.append(tenant)
+        started.set()
+        go.wait(10)
+        slots.release(tenant)
+
+    def start(tenant: str) -> tuple[threading.Event, threading.Event]:
+        started, go = threading.Event(), threading.Event()
+        threading.Thread(target=worker, args=(tenant, started, go), daemon=True).start()
+        return started, go
+
+    big = [start("a") for _ in range(2)]  # tenant a fills both slots
+    assert all(s.wait(5) for s, _ in big)
+    queued_a = [start("a") for _ in range(3)]  # and queues three more
+    time.sleep(0.2)
+    assert not any(s.is_set() for s, _ in queued_a)
+    b_started, b_go = start("b")  # tenant b has nothing running: it starts at once, beside them
+    assert b_started.wait(5) and slots.total == 3
+    c_started, c_go = start("c")
+    assert c_started.wait(5) and slots.total == 4  # a burst never exceeds twice the capacity
+    d_started, d_go = start("d")
+    time.sleep(0.2)
+    assert not d_started.is_set()
+    # a freed slot goes to d, which waits with nothing running, before a's queued children
+    b_go.set()
+    assert d_started.wait(5)
+    assert not any(s.is_set() for s, _ in queued_a)
+    for _, go in big + [(c_started, c_go), (d_started, d_go)]:
+        go.set()
+    # alone now, a runs two at a time (the capacity), its third when one of those ends
+    deadline = time.monotonic() + 5
+    while sum(s.is_set() for s, _ in queued_a) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    running = [go for s, go in queued_a if s.is_set()]
+    assert len(running) == 2
+    running[0].set()
+    assert all(s.wait(5) for s, _ in queued_a)
+    for _, go in queued_a:
+        go.set()
+    assert order == ["a", "a", "b", "c", "d", "a", "a", "a"]
+    deadline = time.monotonic() + 5
+    while slots.total and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert slots.total == 0 and slots.running == {}

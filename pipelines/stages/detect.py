@@ -83,8 +83,19 @@ def _office_type(source: str | IO[bytes]) -> str | None:
 def _looks_textual(head: bytes) -> bool:
     if not head:
         return True
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16 with its byte-order mark
+        try:
+            head[: len(head) & ~1].decode("utf-16")
+            return True
+        except UnicodeDecodeError:
+            return False
     if b"\x00" in head:
-        return False
+        # a stray NUL or two in UTF-8 text is still text (they are dropped when it is read)
+        if head.count(b"\x00") > max(2, len(head) // 100):
+            return False
+        head = head.replace(b"\x00", b"")
+        if any(b < 0x20 and b not in b"\t\n\r\f\x0b\x1b" for b in head):
+            return False  # NULs beside other control bytes: binary
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -129,5 +140,7 @@ def _detect(head: bytes, file_name: str | None, office: Callable[[], str | None]
     if kind is not None:
         return kind.mime
     if _looks_textual(head):
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            head = head[: len(head) & ~1].decode("utf-16", "replace").encode("utf-8")
         return _text_type(head, file_name)
     return OCTET

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from PIL import Image
 
-from pipelines.errors import DocklakeError
+from pipelines.errors import describe
 from pipelines.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
 from pipelines.stages import fragments as frag_mod
 from pipelines.stages.geometry import Box, Word, inside, union
@@ -98,5 +98,5 @@ def finish(result: DocumentResult, drafts: list[PageDraft], opts: ParsingOptions
 
 def page_failed(result: DocumentResult, page_number: int, exc: Exception) -> None:
     """Record that one page could not be read; the other pages go on."""
-    message = exc.message if isinstance(exc, DocklakeError) else f"{type(exc).__name__}: {exc}"
+    message = describe(exc)
     result.errors.append(ErrorItem(stage="load", message=message, page_number=page_number))

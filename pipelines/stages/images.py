@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from pipelines.errors import CorruptDocument, EmptyDocument, ImageTooLarge
+from pipelines.errors import CorruptDocument, EmptyDocument, ImageTooLarge, describe
 
 MAX_PIXELS = 100_000_000  # per page/frame: a 10,000 × 10,000 scan still fits
 MAX_RENDER_PIXELS = 36_000_000  # a rendered PDF page: 200 dpi up to about 30 × 30 inches
@@ -45,7 +45,7 @@ def open_image(data: bytes, max_pixels: int = MAX_PIXELS) -> Image.Image:
         raise ImageTooLarge(f"the image is more than twice the limit of {max_pixels / 1e6:g} MP "
                             "(DOCKLAKE_LIMITS__MAX_PAGE_PIXELS; possible decompression bomb)") from exc
     except (UnidentifiedImageError, OSError, ValueError) as exc:
-        raise CorruptDocument(f"the image cannot be read: {exc}") from exc
+        raise CorruptDocument(f"the image cannot be read: {describe(exc)}") from exc
     _check_size(img.size, max_pixels)
     return img
 

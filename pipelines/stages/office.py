@@ -21,7 +21,7 @@ import base64
 import io
 from typing import Any
 
-from pipelines.errors import CorruptDocument, EmptyDocument
+from pipelines.errors import CorruptDocument, EmptyDocument, describe
 from pipelines.models import DocumentResult, Fragment, PageResult
 from pipelines.stages.pagerange import selected_pages
 from pipelines.stages.text import table_fragment
@@ -59,7 +59,7 @@ def load_docx(result: DocumentResult) -> None:
     try:
         d = docx.Document(io.BytesIO(result.input.data))
     except Exception as exc:  # noqa: BLE001 - python-docx raises many kinds
-        raise CorruptDocument(f"the DOCX cannot be read: {exc}") from exc
+        raise CorruptDocument(f"the DOCX cannot be read: {describe(exc)}") from exc
     mode = result.input.parsing.table_output_mode
     pages: list[list[Fragment]] = [[]]
     for el in d.element.body.iterchildren():
@@ -141,7 +141,7 @@ def load_pptx(result: DocumentResult) -> None:
     try:
         prs = Presentation(io.BytesIO(result.input.data))
     except Exception as exc:  # noqa: BLE001
-        raise CorruptDocument(f"the PPTX cannot be read: {exc}") from exc
+        raise CorruptDocument(f"the PPTX cannot be read: {describe(exc)}") from exc
     mode = result.input.parsing.table_output_mode
     slides = list(prs.slides)
     w = round((prs.slide_width or 0) / EMU_PER_PT) or None
@@ -217,7 +217,7 @@ def load_xlsx(result: DocumentResult) -> None:
     try:
         wb = openpyxl.load_workbook(io.BytesIO(result.input.data), read_only=True, data_only=True)
     except Exception as exc:  # noqa: BLE001
-        raise CorruptDocument(f"the XLSX cannot be read: {exc}") from exc
+        raise CorruptDocument(f"the XLSX cannot be read: {describe(exc)}") from exc
     try:
         mode = result.input.parsing.table_output_mode
         sheets = wb.worksheets

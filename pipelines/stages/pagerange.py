@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from pipelines.errors import InvalidPageRange
+from pipelines.stages import limits
 
 MAX_PAGE = 1_000_000_000
 
@@ -61,8 +62,10 @@ def selected_pages(page_range: str | None, total: int) -> Iterable[int]:
     that selects none of the document's pages is an error, not an empty result."""
     pr = PageRange.parse(page_range)
     if pr is None:
+        limits.check_pages(total)
         return range(1, total + 1)
     if pr.spans[0][0] > total:
         raise InvalidPageRange(f"page_range {page_range!r} selects no page of this "
                                f"{total}-page document")
+    limits.check_pages(sum(hi - lo + 1 for lo, hi in pr.within(total)), "pages selected")
     return pr.pages(total)

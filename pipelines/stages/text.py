@@ -13,9 +13,9 @@ import re
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from pipelines.errors import CorruptDocument
+from pipelines.errors import CorruptDocument, describe
 from pipelines.models import Fragment, PageResult
-from pipelines.stages import detect
+from pipelines.stages import detect, limits
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
@@ -24,24 +24,26 @@ _TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
 def decode(data: bytes) -> str:
-    for enc in ("utf-8-sig", "utf-16"):
+    """Text from bytes: UTF-16 when it says so (a byte-order mark), else UTF-8, else Latin-1
+    (which decodes any byte). NUL characters are dropped: they are not text, and neither the
+    catalog nor most readers can hold them."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         try:
-            text = data.decode(enc)
+            return data.decode("utf-16").replace("\x00", "")
         except UnicodeDecodeError:
-            continue
-        if enc == "utf-16" and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            continue
-        return text
+            pass
     try:
-        return data.decode("latin-1")
-    except UnicodeDecodeError as exc:  # pragma: no cover - latin-1 decodes any byte
-        raise CorruptDocument(f"cannot decode text: {exc}") from exc
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        text = data.decode("latin-1")
+    return text.replace("\x00", "")
 
 
 # ---------------------------------------------------------------- tables
 
 
 def table_fragment(rows: list[list[str]], mode: str) -> Fragment:
+    limits.check_columns(max((len(r) for r in rows), default=0))
     rows = [r for r in rows if any(c.strip() for c in r)]
     width = max((len(r) for r in rows), default=0)
     rows = [r + [""] * (width - len(r)) for r in rows]
@@ -222,7 +224,10 @@ def csv_fragments(text: str, table_mode: str) -> list[Fragment]:
         dialect = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|")
     except csv.Error:
         dialect = csv.excel
-    rows = list(csv.reader(io.StringIO(text), dialect))
+    try:
+        rows = list(csv.reader(io.StringIO(text), dialect))
+    except csv.Error as exc:
+        raise CorruptDocument(f"the CSV cannot be read: {describe(exc)}") from exc
     return [table_fragment(rows, table_mode)] if rows else []
 
 
@@ -232,6 +237,7 @@ def csv_fragments(text: str, table_mode: str) -> list[Fragment]:
 def load_text_pages(data: bytes, mime: str, table_mode: str) -> list[PageResult]:
     """Split a text-like document into pages (form feeds) and fragment each page."""
     text = decode(data)
+    limits.check_pages(text.count("\f") + 1, "pages (form feeds start pages)")
     pages: list[PageResult] = []
     for n, chunk in enumerate(text.split("\f"), start=1):
         if mime == detect.HTML:

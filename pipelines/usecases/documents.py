@@ -170,22 +170,31 @@ def load_input(rt: Runtime, job: Job) -> DocumentInput:
         data=data, file_name=name, declared_mime_type=opts.mime_type, page_range=opts.page_range,
         parsing=opts.parsing_options or ParsingOptions(),
         enrichment=opts.enrichment_options or EnrichmentOptions(),
-        limits=EngineLimits(max_page_pixels=rt.settings.limits.max_page_pixels,
-                            tessdata_dir=str(rt.settings.ocr.tessdata_dir) if rt.settings.ocr.tessdata_dir else None),
+        limits=engine_limits(rt),
     )
+
+
+def engine_limits(rt: Runtime) -> EngineLimits:
+    lim, ocr = rt.settings.limits, rt.settings.ocr
+    return EngineLimits(max_page_pixels=lim.max_page_pixels, max_pages=lim.max_pages,
+                        max_table_columns=lim.max_table_columns, max_result_bytes=lim.max_result_bytes,
+                        tessdata_dir=str(ocr.tessdata_dir) if ocr.tessdata_dir else None)
 
 
 def remaining(deadline: float) -> float:
     return max(1.0, deadline - time.monotonic())
 
 
-def convert(rt: Runtime, inp: DocumentInput, deadline: float, page_range: str | None = None) -> DocumentResult:
-    """Convert ``inp`` (or only ``page_range`` of it) in a limited child process."""
+def convert(rt: Runtime, inp: DocumentInput, deadline: float, page_range: str | None = None, *,
+            tenant: str = "") -> DocumentResult:
+    """Convert ``inp`` (or only ``page_range`` of it) in a limited child process, in ``tenant``'s
+    turn for one (see ``isolation.FairSlots``)."""
     part = split.part_input(inp, page_range) if page_range is not None else inp
-    return convert_isolated(part, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb)
+    return convert_isolated(part, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb,
+                            tenant=tenant)
 
 
-def plan(rt: Runtime, inp: DocumentInput, deadline: float) -> list[str]:
+def plan(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "") -> list[str]:
     """The page ranges to convert in parallel, or ``[]``. Counting pages opens the document, so
     it happens in a limited child process like the conversion itself."""
     if rt.settings.worker.split_pages <= 0 or not split.is_pdf(inp):
@@ -193,7 +202,7 @@ def plan(rt: Runtime, inp: DocumentInput, deadline: float) -> list[str]:
     try:
         return run_isolated(split.plan, inp, rt.settings.worker.split_pages,
                             timeout_s=min(60.0, remaining(deadline)),
-                            memory_mb=rt.settings.limits.job_memory_mb)
+                            memory_mb=rt.settings.limits.job_memory_mb, tenant=tenant)
     except IsolatedFailure:
         return []  # the conversion will meet the same problem and report it
 

@@ -1,0 +1,70 @@
+"""One tenant's big documents never stall another tenant's small job (the real dispatcher, the
+real Prefect server, real conversion processes)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.services import Services
+from pipelines.dispatcher import Dispatcher
+from pipelines.usecases.runtime import Runtime, install
+from tests.docgen import render_png, scanify, text_pdf
+from tests.helpers import A, B
+
+
+@pytest.fixture
+def worker(services: Services, prefect_api: str) -> Iterator[Dispatcher]:
+    """``Dispatcher.run_forever`` on its own event loop and thread, as ``docklake worker`` runs it."""
+    rt = Runtime(services.settings, services.engine, services.storage)
+    install(rt)
+    d = Dispatcher(rt)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_until_complete, args=(d.run_forever(),), daemon=True)
+    thread.start()
+    yield d
+    loop.call_soon_threadsafe(d.stop)
+    thread.join(60)
+
+
+def scanned_tiff(frames: int) -> bytes:
+    page = scanify(render_png(text_pdf(seed=21, pages=1).data, dpi=150), skew_deg=1.0)
+    buf = io.BytesIO()
+    page.save(buf, "TIFF", save_all=True, append_images=[page] * (frames - 1), compression="tiff_deflate")
+    return buf.getvalue()
+
+
+def wait_done(client: TestClient, headers: dict, ids: list[str], timeout: float) -> dict[str, dict]:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = {i: client.get(f"/documents/v2/parse/{i}", headers=headers).json() for i in ids}
+        if all(g["status"] in ("successful", "failure") for g in got.values()):
+            return got
+        assert time.monotonic() < deadline, {i: g["status"] for i, g in got.items()}
+        time.sleep(0.2)
+
+
+def test_a_small_job_of_another_tenant_is_not_held_behind_big_ones(client: TestClient, worker: Dispatcher) -> None:
+    tiff = scanned_tiff(8)
+    fid = client.put("/documents/v2/files", files={"file": ("scan.tiff", tiff)}, headers=A).json()["file_id"]
+    big = [client.post("/documents/v2/parse", json={"file_id": fid}, headers=A).json()["parse_id"]
+           for _ in range(3)]
+    deadline = time.monotonic() + 60
+    while not any(client.get(f"/documents/v2/parse/{i}", headers=A).json()["status"] == "processing"
+                  for i in big):
+        assert time.monotonic() < deadline, "the big jobs never started"
+        time.sleep(0.1)
+    small = client.post("/documents/v2/parse", json={"raw_text": "hello", "mime_type": "text/plain"},
+                        headers=B).json()["parse_id"]
+    done_small = wait_done(client, B, [small], timeout=120)[small]
+    done_big = wait_done(client, A, big, timeout=300)
+    assert done_small["status"] == "successful"
+    assert all(b["status"] == "successful" for b in done_big.values()), done_big
+    # the one-line job of tenant b did not wait for tenant a's three scans
+    assert done_small["finished_at"] < min(b["finished_at"] for b in done_big.values())
