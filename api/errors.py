@@ -91,12 +91,25 @@ def install(app: FastAPI) -> None:
             return PlainTextResponse("Invalid request body: not valid JSON (malformed, not UTF-8, or "
                                      "nested too deeply)", status_code=422)
         code = {404: "ENTITY_NOT_FOUND", 405: "INVALID_CONFIGURATION"}.get(exc.status_code, "INTERNAL_ERROR")
-        return api_error(request, exc.status_code, str(exc.detail), code)
+        response = api_error(request, exc.status_code, str(exc.detail), code)
+        response.headers.update(exc.headers or {})
+        if exc.status_code == 405:  # every method of the path, not only its first route's
+            response.headers["Allow"] = ", ".join(_allowed(request))
+        return response
 
     app.add_middleware(CatchAllMiddleware)
 
 
 BODY_PARSE_DETAIL = "There was an error parsing the body"
+
+
+def _allowed(request: Request) -> list[str]:
+    methods: set[str] = set()
+    for route in request.app.routes:
+        regex, route_methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if regex is not None and route_methods and regex.match(request.url.path):
+            methods |= set(route_methods)
+    return sorted(methods)
 
 
 class CatchAllMiddleware:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import orjson
-from fastapi.responses import Response
+from fastapi.responses import JSONResponse
 
 from assets.pagination import Page
 from pipelines.errors import InvalidQuery
@@ -25,10 +25,9 @@ def dumps(content: Any) -> bytes:
         return json.dumps(content, ensure_ascii=True, default=str, allow_nan=False).encode()
 
 
-class JSON(Response):
-    """A JSON response (see ``dumps``)."""
-
-    media_type = "application/json"
+class JSON(JSONResponse):
+    """A JSON response written by ``dumps`` (a ``JSONResponse``, so the OpenAPI document shows the
+    route's response model rather than a string)."""
 
     def render(self, content: Any) -> bytes:
         return dumps(content)

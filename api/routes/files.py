@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import PrincipalDep, RuntimeDep
+from api.schemas import UPLOAD_BODY, FileCreated, FileList, FileMetadata, responses
 from api.upload import receive_upload
 from api.wire import JSON, file_metadata, paginated, parse_rfc3339, rfc3339
 from assets.pagination import MAX_LIMIT
@@ -17,8 +18,9 @@ from pipelines.usecases import files
 router = APIRouter(prefix="/documents/v2/files", tags=["files"])
 
 
-@router.put("")
-async def upload_file(request: Request, principal: PrincipalDep, rt: RuntimeDep) -> dict:
+@router.put("", response_model=FileCreated, response_class=JSON, responses=responses(400, 413, 499),
+            openapi_extra=UPLOAD_BODY)
+async def upload_file(request: Request, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
     s = rt.settings
     up = await receive_upload(request, str(s.data_dir / "spool"), s.limits.max_upload_bytes)
     try:
@@ -26,10 +28,10 @@ async def upload_file(request: Request, principal: PrincipalDep, rt: RuntimeDep)
                                       size=up.size, sha256=up.sha256, labels=up.labels)
     finally:
         up.discard()
-    return {"file_id": rec.id, "created_at": rfc3339(rec.created_us)}
+    return JSON({"file_id": rec.id, "created_at": rfc3339(rec.created_us)})
 
 
-@router.get("", response_class=JSON)
+@router.get("", response_model=FileList, response_class=JSON, responses=responses(query=True))
 async def list_files(
     principal: PrincipalDep,
     rt: RuntimeDep,
@@ -52,12 +54,12 @@ async def list_files(
     return JSON(await run_in_threadpool(run))
 
 
-@router.get("/{file_id}/metadata", response_class=JSON)
+@router.get("/{file_id}/metadata", response_model=FileMetadata, response_class=JSON, responses=responses(400))
 def file_meta(file_id: str, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
     return JSON(file_metadata(files.get(rt, principal, file_id)))
 
 
-@router.delete("/{file_id}", status_code=204)
+@router.delete("/{file_id}", status_code=204, response_class=Response, responses=responses(400))
 def delete_file(file_id: str, principal: PrincipalDep, rt: RuntimeDep) -> Response:
     files.delete(rt, principal, file_id)
     return Response(status_code=204)

@@ -5,21 +5,23 @@ from __future__ import annotations
 import httpx
 from fastapi import APIRouter, Response
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy import text
 
 from api.deps import ServicesDep
 from api.metrics import render
+from api.schemas import Health, Ready
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/healthz")
+@router.get("/healthz", response_model=Health)
 def healthz() -> dict:
     return {"status": "ok"}
 
 
-@router.get("/readyz")
+@router.get("/readyz", response_model=Ready, responses={503: {"description": "Not ready: a check failed.",
+                                                               "model": Ready}})
 async def readyz(services: ServicesDep) -> Response:
     checks: dict[str, str] = {}
 
@@ -44,7 +46,9 @@ async def readyz(services: ServicesDep) -> Response:
     return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
 
 
-@router.get("/metrics")
+@router.get("/metrics", response_class=PlainTextResponse,
+            responses={200: {"content": {"text/plain": {"schema": {"type": "string"}}},
+                             "description": "Prometheus metrics."}})
 def metrics() -> Response:
     body, ctype = render()
     return Response(body, media_type=ctype)

@@ -11,6 +11,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from api.deps import PrincipalDep, RuntimeDep
 from api.metrics import JOBS_SUBMITTED
+from api.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
 from api.wire import JSON, dumps, paginated, parse_result, parse_rfc3339, rfc3339
 from assets.jobs import JobFilter
 from assets.pagination import MAX_LIMIT
@@ -33,17 +34,20 @@ async def _submit(kind: JobKind, req: ParseRequest, principal: Principal, rt: Ru
     return JSON({"parse_id": job.id, "created_at": rfc3339(job.created_us)})
 
 
-@router.post("/parse", response_class=JSON)
+SUBMIT = {"response_model": ParseCreated, "response_class": JSON, "responses": responses(400, 404, 413, body=True)}
+
+
+@router.post("/parse", **SUBMIT)
 async def create_parse(req: ParseRequest, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
     return await _submit(JobKind.parse, req, principal, rt)
 
 
-@router.post("/read", response_class=JSON)
+@router.post("/read", **SUBMIT)
 async def create_read(req: ParseRequest, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
     return await _submit(JobKind.read, req, principal, rt)
 
 
-@router.get("/parse", response_class=JSON)
+@router.get("/parse", response_model=ParseList, response_class=JSON, responses=responses(query=True))
 async def list_parse(
     principal: PrincipalDep,
     rt: RuntimeDep,
@@ -80,7 +84,8 @@ def _load(rt: Runtime, principal: Principal, parse_id: str, with_options: bool) 
     return parse_result(*documents.get(rt, principal, parse_id), with_options=with_options)
 
 
-@router.get("/parse/{parse_id}", response_model=None)
+@router.get("/parse/{parse_id}", response_model=ParseResult, response_class=JSON,
+            responses={**responses(404, query=True), **SSE_200})
 async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt: RuntimeDep,
                     with_options: bool = False) -> JSON | EventSourceResponse:
     first = await run_in_threadpool(_load, rt, principal, parse_id, with_options)
@@ -116,7 +121,7 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt
     return EventSourceResponse(events(), ping=15)
 
 
-@router.delete("/parse/{parse_id}", status_code=204)
+@router.delete("/parse/{parse_id}", status_code=204, response_class=Response, responses=responses(404))
 async def delete_parse(parse_id: str, principal: PrincipalDep, rt: RuntimeDep) -> Response:
     await run_in_threadpool(documents.delete, rt, principal, parse_id)
     return Response(status_code=204)

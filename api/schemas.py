@@ -1,0 +1,159 @@
+"""The wire shapes as the OpenAPI document declares them (``/docs``, clients, the fuzz test).
+
+Routes answer pre-serialised JSON (``api.wire``), so these models describe responses without
+costing a validation per request. ``responses(...)`` declares every error a route can answer,
+with the body the spec gives it (``api.errors``): ApiError JSON, or ``text/plain`` for an invalid
+request body.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class ApiError(BaseModel):
+    message: str
+    code: str
+    timestamp: int = Field(description="Milliseconds since the epoch.")
+    trace_id: str | None = None
+    details: Any | None = None
+
+
+class FileCreated(BaseModel):
+    file_id: str
+    created_at: str
+
+
+class FileMetadata(BaseModel):
+    file_id: str
+    file_name: str | None
+    mime_type: str
+    file_size: int
+    checksum_sha256: str
+    created_at: str
+    labels: dict[str, Any]
+    # the SDK's (older) camelCase model of the same record
+    id: str
+    name: str
+    fileSize: int  # noqa: N815 - wire name
+    mimeType: str  # noqa: N815
+    createdAt: str  # noqa: N815
+    updatedAt: str  # noqa: N815
+
+
+class _Paginated(BaseModel):
+    has_more: bool
+    next_cursor: str | None
+    prev_cursor: str | None
+    hasMore: bool  # noqa: N815 - wire name
+    nextCursor: str | None  # noqa: N815
+    prevCursor: str | None  # noqa: N815
+
+
+class FileList(_Paginated):
+    items: list[FileMetadata]
+
+
+class ParseCreated(BaseModel):
+    parse_id: str
+    created_at: str
+
+
+class Fragment(BaseModel):
+    fragment_type: str
+    content: dict[str, Any]
+    reading_order: int | None
+    bbox: dict[str, float] | None
+
+
+class Page(BaseModel):
+    page_number: int
+    page_fragments: list[Fragment]
+    dimensions: list[int] | None
+    page_dimensions: dict[str, int] | None
+    skew_angle: float | None = None
+    page_image: str | None = None
+
+
+class Chunk(BaseModel):
+    page_number: int
+    content: str
+
+
+class ParseResult(BaseModel):
+    parse_id: str
+    status: str = Field(description="pending, processing, successful or failure")
+    created_at: str
+    finished_at: str | None
+    error: str | None
+    labels: dict[str, Any]
+    dataset_id: str | None
+    total_pages: int | None
+    parsed_pages_count: int
+    message_update: str | None
+    pages: list[Page] | None
+    chunks: list[Chunk]
+    page_classes: list[Any] | None
+    structured_data: list[Any] | None
+    merged_tables: list[dict[str, Any]]
+    usage: dict[str, int]
+    options: dict[str, Any] | None = Field(None, description="With ?with_options=true.")
+
+
+class ParseList(_Paginated):
+    items: list[ParseResult]
+
+
+class Health(BaseModel):
+    status: str
+
+
+class Ready(BaseModel):
+    ready: bool
+    checks: dict[str, str]
+
+
+_ERRORS = {
+    400: "Invalid request (ApiError).",
+    401: "Missing or invalid API key (ApiError).",
+    404: "Not found for this caller (ApiError).",
+    413: "Over a configured size limit (ApiError).",
+    499: "The client closed the connection before the upload completed (ApiError).",
+    500: "Internal error; the body names the trace id (ApiError).",
+}
+TEXT_422 = {"description": "Invalid request body (text/plain).",
+            "content": {"text/plain": {"schema": {"type": "string"}}}}
+JSON_422 = {"description": "Invalid query parameter (ApiError).", "model": ApiError}
+
+
+def responses(*codes: int, body: bool = False, query: bool = False) -> dict[int | str, dict[str, Any]]:
+    """The error responses of a route: ``codes`` as ApiError JSON, 422 as ``text/plain`` for an
+    invalid body (``body``) or ApiError JSON for an invalid query (``query``), and always 401
+    and 500."""
+    out: dict[int | str, dict[str, Any]] = {
+        c: {"description": _ERRORS[c], "model": ApiError} for c in sorted({*codes, 401, 500})}
+    if body:
+        out[422] = TEXT_422
+    elif query:
+        out[422] = JSON_422
+    return out
+
+
+UPLOAD_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"multipart/form-data": {"schema": {
+            "type": "object",
+            "properties": {
+                "file_bytes": {"type": "string", "format": "binary", "description": "The file ('file' also works)."},
+                "labels": {"type": "string", "description": "key=value, or a JSON object; may repeat."},
+            },
+            "required": ["file_bytes"],
+        }}},
+    },
+}
+SSE_200 = {200: {"description": "The job (JSON), or with `Accept: text/event-stream` its progress: "
+                                "parse_queued, parse_update, then parse_done or parse_failed.",
+                 "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
