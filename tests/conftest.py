@@ -83,3 +83,24 @@ def run_jobs(services: Services, prefect_api: str) -> Callable[[], int]:
         return asyncio.run(loop())
 
     return run
+
+
+@pytest.fixture
+def worker(services: Services, prefect_api: str) -> Iterator[object]:
+    """``Dispatcher.run_forever`` on its own event loop and thread, as ``docklake worker`` runs it;
+    the test sees the running ``Dispatcher``."""
+    import threading
+
+    from pipelines.dispatcher import Dispatcher
+    from pipelines.usecases.runtime import Runtime, install
+
+    rt = Runtime(services.settings, services.engine, services.storage)
+    install(rt)
+    d = Dispatcher(rt)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_until_complete, args=(d.run_forever(),), daemon=True)
+    thread.start()
+    d.thread = thread  # type: ignore[attr-defined]
+    yield d
+    loop.call_soon_threadsafe(d.stop)
+    thread.join(60)

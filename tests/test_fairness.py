@@ -3,34 +3,14 @@ real Prefect server, real conversion processes)."""
 
 from __future__ import annotations
 
-import asyncio
 import io
-import threading
 import time
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
 
-from api.services import Services
 from pipelines.dispatcher import Dispatcher
-from pipelines.usecases.runtime import Runtime, install
 from tests.docgen import render_png, scanify, text_pdf
 from tests.helpers import A, B
-
-
-@pytest.fixture
-def worker(services: Services, prefect_api: str) -> Iterator[Dispatcher]:
-    """``Dispatcher.run_forever`` on its own event loop and thread, as ``docklake worker`` runs it."""
-    rt = Runtime(services.settings, services.engine, services.storage)
-    install(rt)
-    d = Dispatcher(rt)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_until_complete, args=(d.run_forever(),), daemon=True)
-    thread.start()
-    yield d
-    loop.call_soon_threadsafe(d.stop)
-    thread.join(60)
 
 
 def scanned_tiff(frames: int) -> bytes:

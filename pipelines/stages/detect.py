@@ -94,15 +94,20 @@ def _looks_textual(head: bytes) -> bool:
         if head.count(b"\x00") > max(2, len(head) // 100):
             return False
         head = head.replace(b"\x00", b"")
-        if any(b < 0x20 and b not in b"\t\n\r\f\x0b\x1b" for b in head):
+        if any(b < 0x20 and b not in _TEXT_CONTROLS for b in head):
             return False  # NULs beside other control bytes: binary
     try:
         head.decode("utf-8")
     except UnicodeDecodeError as exc:
-        # A multi-byte character cut at the end of the sample is still text.
-        if exc.start < len(head) - 4:
+        # A multi-byte character cut at the end of the sample is still text; and so is a legacy
+        # 8-bit encoding (Latin-1, Windows-1252): bytes over 0x7f without the control bytes and
+        # NULs that binary formats are full of.
+        if exc.start < len(head) - 4 and any(b < 0x20 and b not in _TEXT_CONTROLS for b in head):
             return False
     return True
+
+
+_TEXT_CONTROLS = b"\t\n\r\f\x0b\x1b"
 
 
 def _text_type(head: bytes, file_name: str | None) -> str:

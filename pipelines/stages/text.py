@@ -137,7 +137,31 @@ _BLOCK_TEXT = {"p": "text", "blockquote": "text", "pre": "text", "address": "tex
                "figcaption": "figure_caption", "caption": "table_caption"}
 
 
+MAX_HTML_DEPTH = 500
+_TAG = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9-]*)[^>]*?(/?)>")
+_VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+
+
+def _html_depth(text: str, limit: int) -> int:
+    """How deep the tags nest (stops counting past ``limit``): one pass, no parse."""
+    depth = deepest = 0
+    for m in _TAG.finditer(text):
+        closing, name, self_closing = m.group(1), m.group(2).lower(), m.group(3)
+        if closing:
+            depth = max(0, depth - 1)
+        elif not self_closing and name not in _VOID:
+            depth += 1
+            deepest = max(deepest, depth)
+            if deepest > limit:
+                break
+    return deepest
+
+
 def html_fragments(text: str, table_mode: str) -> list[Fragment]:
+    # The parser and the walk below recurse per level, and a parser's time grows with the square
+    # of the depth: refuse what no real page needs before parsing it.
+    if _html_depth(text, MAX_HTML_DEPTH) > MAX_HTML_DEPTH:
+        raise CorruptDocument(f"the HTML nests tags more than {MAX_HTML_DEPTH} levels deep")
     soup = BeautifulSoup(text, "html.parser")
     for bad in soup(["script", "style", "noscript", "template", "head"]):
         if bad.name == "head":
