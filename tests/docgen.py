@@ -299,7 +299,11 @@ def encrypted_pdf() -> bytes:
 
 
 def zero_page_pdf() -> bytes:
-    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"]
+    return raw_pdf([b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [] /Count 0 >>"])
+
+
+def raw_pdf(objs: list[bytes]) -> bytes:
+    """A PDF of these objects (object 1 is the catalog), with a correct cross-reference table."""
     out = io.BytesIO()
     out.write(b"%PDF-1.4\n")
     offsets = []

@@ -15,30 +15,19 @@ import zlib
 
 from PIL import Image
 
-from tests.docgen import docx_doc, pptx_doc, text_pdf, xlsx_doc
+from tests.docgen import docx_doc, pptx_doc, raw_pdf, text_pdf, xlsx_doc
 
 Doc = tuple[str, bytes, str]
 
 
 def _pdf_with_stream(stream: bytes, filters: str = "/FlateDecode") -> bytes:
     """A one-page PDF whose content stream is ``stream`` (already encoded)."""
-    objs = [
+    return raw_pdf([
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
         b"<< /Length %d /Filter %s >>\nstream\n" % (len(stream), filters.encode()) + stream + b"\nendstream",
-    ]
-    out = io.BytesIO(b"%PDF-1.7\n")
-    offsets = []
-    for i, body in enumerate(objs, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % i + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1))
-    for off in offsets:
-        out.write(b"%010d 00000 n \n" % off)
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, xref))
-    return out.getvalue()
+    ])
 
 
 def _zip(entries: dict[str, bytes], deflate: bool = True) -> bytes:
