@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -10,9 +11,11 @@ import orjson
 from fastapi.responses import JSONResponse
 
 from assets.pagination import Page
+from assets.results import ResultReader
 from pipelines.errors import InvalidQuery
 from pipelines.models import DocumentResult, PageResult
 from pipelines.records import FileRecord, Job, JobSummary
+from pipelines.stages.pagerange import PageRange
 
 
 def dumps(content: Any) -> bytes:
@@ -100,6 +103,22 @@ def _page(p: PageResult) -> dict[str, Any]:
     if p.page_image:
         out["page_image"] = p.page_image
     return out
+
+
+def stream_parse_result(job: Job, reader: ResultReader, wanted: PageRange | None,
+                        with_options: bool) -> Iterator[bytes]:
+    """``parse_result`` of a stored result, written a page at a time (never the whole result in
+    memory): the job's fields, then the pages, then the chunks."""
+    head = parse_result(job, None, with_options)
+    head["merged_tables"] = reader.merged_tables or []
+    del head["pages"], head["chunks"]
+    yield dumps(head)[:-1] + b',"pages":['
+    for i, page in enumerate(reader.pages(wanted)):
+        yield (b"," if i else b"") + dumps(_page(page))
+    yield b'],"chunks":['
+    for i, chunk in enumerate(reader.chunks(wanted)):
+        yield (b"," if i else b"") + dumps(chunk.model_dump())
+    yield b"]}"
 
 
 def parse_result(job: JobSummary, result: DocumentResult | None = None,

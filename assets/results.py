@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pyarrow as pa
@@ -149,6 +150,81 @@ def read_result(storage: Storage, key: str, total_pages: int) -> DocumentResult:
         timings={t["stage"]: t["seconds"] for t in doc["timings"] or []},
         merged_tables=json.loads(doc["merged_tables"]) if doc["merged_tables"] else None,
     )
+
+
+class ResultReader:
+    """One stored result read a page at a time, for answers too big to hold: the small tables
+    (document, pages) at once, fragments in record batches as the pages are asked for."""
+
+    BATCH_ROWS = 2048
+
+    def __init__(self, storage: Storage, key: str, total_pages: int) -> None:
+        self.storage, self.key = storage, key
+        if key.endswith(".parquet"):  # an old single-file result: small enough to read whole
+            self._whole: DocumentResult | None = _read_nested(storage, key)
+            self.document = {"mime_type": self._whole.input.mime_type, "status": self._whole.status.value,
+                             "merged_tables": None}
+            self.merged_tables = self._whole.merged_tables
+            return
+        self._whole = None
+        self.document = _read(storage, key, "document").to_pylist()[0]
+        mt = self.document.get("merged_tables")
+        self.merged_tables = json.loads(mt) if mt else None
+        self.total_pages = total_pages
+
+    def size_bytes(self) -> int:
+        """About how many bytes the result takes uncompressed (from the files' metadata)."""
+        if self._whole is not None:
+            return sum(len(json.dumps(f.content)) for p in self._whole.pages for f in p.fragments)
+        total = 0
+        for table in ("pages", "fragments", "chunks"):
+            with self.storage.open(table_key(self.key, table)) as fh:
+                meta = pq.ParquetFile(fh).metadata
+                total += sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+        return total
+
+    def pages(self, wanted: Any = None) -> Iterator[PageResult]:
+        """The pages in order (only those ``in wanted`` when given), each with its fragments."""
+        if self._whole is not None:
+            yield from (p for p in self._whole.pages if wanted is None or p.page_number in wanted)
+            return
+        page_rows = [r for r in _read(self.storage, self.key, "pages").to_pylist()
+                     if wanted is None or r["page_number"] in wanted]
+        frags = self._fragments(wanted)
+        pending = next(frags, None)
+        for r in page_rows:
+            page = PageResult(page_number=r["page_number"], width=r["width"], height=r["height"],
+                              skew_angle=r["skew_angle"], page_image=r["page_image"])
+            while pending is not None and pending[0] < page.page_number:
+                pending = next(frags, None)
+            while pending is not None and pending[0] == page.page_number:
+                page.fragments.append(pending[1])
+                pending = next(frags, None)
+            yield page
+
+    def _fragments(self, wanted: Any) -> Iterator[tuple[int, Fragment]]:
+        with self.storage.open(table_key(self.key, "fragments")) as fh:
+            for batch in pq.ParquetFile(fh).iter_batches(batch_size=self.BATCH_ROWS):
+                for r in batch.to_pylist():
+                    if wanted is not None and r["page_number"] not in wanted:
+                        continue
+                    content: dict[str, Any] = {} if r["text"] is None else {"content": r["text"]}
+                    if r["extra"]:
+                        content.update(json.loads(r["extra"]))
+                    bbox = {k: r[k] for k in BOX} if r["x1"] is not None else None
+                    yield r["page_number"], Fragment(fragment_type=r["fragment_type"], content=content,
+                                                     reading_order=r["reading_order"], bbox=bbox)
+
+    def chunks(self, wanted: Any = None) -> Iterator[Chunk]:
+        if self._whole is not None:
+            yield from (c for c in self._whole.chunks if wanted is None or c.page_number in wanted)
+            return
+        with self.storage.open(table_key(self.key, "chunks")) as fh:
+            for batch in pq.ParquetFile(fh).iter_batches(batch_size=self.BATCH_ROWS,
+                                                         columns=["page_number", "content"]):
+                for r in batch.to_pylist():
+                    if wanted is None or r["page_number"] in wanted:
+                        yield Chunk(page_number=r["page_number"], content=r["content"])
 
 
 def _read_nested(storage: Storage, key: str) -> DocumentResult:

@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse] [--catalog-url URL] ...``: run the speed benchmarks."""
+"""``python -m bench [submit|list|parse|fairness] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,18 +7,20 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", []], default=[],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", []], default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
                     help="run against this catalog (e.g. postgresql+psycopg://…) instead of a fresh SQLite file")
     ap.add_argument("--submit-n", type=int, default=1000, help="POSTs to time (default 1000)")
     ap.add_argument("--rows", type=int, default=1_000_000, help="job rows to load for the list benchmark")
     ap.add_argument("--samples", type=int, default=200, help="timed requests per list query (default 200)")
+    ap.add_argument("--tree", default="",
+                    help="fairness: also measure docklake run from this checkout (e.g. an older commit)")
     ap.add_argument("--keep", action="store_true", help="keep the list benchmark's SQLite catalog")
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
     args = ap.parse_args(argv)
-    which = args.which or ["submit", "list", "parse"]
+    which = args.which or ["submit", "list", "parse", "fairness"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -29,6 +31,9 @@ def main(argv: list[str] | None = None) -> None:
     if "parse" in which:
         from bench import parse
         parse.main([])
+    if "fairness" in which:
+        from bench import fairness
+        fairness.run(tree=args.tree)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,9 @@ class ApiSettings(_Group):
     auth_cache_s: float = Field(30.0, description="How long a checked API key is trusted before it is looked "
                                 "up again (a revoked key stops working within this).")
     sse_poll_s: float = Field(0.25, description="How often a progress stream (SSE) looks at its job.")
+    max_response_bytes: int = Field(512 * 1024 * 1024, description="A stored result larger than this is not "
+                                    "sent whole: `GET …/parse/{id}?pages=1-100` asks for part of it. Results "
+                                    "are streamed a page at a time either way.")
 
 
 class WorkerSettings(_Group):

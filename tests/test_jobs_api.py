@@ -342,3 +342,28 @@ def test_raw_text_lives_in_storage_not_in_the_catalog(client: TestClient, run_jo
     assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["chunks"][0]["content"] == text.strip()
     assert client.delete(f"/documents/v2/parse/{pid}", headers=A).status_code == 204
     assert not services.storage.exists(key)
+
+
+def test_big_results_stream_and_can_be_asked_for_in_parts(client: TestClient, run_jobs,
+                                                          services: Services) -> None:
+    text = "\f".join(f"page {n} " + "word " * 200 for n in range(1, 301))
+    pid = submit(client, {"raw_text": text, "mime_type": "text/plain",
+                          "parsing_options": {"chunking_strategy": "page"}}).json()["parse_id"]
+    run_jobs()
+    r = client.get(f"/documents/v2/parse/{pid}", headers=A)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/json")
+    res = r.json()
+    assert res["status"] == "successful" and res["total_pages"] == 300 and res["parsed_pages_count"] == 300
+    assert [p["page_number"] for p in res["pages"]] == list(range(1, 301))
+    assert res["pages"][41]["page_fragments"][0]["content"]["content"].startswith("page 42 word")
+    assert [c["page_number"] for c in res["chunks"]] == list(range(1, 301))
+    part = client.get(f"/documents/v2/parse/{pid}", params={"pages": "2-3,300"}, headers=A).json()
+    assert [p["page_number"] for p in part["pages"]] == [2, 3, 300]
+    assert [c["page_number"] for c in part["chunks"]] == [2, 3, 300]
+    assert part["total_pages"] == 300  # the job's own counts are not cut
+    services.settings.api.max_response_bytes = 10_000  # DOCKLAKE_API__MAX_RESPONSE_BYTES
+    too_big = client.get(f"/documents/v2/parse/{pid}", headers=A)
+    assert too_big.status_code == 400 and "?pages=" in too_big.json()["message"]
+    assert client.get(f"/documents/v2/parse/{pid}", params={"pages": "1"}, headers=A).status_code == 200
+    bad = client.get(f"/documents/v2/parse/{pid}", params={"pages": "3-1"}, headers=A)
+    assert bad.status_code == 400 and bad.json()["code"] == "INVALID_PAGE_RANGE"

@@ -7,12 +7,13 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import StreamingResponse
 from sse_starlette.sse import EventSourceResponse
 
 from api.deps import PrincipalDep, RuntimeDep
 from api.metrics import JOBS_SUBMITTED
 from api.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
-from api.wire import JSON, dumps, paginated, parse_result, parse_rfc3339, rfc3339
+from api.wire import JSON, dumps, paginated, parse_result, parse_rfc3339, rfc3339, stream_parse_result
 from assets.jobs import JobFilter
 from assets.pagination import MAX_LIMIT
 from pipelines.errors import NotFound
@@ -85,12 +86,19 @@ def _load(rt: Runtime, principal: Principal, parse_id: str, with_options: bool) 
 
 
 @router.get("/parse/{parse_id}", response_model=ParseResult, response_class=JSON,
-            responses={**responses(404, query=True), **SSE_200})
+            responses={**responses(400, 404, query=True), **SSE_200})
 async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt: RuntimeDep,
-                    with_options: bool = False) -> JSON | EventSourceResponse:
-    first = await run_in_threadpool(_load, rt, principal, parse_id, with_options)
+                    with_options: bool = False,
+                    pages: Annotated[str | None, Query(description="Only these pages of the result and "
+                                                       "their chunks, e.g. 1-20,25.")] = None,
+                    ) -> Response:
     if "text/event-stream" not in request.headers.get("accept", ""):
-        return JSON(first)
+        job, reader, wanted = await run_in_threadpool(documents.open_result, rt, principal, parse_id, pages)
+        if reader is None:
+            return JSON(parse_result(job, None, with_options))
+        return StreamingResponse(stream_parse_result(job, reader, wanted, with_options),
+                                 media_type="application/json")
+    first = await run_in_threadpool(_load, rt, principal, parse_id, with_options)
 
     async def events():  # type: ignore[no-untyped-def]
         current = first

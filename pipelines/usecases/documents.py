@@ -12,7 +12,7 @@ from assets import files as files_repo
 from assets import jobs as jobs_repo
 from assets.jobs import JobFilter, raw_text_key
 from assets.pagination import Page
-from assets.results import job_results_prefix, read_result, result_key, write_result
+from assets.results import ResultReader, job_results_prefix, read_result, result_key, write_result
 from pipelines import split
 from pipelines.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
 from pipelines.fetch import check_url, fetch
@@ -116,6 +116,26 @@ def get(rt: Runtime, p: Principal, job_id: str) -> tuple[Job, DocumentResult | N
     if job is None:
         raise NotFound(f"parse job {job_id} not found")
     return job, read_result(rt.storage, job.result_key, job.total_pages or 0) if job.result_key else None
+
+
+def open_result(rt: Runtime, p: Principal, job_id: str, pages: str | None = None
+                ) -> tuple[Job, ResultReader | None, PageRange | None]:
+    """The job and a reader of its result (``None`` until it has one), for answers that go out a
+    page at a time; ``pages`` (``"1-20,25"``) selects part of it. A result larger than
+    ``api.max_response_bytes`` must be asked for in parts."""
+    job = jobs_repo.get_job(rt.engine, p, job_id)
+    if job is None:
+        raise NotFound(f"parse job {job_id} not found")
+    wanted = PageRange.parse(pages)
+    if not job.result_key:
+        return job, None, wanted
+    reader = ResultReader(rt.storage, job.result_key, job.total_pages or 0)
+    cap = rt.settings.api.max_response_bytes
+    if wanted is None and (size := reader.size_bytes()) > cap:
+        raise InvalidRequest(f"the result is about {size / 2**20:,.0f} MiB, over the {cap / 2**20:,.0f} MiB one "
+                             "response may carry (DOCKLAKE_API__MAX_RESPONSE_BYTES); ask for part of it with "
+                             "?pages=1-100", code="INVALID_QUERY_PARAMS")
+    return job, reader, wanted
 
 
 def status(rt: Runtime, p: Principal, job_id: str) -> JobStatus | None:
