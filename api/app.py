@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
-from api import errors
+from api import docs, errors
 from api.limits import BodyLimitMiddleware
 from api.logging import RequestContextMiddleware
 from api.routes import files, health, jobs
@@ -35,13 +35,14 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
                 app.state.services.close()
 
     app = FastAPI(title="docklake", version="0.1.0", lifespan=lifespan,
-                  generate_unique_id_function=_operation_id,
+                  generate_unique_id_function=_operation_id, docs_url=None, redoc_url=None,
                   description="Self-hosted document ingestion and sandboxes, Tensorlake-compatible.")
     if services is not None:
         app.state.services = services
     app.add_middleware(BodyLimitMiddleware)
     app.add_middleware(RequestContextMiddleware)
     errors.install(app)
+    docs.install(app)
     app.include_router(health.router)
     app.include_router(files.router)
     app.include_router(jobs.router)

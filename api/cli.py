@@ -116,7 +116,7 @@ def serve(
     base = f"http://{settings.api.host}:{settings.api.port}"
     console.print(f"[bold]docklake[/] API on {base}  (docs {base}/docs)")
     if settings.managed_prefect:
-        console.print(f"Prefect UI on {settings.effective_prefect_api_url.removesuffix('/api')}")
+        console.print(f"Prefect UI on {settings.prefect_ui_url}")
     try:
         uvicorn.run(create_app(settings), host=settings.api.host, port=settings.api.port, log_config=None,
                     access_log=False)
@@ -136,7 +136,9 @@ def worker(data_dir: DataDir = None) -> None:
     from pipelines.prefect_server import prefect_env
 
     isolation.configure(settings.worker.max_children)
-    isolation.start()  # the fork server for document children, before any thread exists
+    # the fork server for document children, before any thread exists; the children write
+    # their results through assets.results
+    isolation.start(preload=["assets.results"])
 
     # Prefect reads its settings when first imported: this is the composition root.
     for k, v in prefect_env(settings).items():

@@ -9,6 +9,7 @@ finish. The catalog and storage come from the same ``DOCKLAKE_*`` settings as th
 from dagster import (
     AssetExecutionContext,
     ConfigurableResource,
+    DefaultSensorStatus,
     Definitions,
     DynamicPartitionsDefinition,
     MaterializeResult,
@@ -66,7 +67,8 @@ def dataset_stats(context: AssetExecutionContext, catalog: Catalog) -> Materiali
 compact_job = define_asset_job("compact_datasets", selection=[dataset_tables, dataset_stats])
 
 
-@sensor(job=compact_job, minimum_interval_seconds=30)
+@sensor(job=compact_job, minimum_interval_seconds=30, default_status=DefaultSensorStatus.RUNNING,
+        description="Adds a partition per dataset and materialises it as jobs finish (on by default).")
 def finished_jobs_sensor(context: SensorEvaluationContext, catalog: Catalog) -> SensorResult:
     engine, _ = catalog.handles()
     since = int(context.cursor or 0)

@@ -226,10 +226,11 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
                     attempts=row.attempts + 1, started_us=now)).rowcount
                 if done:
                     job = Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one())
+                    job.reclaimed_from = getattr(row, "lease_owner", None)
                     claimed.append(job)
                     busy[job.organization_id] = busy.get(job.organization_id, 0) + 1
 
-        q = select(jobs.c.id, jobs.c.attempts, jobs.c.organization_id).where(expired)
+        q = select(jobs.c.id, jobs.c.attempts, jobs.c.organization_id, jobs.c.lease_owner).where(expired)
         q = q.order_by(jobs.c.created_us).limit(limit)
         take(list(conn.execute(q.with_for_update(skip_locked=True) if lock else q)), expired)
 

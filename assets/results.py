@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import pyarrow as pa
@@ -113,6 +114,19 @@ def write_result(storage: Storage, key: str, job_id: str, result: DocumentResult
         buf = io.BytesIO()
         pq.write_table(table, buf, compression="zstd")
         storage.put_bytes(table_key(key, name), buf.getvalue())
+
+
+@dataclass(frozen=True)
+class ResultSink:
+    """Writes a result to ``key`` of the storage at ``storage_url``; picklable, so the process
+    that converted the document can write what it made."""
+
+    storage_url: str
+    key: str
+    job_id: str
+
+    def __call__(self, result: DocumentResult) -> None:
+        write_result(Storage(self.storage_url), self.key, self.job_id, result)
 
 
 def _read(storage: Storage, key: str, table: str, columns: list[str] | None = None) -> pa.Table:

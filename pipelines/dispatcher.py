@@ -22,9 +22,10 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import structlog
+from prefect import tags
 
 from assets import jobs as jobs_repo
-from pipelines.flows import mark_abandoned, process_jobs
+from pipelines.flows import flow_name, mark_abandoned, process_jobs, worker_tag
 from pipelines.records import Job
 from pipelines.usecases.runtime import Runtime
 
@@ -91,13 +92,24 @@ class Dispatcher:
             self._heartbeat = None
 
     async def _claim(self, room: int) -> list[Job]:
+        """Up to ``room`` jobs: first fairly (no organization over half the room), then, if room
+        is left because nobody else is waiting, more for whoever is, but never the last slot: a
+        newcomer's job is claimed as soon as it arrives."""
         s = self.rt.settings.worker
+        want = min(room, s.batch_size)
         busy: dict[str, int] = {}
         for org in self._in_flight.values():
             busy[org] = busy.get(org, 0) + 1
-        batch = await asyncio.to_thread(
-            jobs_repo.claim, self.rt.engine, self.owner, min(room, s.batch_size), s.lease_s, s.max_attempts,
-            after_org=self._last_org, busy=busy, per_org=max(1, self.max_in_flight // 2))
+        batch: list[Job] = []
+        for per_org in (max(1, self.max_in_flight // 2), max(1, self.max_in_flight - 1)):
+            more = await asyncio.to_thread(
+                jobs_repo.claim, self.rt.engine, self.owner, want - len(batch), s.lease_s, s.max_attempts,
+                after_org=self._last_org, busy=busy, per_org=per_org)
+            batch += more
+            for j in more:
+                busy[j.organization_id] = busy.get(j.organization_id, 0) + 1
+            if len(batch) >= want:
+                break
         if batch:
             self._last_org = batch[-1].organization_id
             for j in batch:
@@ -108,12 +120,15 @@ class Dispatcher:
 
     async def _run_batch(self, batch: list[Job]) -> None:
         try:
-            pairs = [(j.id, j.kind.value) for j in batch]
-            log.info("batch_claimed", owner=self.owner, jobs=[j for j, _ in pairs])
+            log.info("batch_claimed", owner=self.owner, jobs=[j.id for j in batch])
             abandoned = {j.flow_run_id for j in batch if j.attempts > 1 and j.flow_run_id}
-            if abandoned:
-                await mark_abandoned(abandoned)
-            await process_jobs(pairs, self.owner, first_job=pairs[0][0])
+            dead = {j.reclaimed_from for j in batch if j.reclaimed_from}
+            if abandoned or dead:
+                await mark_abandoned(abandoned, dead)
+            orgs = {f"org:{j.organization_id}" for j in batch}
+            datasets = {f"dataset:{j.dataset_name or j.dataset_id}" for j in batch if j.dataset_name or j.dataset_id}
+            with tags(worker_tag(self.owner), *orgs, *datasets):
+                await process_jobs(batch, self.owner, label=flow_name(batch))
         except Exception as exc:  # noqa: BLE001 - the flow failed as a whole; leases will expire
             log.error("flow_failed", error=repr(exc))
         finally:

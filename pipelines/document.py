@@ -15,7 +15,7 @@ import json
 import time
 from collections.abc import Callable
 
-from pipelines.errors import DocklakeError, DocumentTooLarge, UnsupportedFormat, describe
+from pipelines.errors import CorruptDocument, DocklakeError, DocumentTooLarge, UnsupportedFormat, describe
 from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
 from pipelines.stages import detect, limits, ocr, office, pdf, raster, tables, text
@@ -51,6 +51,11 @@ def load_stage(result: DocumentResult) -> DocumentResult:
             raise UnsupportedFormat("the document is empty")
         pages = text.load_text_pages(inp.data, mime, inp.parsing.table_output_mode)
     else:
+        named = detect.named_format(inp.file_name)
+        if named and mime == detect.OCTET:
+            # the name promises a format the content does not have: damaged, cut short, or misnamed
+            raise CorruptDocument(f"not a valid {named}: {inp.file_name!r} does not start like a {named} file "
+                                  "(it may be damaged, cut short, or another format renamed)")
         raise UnsupportedFormat(f"unsupported document type {mime}")
     result.total_pages = len(pages)
     result.pages = pages

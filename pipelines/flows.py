@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import Counter
+from collections.abc import Collection
 from uuid import UUID
 
 import structlog
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
+from prefect.states import Completed, Failed, State
 
 from assets import jobs as jobs_repo
 from pipelines import split
@@ -27,77 +30,147 @@ from pipelines.usecases.runtime import Runtime, current
 log = structlog.get_logger("docklake.flows")
 
 
-@task(name="convert-pages", task_run_name="{job_id}-pages-{page_range}", cache_policy=NO_CACHE)
+@task(name="convert-pages", cache_policy=NO_CACHE)
 async def convert_pages(job_id: str, inp: DocumentInput, page_range: str, deadline: float,
                         tenant: str) -> DocumentResult:
     return await asyncio.to_thread(documents.convert, current(), inp, deadline, page_range, tenant=tenant)
 
 
-@task(name="process-document", task_run_name="{kind}-{job_id}", cache_policy=NO_CACHE)
-async def process_document(job_id: str, kind: str, owner: str) -> str:
+@task(name="process-document", cache_policy=NO_CACHE)
+async def process_document(job_id: str, kind: str, owner: str) -> State:
+    """One job. Its task run ends ``Completed``, or ``Failed`` with the job's error as the state
+    message when the job ends ``failure``, so the Prefect UI shows what the API says."""
     rt = current()
     job = await asyncio.to_thread(jobs_repo.get_job_by_id, rt.engine, job_id)
     if job is None or job.lease_owner != owner or job.status != JobStatus.processing:
-        return "skipped"  # deleted, or reclaimed by another worker
+        return Completed(message="skipped: deleted, or claimed by another worker", data="skipped")
     limit = rt.settings.limits.job_timeout_s
     try:
         # The children enforce the limit on conversions; this bounds everything else too.
-        return await asyncio.wait_for(_process(rt, job, owner, time.monotonic() + limit), limit + 60)
+        status, error = await asyncio.wait_for(_process(rt, job, owner, time.monotonic() + limit), limit + 60)
     except TimeoutError:
-        message = f"the job took longer than {limit:g} s (DOCKLAKE_LIMITS__JOB_TIMEOUT_S)"
+        error = f"the job took longer than {limit:g} s (DOCKLAKE_LIMITS__JOB_TIMEOUT_S)"
+        status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
     except Exception as exc:  # noqa: BLE001 - one job's failure must not sink its batch
         log.exception("job_crashed", job_id=job_id)
-        message = f"internal error while processing the document: {describe(exc)}"
-    return _outcome(await asyncio.to_thread(documents.fail, rt, job, owner, message))
+        error = f"internal error while processing the document: {describe(exc)}"
+        status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
+    if status is None:
+        return Completed(message="lost the job's lease: another worker finishes it", data="lost_lease")
+    if status == JobStatus.failure:
+        return Failed(message=error or "failed", data=status.value)
+    return Completed(message=f"pages with errors: {error}" if error else None, data=status.value)
 
 
-def _outcome(status: JobStatus | None) -> str:
-    return status.value if status else "lost_lease"
-
-
-async def _process(rt: Runtime, job: Job, owner: str, deadline: float) -> str:
+async def _process(rt: Runtime, job: Job, owner: str, deadline: float) -> tuple[JobStatus | None, str | None]:
     try:
         inp = await asyncio.to_thread(documents.load_input, rt, job)
     except DocklakeError as exc:
-        return _outcome(await asyncio.to_thread(documents.fail, rt, job, owner, exc.message))
+        return await asyncio.to_thread(documents.fail, rt, job, owner, exc.message), exc.message
     tenant = job.organization_id
     ranges = await asyncio.to_thread(documents.plan, rt, inp, deadline, tenant=tenant)
     if ranges:
-        parts = await asyncio.gather(*(convert_pages(job.id, inp, r, deadline, tenant) for r in ranges))
+        parts = await asyncio.gather(*(
+            convert_pages.with_options(task_run_name=f"{task_name(job)} pages {r}", tags=job_tags(job))(
+                job.id, inp, r, deadline, tenant)
+            for r in ranges))
         result = split.merge(inp, list(parts))
     else:
-        result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=tenant)
-    return _outcome(await asyncio.to_thread(documents.complete, rt, job, owner, result))
+        result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=tenant, job=job)
+    return await asyncio.to_thread(documents.complete, rt, job, owner, result), result.error_message()
 
 
-async def mark_abandoned(flow_run_ids: set[str]) -> int:
-    """Mark the flow runs of a dead worker ``Crashed`` (Prefect OSS would show them running
-    forever); returns how many changed. Best effort: the catalog, not Prefect, is the truth."""
+def worker_tag(owner: str) -> str:
+    """The tag on every flow run a worker starts, so its runs can be found once it is gone."""
+    return f"worker:{owner}"
+
+
+async def mark_abandoned(flow_run_ids: Collection[str], dead_owners: Collection[str] = ()) -> int:
+    """Mark the flow runs of dead workers ``Crashed`` (Prefect OSS would show them running, or
+    pending, forever): the runs the catalog names, and every unfinished run tagged with a dead
+    worker (one killed before it could record its id). Returns how many changed. Best effort:
+    the catalog, not Prefect, is the truth."""
     from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import (
+        FlowRunFilter,
+        FlowRunFilterState,
+        FlowRunFilterStateType,
+        FlowRunFilterTags,
+    )
+    from prefect.client.schemas.objects import StateType
     from prefect.states import Crashed
 
     changed = 0
+    unfinished = [StateType.PENDING, StateType.SCHEDULED, StateType.RUNNING]
     async with get_client() as client:
+        runs = []
         for run_id in flow_run_ids:
             try:
-                run = await client.read_flow_run(UUID(run_id))
-                if run.state is not None and not run.state.is_final():
-                    await client.set_flow_run_state(
-                        run.id, Crashed(message="its worker stopped; the jobs were claimed again"),
-                        force=True)
-                    changed += 1
+                runs.append(await client.read_flow_run(UUID(run_id)))
             except Exception as exc:  # noqa: BLE001
                 log.warning("mark_abandoned_failed", flow_run_id=run_id, error=repr(exc))
+        for owner in dead_owners:
+            try:
+                runs += await client.read_flow_runs(flow_run_filter=FlowRunFilter(
+                    tags=FlowRunFilterTags(all_=[worker_tag(owner)]),
+                    state=FlowRunFilterState(type=FlowRunFilterStateType(any_=unfinished))), limit=200)
+            except Exception as exc:  # noqa: BLE001
+                log.warning("mark_abandoned_failed", owner=owner, error=repr(exc))
+        for run in {r.id: r for r in runs}.values():
+            if run.state is not None and not run.state.is_final():
+                try:
+                    await client.set_flow_run_state(
+                        run.id, Crashed(message="its worker stopped; the jobs were claimed again"), force=True)
+                    changed += 1
+                except Exception as exc:  # noqa: BLE001
+                    log.warning("mark_abandoned_failed", flow_run_id=str(run.id), error=repr(exc))
     return changed
 
 
-@flow(name="docklake-jobs", flow_run_name="jobs-{first_job}", log_prints=False,
-      validate_parameters=False)
-async def process_jobs(jobs: list[tuple[str, str]], owner: str, first_job: str = "") -> dict[str, str]:
-    """Process ``jobs`` (``(job_id, kind)`` pairs) claimed by ``owner``."""
+def job_tags(job: Job) -> list[str]:
+    """What a person filters task runs by in the Prefect UI."""
+    # few and shared: Prefect's server does work per tag on every task-run transition
+    found = [f"org:{job.organization_id}", f"project:{job.project_id}", f"kind:{job.kind.value}"]
+    if job.dataset_name or job.dataset_id:
+        found.append(f"dataset:{job.dataset_name or job.dataset_id}")
+    if job.attempts > 1:
+        found.append("reclaimed")  # its first worker died; this is attempt 2 or later
+    return found
+
+
+def task_name(job: Job) -> str:
+    """``parse memo.pdf``: the kind and the document, as a person would look for it."""
+    return f"{job.kind.value} {job.file_name or job.id}"
+
+
+def flow_name(jobs: list[Job]) -> str:
+    where = {f"{j.organization_id}/{j.dataset_name or j.dataset_id or 'no dataset'}" for j in jobs}
+    names = ", ".join(j.file_name or j.id for j in jobs[:3]) + (", …" if len(jobs) > 3 else "")
+    return f"{' + '.join(sorted(where))}: {len(jobs)} document{'s' * (len(jobs) != 1)} ({names})"
+
+
+@flow(name="docklake-jobs", flow_run_name="{label}", log_prints=False, validate_parameters=False)
+async def process_jobs(jobs: list[Job], owner: str, label: str = "") -> State:
+    """Process ``jobs``, claimed by ``owner``: one task run each. The flow run completes with a
+    message counting the outcomes ("7 successful, 1 failed"), failures included: a batch whose
+    documents failed did its work and is not shown as crashed."""
     rt = current()
     run_id = flow_run.get_id()
     if run_id:
-        jobs_repo.set_flow_run(rt.engine, owner, [j for j, _ in jobs], str(run_id))
-    results = await asyncio.gather(*(process_document(j, k, owner) for j, k in jobs), return_exceptions=True)
-    return {j: r if isinstance(r, str) else f"error: {r!r}" for (j, _), r in zip(jobs, results, strict=True)}
+        jobs_repo.set_flow_run(rt.engine, owner, [j.id for j in jobs], str(run_id))
+    states = await asyncio.gather(*(
+        process_document.with_options(task_run_name=task_name(j), tags=job_tags(j))(
+            j.id, j.kind.value, owner, return_state=True)
+        for j in jobs), return_exceptions=True)
+    outcomes: dict[str, str] = {}
+    for j, st in zip(jobs, states, strict=True):
+        if isinstance(st, BaseException):
+            outcomes[j.id] = f"error: {st!r}"
+        elif st.is_failed():
+            outcomes[j.id] = JobStatus.failure.value
+        else:
+            outcomes[j.id] = str(await st.aresult(raise_on_failure=False))
+    counts = Counter(outcomes.values())
+    order = {JobStatus.successful.value: 0, JobStatus.failure.value: 1}
+    message = ", ".join(f"{counts[what]} {what}" for what in sorted(counts, key=lambda w: (order.get(w, 2), w)))
+    return Completed(message=message, data=outcomes)

@@ -22,7 +22,7 @@ from typing import Any
 
 from pipelines.children import die_with_parent
 from pipelines.errors import describe
-from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
+from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem, PageResult
 
 Convert = Callable[[DocumentInput], DocumentResult]
 
@@ -105,10 +105,13 @@ def configure(max_children: int) -> None:
     _slots = FairSlots(max_children or os.cpu_count() or 1)
 
 
-def start() -> None:
-    """Start the fork server now (call before the process starts threads)."""
+def start(preload: list[str] | None = None) -> None:
+    """Start the fork server now (call before the process starts threads), with ``preload``
+    imported in it besides the stages (what a ``sink`` needs, so no child imports it again)."""
     from multiprocessing import forkserver
 
+    if preload:
+        _ctx.set_forkserver_preload(["pipelines.document", "pipelines.split", *preload])
     forkserver.ensure_running()
 
 
@@ -178,22 +181,34 @@ def _death(code: int | None, memory_mb: int) -> str:
     return f"the process converting the document ended without a result (exit code {code})"
 
 
-def _convert(target: Convert, inp: DocumentInput) -> DocumentResult:
+Sink = Callable[[DocumentResult], None]
+
+
+def _convert(target: Convert, inp: DocumentInput, sink: Sink | None) -> DocumentResult:
     result = target(inp)
     # Send back what was learnt about the input (its type), not its bytes.
     result.input = result.input.model_copy(update={"data": b""})
+    if sink is not None and result.pages:
+        # The result goes where it belongs from here, and only its summary to the parent: a
+        # large result costs this limited process, never the worker.
+        sink(result)
+        result.pages = [PageResult(page_number=p.page_number) for p in result.pages]
+        result.chunks, result.merged_tables = [], None
+        result.stored = True
     return result
 
 
 def convert_isolated(inp: DocumentInput, *, timeout_s: float, memory_mb: int,
-                     target: Convert | None = None, tenant: str = "") -> DocumentResult:
+                     target: Convert | None = None, tenant: str = "", sink: Sink | None = None) -> DocumentResult:
     """``target(inp)`` (default: ``pipelines.document.convert``) in a limited child process;
-    a child that fails gives a ``failure`` result saying why."""
+    a child that fails gives a ``failure`` result saying why. With a ``sink`` (picklable), the
+    child hands it the result and returns only its summary (``stored`` set, pages without
+    fragments)."""
     if target is None:
         from pipelines.document import convert as target
     try:
-        result: DocumentResult = run_isolated(_convert, target, inp, timeout_s=timeout_s, memory_mb=memory_mb,
-                                              tenant=tenant)
+        result: DocumentResult = run_isolated(_convert, target, inp, sink, timeout_s=timeout_s,
+                                              memory_mb=memory_mb, tenant=tenant)
     except IsolatedFailure as exc:
         return DocumentResult(input=inp, status=ConversionStatus.failure,
                               errors=[ErrorItem(stage="worker", message=exc.message)])

@@ -261,6 +261,9 @@ class DocumentResult(BaseModel):
     # {merged_table_id, merged_table_html, start_page, end_page, pages_merged,
     #  merge_actions: {pages, target_columns}} (+ merged_table_markdown).
     merged_tables: list[dict[str, Any]] | None = None
+    # The converting process already wrote the result where it belongs; what is left here is its
+    # summary (pages without their fragments).
+    stored: bool = Field(False, exclude=True)
 
     @property
     def parsed_pages_count(self) -> int:

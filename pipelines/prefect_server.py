@@ -47,7 +47,11 @@ class ManagedPrefectServer:
         self.settings = settings
         env = {**os.environ, **prefect_env(settings)}
         env.pop("PREFECT_API_URL")
-        cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", "127.0.0.1",
+        # the UI asks /ui-settings where its API is: this server, on its own port (Prefect would
+        # say the default port), or the public address a proxy gives it
+        env["PREFECT_UI_API_URL"] = settings.prefect_ui_url + "/api"
+        env["PREFECT_UI_URL"] = settings.prefect_ui_url
+        cmd = [sys.executable, "-m", "prefect", "server", "start", "--host", settings.prefect.host,
                "--port", str(settings.prefect.port)]
         self.child = Supervised("prefect-server", cmd, env, settings.data_dir / "prefect-server.log",
                                 grace_s=15.0)

@@ -115,6 +115,8 @@ class JobSummary:
     total_pages: int | None = None
     parsed_pages_count: int = 0
     flow_run_id: str | None = None
+    # Set by a claim that took the job over from a worker whose lease expired: that worker.
+    reclaimed_from: str | None = None
 
     @property
     def principal(self) -> Principal:

@@ -103,6 +103,9 @@ class PrefectSettings(_Group):
     api_url: str = Field("", description="An external Prefect API, e.g. `http://prefect:4200/api` "
                          "(default: run a managed local server).")
     port: int = Field(4200, description="Port of the managed local Prefect server.")
+    host: str = Field("127.0.0.1", description="Address the managed Prefect server listens on.")
+    public_url: str = Field("", description="Where a browser reaches the managed Prefect server, when not at "
+                            "its host and port (a proxy), e.g. `https://ops.example.org/prefect`.")
 
 
 class Settings(BaseSettings):
@@ -146,7 +149,15 @@ class Settings(BaseSettings):
 
     @property
     def effective_prefect_api_url(self) -> str:
-        return self.prefect.api_url or f"http://127.0.0.1:{self.prefect.port}/api"
+        host = "127.0.0.1" if self.prefect.host in ("0.0.0.0", "::", "") else self.prefect.host
+        return self.prefect.api_url or f"http://{host}:{self.prefect.port}/api"
+
+    @property
+    def prefect_ui_url(self) -> str:
+        """Where a person opens the Prefect UI."""
+        if self.prefect.public_url:
+            return self.prefect.public_url.rstrip("/")
+        return self.effective_prefect_api_url.removesuffix("/api")
 
     def environment(self) -> dict[str, str]:
         """These settings as ``DOCKLAKE_*`` variables, for child processes (every value, so a

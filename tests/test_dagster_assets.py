@@ -67,3 +67,11 @@ def test_workspace_loads_in_dagster() -> None:
     r = subprocess.run([sys.executable, "-m", "dagster", "definitions", "validate", "-w", "workspace.yaml"],
                        cwd=root, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_sensor_runs_without_anyone_turning_it_on() -> None:
+    from dagster import DefaultSensorStatus
+
+    from assets.definitions import finished_jobs_sensor
+
+    assert finished_jobs_sensor.default_status == DefaultSensorStatus.RUNNING

@@ -31,7 +31,7 @@ def wait_done(client: TestClient, headers: dict, ids: list[str], timeout: float)
 
 
 def test_a_small_job_of_another_tenant_is_not_held_behind_big_ones(client: TestClient, worker: Dispatcher) -> None:
-    tiff = scanned_tiff(8)
+    tiff = scanned_tiff(24)  # each scan takes several seconds of OCR, the small job well under one
     fid = client.put("/documents/v2/files", files={"file": ("scan.tiff", tiff)}, headers=A).json()["file_id"]
     big = [client.post("/documents/v2/parse", json={"file_id": fid}, headers=A).json()["parse_id"]
            for _ in range(3)]

@@ -186,3 +186,18 @@ def test_leftovers_of_a_crash_are_swept_at_start(settings) -> None:  # type: ign
     Services.build(settings).close()
     assert not old.exists() and fresh.exists()  # an upload still in flight is left alone
     assert not storage.exists("tmp/dead-writer")
+
+
+@pytest.mark.parametrize(("page", "assets"), [
+    ("/docs", ["/docs-assets/swagger-ui-bundle.js", "/docs-assets/swagger-ui.css"]),
+    ("/redoc", ["/docs-assets/redoc.standalone.js"]),
+])
+def test_api_docs_work_without_internet(client: TestClient, page: str, assets: list[str]) -> None:
+    """/docs and /redoc name no outside address: their scripts and styles come from docklake."""
+    html = client.get(page).text
+    assert "http://" not in html.replace("http://www.w3.org", "") and "https://" not in html
+    for asset in assets:
+        assert asset in html
+        r = client.get(asset)
+        assert r.status_code == 200 and len(r.content) > 100_000
+    assert client.get("/openapi.json").json()["paths"]["/documents/v2/parse"]

@@ -172,7 +172,7 @@ def test_an_unexpected_error_is_500_and_the_connection_stays_usable(services: Se
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=A) as http:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers=A, timeout=60) as http:
             deadline = time.monotonic() + 20
             while True:
                 try:

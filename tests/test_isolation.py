@@ -96,3 +96,19 @@ def test_fair_slots_take_tenants_in_turn_and_let_a_newcomer_start_at_once() -> N
     while slots.total and time.monotonic() < deadline:
         time.sleep(0.05)
     assert slots.total == 0 and slots.running == {}
+
+
+def test_the_child_writes_the_result_and_returns_only_its_summary(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from assets.results import ResultSink, read_result
+    from assets.storage import Storage
+
+    text = "\f".join(f"page {n} " + "word " * 100 for n in range(1, 51)).encode()
+    inp = DocumentInput(data=text, declared_mime_type="text/plain")
+    url = f"file://{tmp_path}/storage"
+    r = convert_isolated(inp, timeout_s=60, memory_mb=1024, sink=ResultSink(url, "results/o/p/_/job/1", "job"))
+    assert r.status == ConversionStatus.success and r.stored
+    assert len(r.pages) == 50 and all(p.fragments == [] for p in r.pages) and r.chunks == []
+    assert r.parsed_pages_count == 50 and r.total_pages == 50
+    stored = read_result(Storage(url), "results/o/p/_/job/1", 50)
+    assert [p.page_number for p in stored.pages] == list(range(1, 51))
+    assert stored.pages[9].fragments[0].content["content"].startswith("page 10 word")

@@ -57,3 +57,11 @@ def test_threads_give_the_same_results_as_one_thread() -> None:
     with ThreadPoolExecutor(4) as ex:
         together = list(ex.map(job, docs * 2))
     assert together == alone * 2
+
+
+@pytest.mark.parametrize(("name", "says"), [("report.pdf", "not a valid PDF"), ("deck.pptx", "not a valid PPTX"),
+                                            ("scan.tiff", "not a valid TIFF")])
+def test_a_damaged_file_of_a_known_type_says_so(name: str, says: str) -> None:
+    r = convert(DocumentInput(data=bytes(range(256)) * 8, file_name=name))
+    assert r.status == ConversionStatus.failure and says in (r.error_message() or "")
+    assert "unsupported" not in (r.error_message() or "")

@@ -183,3 +183,23 @@ def test_catalog_pool_sizes_apply_to_postgres(postgres_url: str) -> None:
         assert (engine.pool.size(), engine.pool._max_overflow) == (3, 4)  # type: ignore[attr-defined]
     finally:
         engine.dispose()
+
+
+def test_the_prefect_ui_is_told_its_own_api_address(prefect_api: str) -> None:
+    """The managed server runs on a random port in the tests: its UI must not look for :4200."""
+    import httpx
+
+    ui = httpx.get(prefect_api.removesuffix("/api") + "/ui-settings", timeout=10).json()
+    assert ui["api_url"] == prefect_api
+
+
+def test_a_public_prefect_address_reaches_the_ui(tmp_path: Path) -> None:
+    from pipelines.prefect_server import ManagedPrefectServer
+
+    s = Settings(data_dir=tmp_path, prefect={"port": 4311, "host": "0.0.0.0",
+                                             "public_url": "https://ops.example.org/prefect/"})
+    assert s.prefect_ui_url == "https://ops.example.org/prefect"
+    assert s.effective_prefect_api_url == "http://127.0.0.1:4311/api"  # docklake's own processes
+    env = ManagedPrefectServer(s).child.env
+    assert env["PREFECT_UI_API_URL"] == "https://ops.example.org/prefect/api"
+    assert ManagedPrefectServer(s).child.cmd[-4:] == ["--host", "0.0.0.0", "--port", "4311"]

@@ -66,12 +66,18 @@ def test_large_pdf_job_runs_its_parts_as_prefect_tasks(client: TestClient, run_j
     assert [p["page_number"] for p in res["pages"]] == list(range(2, 11))
 
     from prefect.client.orchestration import get_client
-    from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
-    async def names() -> list[str]:
+    from assets import jobs as jobs_repo
+
+    flow_run_id = jobs_repo.get_job_by_id(services.engine, pid).flow_run_id
+
+    async def runs() -> list[tuple[str, set[str]]]:
         async with get_client() as c:
-            runs = await c.read_task_runs(task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=pid)))
-            return sorted(r.name for r in runs)
+            found = await c.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            return sorted((r.name, set(r.tags)) for r in found)
 
-    assert asyncio.run(names()) == sorted([f"parse-{pid}", f"{pid}-pages-2-5", f"{pid}-pages-6-9",
-                                           f"{pid}-pages-10"])
+    got = asyncio.run(runs())
+    assert [name for name, _ in got] == sorted(["parse long.pdf", "parse long.pdf pages 2-5",
+                                                "parse long.pdf pages 6-9", "parse long.pdf pages 10"])
+    assert all({"org:org-a", "project:proj-a", "kind:parse"} <= tags for _, tags in got)

@@ -149,3 +149,16 @@ def _detect(head: bytes, file_name: str | None, office: Callable[[], str | None]
             head = head[: len(head) & ~1].decode("utf-16", "replace").encode("utf-8")
         return _text_type(head, file_name)
     return OCTET
+
+
+# What a file name promises, for telling a damaged file of a known type from an unknown one.
+_EXT_NAMES = {".pdf": "PDF", ".docx": "DOCX", ".pptx": "PPTX", ".xlsx": "XLSX", ".png": "PNG",
+              ".jpg": "JPEG", ".jpeg": "JPEG", ".tif": "TIFF", ".tiff": "TIFF", ".webp": "WebP",
+              ".gif": "GIF", ".bmp": "BMP"}
+
+
+def named_format(file_name: str | None) -> str | None:
+    """The format a file's name says it is (``"PDF"`` for ``report.pdf``), if a known one."""
+    if not file_name or "." not in file_name:
+        return None
+    return _EXT_NAMES.get("." + file_name.rsplit(".", 1)[1].lower())

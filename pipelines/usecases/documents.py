@@ -12,7 +12,7 @@ from assets import files as files_repo
 from assets import jobs as jobs_repo
 from assets.jobs import JobFilter, raw_text_key
 from assets.pagination import Page
-from assets.results import ResultReader, job_results_prefix, read_result, result_key, write_result
+from assets.results import ResultReader, ResultSink, job_results_prefix, read_result, result_key, write_result
 from pipelines import split
 from pipelines.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
 from pipelines.fetch import check_url, fetch
@@ -206,12 +206,20 @@ def remaining(deadline: float) -> float:
 
 
 def convert(rt: Runtime, inp: DocumentInput, deadline: float, page_range: str | None = None, *,
-            tenant: str = "") -> DocumentResult:
+            tenant: str = "", job: Job | None = None) -> DocumentResult:
     """Convert ``inp`` (or only ``page_range`` of it) in a limited child process, in ``tenant``'s
-    turn for one (see ``isolation.FairSlots``)."""
+    turn for one (see ``isolation.FairSlots``). Given the ``job`` (a whole document), the child
+    writes the result itself and only its summary comes back."""
     part = split.part_input(inp, page_range) if page_range is not None else inp
+    sink = None
+    if job is not None:
+        sink = ResultSink(rt.settings.storage.url, attempt_key(job), job.id)
     return convert_isolated(part, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb,
-                            tenant=tenant)
+                            tenant=tenant, sink=sink)
+
+
+def attempt_key(job: Job) -> str:
+    return result_key(job.organization_id, job.project_id, job.dataset_id, job.id, job.attempts)
 
 
 def plan(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "") -> list[str]:
@@ -246,10 +254,12 @@ def fail(rt: Runtime, job: Job, owner: str, message: str) -> JobStatus | None:
 def complete(rt: Runtime, job: Job, owner: str, result: DocumentResult) -> JobStatus | None:
     """Write the result and close the job; ``None`` if this worker lost the job's lease."""
     status = JobStatus.failure if result.status == ConversionStatus.failure else JobStatus.successful
-    key = None
-    if result.pages:
-        key = result_key(job.organization_id, job.project_id, job.dataset_id, job.id, job.attempts)
+    key = attempt_key(job) if result.pages else None
+    if key and not result.stored:
         write_result(rt.storage, key, job.id, result)
+    if key is None:  # nothing to keep: no half-written tables of this attempt either
+        for stale in rt.storage.list_keys(attempt_key(job)):
+            rt.storage.delete(stale)
     ok = jobs_repo.finish(rt.engine, owner, job.id, job.attempts, status=status,
                           error=result.error_message(), result_key=key,
                           total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count)
