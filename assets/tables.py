@@ -73,13 +73,23 @@ def dataset_keys_finished_since(engine: Engine, since_us: int) -> tuple[list[tup
     return [(DatasetKey(r[0], r[1], r[2]), f"{r[3]}.{r[4]}") for r in rows], max(newest, since_us)
 
 
-def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]:
-    """Rebuild the dataset's tables from its finished jobs; returns row counts."""
+def _finished(key: DatasetKey):  # type: ignore[no-untyped-def]
     q = select(jobs).where(
         jobs.c.organization_id == key.organization_id, jobs.c.project_id == key.project_id,
         jobs.c.status.in_([s.value for s in TERMINAL]),
-    ).order_by(jobs.c.created_us, jobs.c.id)
-    q = q.where(jobs.c.dataset_id.is_(None) if key.dataset == NO_DATASET else jobs.c.dataset_id == key.dataset)
+    )
+    return q.where(jobs.c.dataset_id.is_(None) if key.dataset == NO_DATASET else jobs.c.dataset_id == key.dataset)
+
+
+def finished_count(engine: Engine, key: DatasetKey) -> int:
+    """Finished jobs of the dataset in the catalog: what its documents table should hold."""
+    with engine.connect() as conn:
+        return int(conn.execute(select(func.count()).select_from(_finished(key).subquery())).scalar() or 0)
+
+
+def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]:
+    """Rebuild the dataset's tables from its finished jobs; returns row counts."""
+    q = _finished(key).order_by(jobs.c.created_us, jobs.c.id)
     with engine.connect() as conn:
         finished = [JobSummary.from_row(r) for r in conn.execute(q).mappings()]
     docs, chunks = [], []

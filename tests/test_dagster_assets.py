@@ -75,3 +75,24 @@ def test_the_sensor_runs_without_anyone_turning_it_on() -> None:
     from assets.definitions import finished_jobs_sensor
 
     assert finished_jobs_sensor.default_status == DefaultSensorStatus.RUNNING
+
+
+def test_the_asset_check_compares_the_tables_with_the_catalog(client: TestClient, run_jobs, services: Services,
+                                                              tmp_path: Path) -> None:
+    from dagster import build_asset_check_context
+
+    from assets.definitions import documents_match_the_catalog
+
+    client.post("/documents/v2/parse", json={"raw_text": "one", "mime_type": "text/plain"}, headers=A)
+    run_jobs()
+    s = services.settings
+    resource = Catalog(catalog_url=s.storage.catalog_url, storage_url=s.storage.url)
+    before = documents_match_the_catalog(build_asset_check_context(), catalog=resource)
+    assert not before.passed and "org-a/proj-a/_: no table" in before.metadata["behind"].value
+    tables.compact(services.engine, services.storage, tables.DatasetKey("org-a", "proj-a"))
+    after = documents_match_the_catalog(build_asset_check_context(), catalog=resource)
+    assert after.passed, after.metadata
+    client.post("/documents/v2/parse", json={"raw_text": "two", "mime_type": "text/plain"}, headers=A)
+    run_jobs()
+    stale = documents_match_the_catalog(build_asset_check_context(), catalog=resource)
+    assert not stale.passed and "1 rows, 2 finished jobs" in stale.metadata["behind"].value
