@@ -135,10 +135,7 @@ def _read(storage: Storage, key: str, table: str, columns: list[str] | None = No
 
 
 def read_chunks(storage: Storage, key: str) -> list[Chunk]:
-    if key.endswith(".parquet"):
-        return _read_nested(storage, key).chunks
-    return [Chunk(page_number=r["page_number"], content=r["content"])
-            for r in _read(storage, key, "chunks", ["page_number", "content"]).to_pylist()]
+    return list(ResultReader(storage, key, 0).chunks())
 
 
 def read_result(storage: Storage, key: str, total_pages: int) -> DocumentResult:
@@ -146,23 +143,14 @@ def read_result(storage: Storage, key: str, total_pages: int) -> DocumentResult:
     ``total_pages`` comes from the job's catalog row."""
     if key.endswith(".parquet"):
         return _read_nested(storage, key)
-    doc = _read(storage, key, "document").to_pylist()[0]
-    pages = {r["page_number"]: PageResult(page_number=r["page_number"], width=r["width"], height=r["height"],
-                                          skew_angle=r["skew_angle"], page_image=r["page_image"])
-             for r in _read(storage, key, "pages").to_pylist()}
-    for r in _read(storage, key, "fragments").to_pylist():
-        content: dict[str, Any] = {} if r["text"] is None else {"content": r["text"]}
-        if r["extra"]:
-            content.update(json.loads(r["extra"]))
-        bbox = {k: r[k] for k in BOX} if r["x1"] is not None else None
-        pages[r["page_number"]].fragments.append(Fragment(
-            fragment_type=r["fragment_type"], content=content, reading_order=r["reading_order"], bbox=bbox))
+    reader = ResultReader(storage, key, total_pages)
+    doc = reader.document
     return DocumentResult(
         input=DocumentInput(data=b"", mime_type=doc["mime_type"]), status=doc["status"],
-        total_pages=total_pages, pages=list(pages.values()), chunks=read_chunks(storage, key),
+        total_pages=total_pages, pages=list(reader.pages()), chunks=list(reader.chunks()),
         errors=[ErrorItem(**e) for e in doc["errors"] or []],
         timings={t["stage"]: t["seconds"] for t in doc["timings"] or []},
-        merged_tables=json.loads(doc["merged_tables"]) if doc["merged_tables"] else None,
+        merged_tables=reader.merged_tables,
     )
 
 

@@ -1,0 +1,126 @@
+"""What a person sees in the Prefect UI: failed jobs as Failed task runs, runs named and tagged
+for people, and the runs of dead workers marked Crashed."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from fastapi.testclient import TestClient
+from prefect.client.orchestration import get_client
+
+from api.services import Services
+from assets import jobs as jobs_repo
+from tests.helpers import A
+
+
+def submit(client: TestClient, body: dict):  # type: ignore[no-untyped-def]
+    return client.post("/documents/v2/parse", json=body, headers=A)
+
+
+def flow_run_state(run_id: str) -> str:
+    async def read() -> str:
+        async with get_client() as c:
+            return (await c.read_flow_run(run_id)).state.type.value
+
+    return asyncio.run(read())
+
+
+def test_flow_run_of_a_dead_worker_is_marked_crashed(client: TestClient, run_jobs,
+                                                     services: Services) -> None:
+    import asyncio
+
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+
+    @flow(name="docklake-jobs-dead")
+    def started_and_abandoned() -> str:
+        from prefect.runtime import flow_run
+
+        return str(flow_run.get_id())
+
+    # a flow run left "Running" by a worker that died
+    run_id = started_and_abandoned()
+
+    async def force_running() -> None:
+        from prefect.states import Running
+
+        async with get_client() as c:
+            await c.set_flow_run_state(run_id, Running(), force=True)
+
+    asyncio.run(force_running())
+    pid = submit(client, {"raw_text": "again", "mime_type": "text/plain"}).json()["parse_id"]
+    jobs_repo.claim(services.engine, "dead-worker", 10, lease_s=0.1)
+    jobs_repo.set_flow_run(services.engine, "dead-worker", [pid], run_id)
+    time.sleep(0.2)
+    assert run_jobs() == 1
+
+    assert flow_run_state(run_id) == "CRASHED"
+    assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["status"] == "successful"
+
+
+def test_a_pending_flow_run_of_a_killed_worker_is_marked_crashed(client: TestClient, run_jobs,
+                                                                 services: Services) -> None:
+    """A worker killed between Prefect creating its flow run and the run starting leaves a run
+    PENDING that the catalog never learnt the id of: it is found by the worker's tag."""
+    import asyncio
+
+    from prefect import flow
+    from prefect.client.orchestration import get_client
+    from prefect.states import Pending
+
+    from pipelines.flows import worker_tag
+
+    @flow(name="docklake-jobs")
+    def never_started() -> None:
+        return None
+
+    async def make_pending() -> str:
+        async with get_client() as c:
+            run = await c.create_flow_run(never_started, tags=[worker_tag("killed-worker")], state=Pending())
+            return str(run.id)
+
+    run_id = asyncio.run(make_pending())
+    pid = submit(client, {"raw_text": "again", "mime_type": "text/plain"}).json()["parse_id"]
+    jobs_repo.claim(services.engine, "killed-worker", 10, lease_s=0.1)
+    time.sleep(0.2)
+    assert run_jobs() == 1
+
+    assert flow_run_state(run_id) == "CRASHED"
+    assert client.get(f"/documents/v2/parse/{pid}", headers=A).json()["status"] == "successful"
+
+
+def test_prefect_shows_failed_jobs_as_failed_and_names_runs_for_people(client: TestClient, run_jobs,
+                                                                       services: Services) -> None:
+    import asyncio
+
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    good_f = client.put("/documents/v2/files", files={"file": ("memo.md", b"# Memo\n\nfine")}, headers=A).json()
+    bad_f = client.put("/documents/v2/files", files={"file": ("broken.pdf", b"%PDF-1.7\n garbage")},
+                       headers=A).json()
+    good = submit(client, {"file_id": good_f["file_id"]}).json()["parse_id"]
+    bad = submit(client, {"file_id": bad_f["file_id"]}).json()["parse_id"]
+    assert run_jobs() == 2
+    error = client.get(f"/documents/v2/parse/{bad}", headers=A).json()["error"]
+    assert error
+    flow_run_id = jobs_repo.get_job_by_id(services.engine, bad).flow_run_id
+
+    async def look() -> tuple[dict[str, tuple[str, str | None, set[str]]], tuple[str, str | None, str]]:
+        async with get_client() as c:
+            runs = await c.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            by_name = {r.name: r for r in runs}
+            tasks = {}
+            for pid, name in ((good, "parse memo.md"), (bad, "parse broken.pdf")):
+                run = by_name[name]
+                tasks[pid] = (run.state.type.value, run.state.message, set(run.tags) | {run.name})
+            fr = await c.read_flow_run(flow_run_id)
+            return tasks, (fr.state.type.value, fr.state.message, fr.name)
+
+    tasks, (flow_state, flow_message, flow_name) = asyncio.run(look())
+    assert tasks[good][0] == "COMPLETED" and "parse memo.md" in tasks[good][2]
+    assert tasks[bad][0] == "FAILED" and tasks[bad][1] == error and "parse broken.pdf" in tasks[bad][2]
+    assert {"org:org-a", "project:proj-a", "kind:parse"} <= tasks[bad][2]
+    assert flow_state == "COMPLETED" and flow_message == "1 successful, 1 failure"
+    assert "org-a/no dataset: 2 documents" in flow_name and "memo.md" in flow_name
