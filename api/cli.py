@@ -138,7 +138,7 @@ def worker(data_dir: DataDir = None) -> None:
     isolation.configure(settings.worker.max_children)
     # the fork server for document children, before any thread exists; the children write
     # their results through assets.results
-    isolation.start(preload=["assets.results"])
+    isolation.start(preload=["assets.results", "pipelines.fetch"])
 
     # Prefect reads its settings when first imported: this is the composition root.
     for k, v in prefect_env(settings).items():

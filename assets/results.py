@@ -71,6 +71,12 @@ def result_key(org: str, project: str, dataset_id: str | None, job_id: str, atte
     return f"results/{org}/{project}/{dataset_id or '_'}/{job_id}/{attempt}"
 
 
+def work_key(org: str, project: str, dataset_id: str | None, job_id: str, attempt: int) -> str:
+    """The folder of one attempt's intermediate objects (a downloaded input, the parts of a split
+    document), deleted when the job closes."""
+    return f"{job_results_prefix(org, project, dataset_id, job_id)}/work-{attempt}"
+
+
 def job_results_prefix(org: str, project: str, dataset_id: str | None, job_id: str) -> str:
     """The folder holding every attempt's result of a job."""
     return f"results/{org}/{project}/{dataset_id or '_'}/{job_id}"
@@ -127,6 +133,19 @@ class ResultSink:
 
     def __call__(self, result: DocumentResult) -> None:
         write_result(Storage(self.storage_url), self.key, self.job_id, result)
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """Reads back the result a ``ResultSink`` wrote; picklable, so a limited process can merge
+    the parts of a split document without the worker holding any of them."""
+
+    storage_url: str
+    key: str
+    total_pages: int
+
+    def __call__(self) -> DocumentResult:
+        return read_result(Storage(self.storage_url), self.key, self.total_pages)
 
 
 def _read(storage: Storage, key: str, table: str, columns: list[str] | None = None) -> pa.Table:

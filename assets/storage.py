@@ -10,6 +10,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import IO
 
 import fsspec
@@ -105,3 +106,23 @@ class Storage:
     def ping(self) -> None:
         """Raise if the storage cannot be reached."""
         self.fs.exists(self.root)
+
+
+@dataclass(frozen=True)
+class StoredBytes:
+    """One stored object, read or written by whichever process holds this (picklable) handle:
+    the limited process converting a document reads its bytes, so the worker never does."""
+
+    storage_url: str
+    key: str
+
+    def __call__(self) -> bytes:
+        return Storage(self.storage_url).read_bytes(self.key)
+
+    def head(self, n: int) -> bytes:
+        """The first ``n`` bytes (enough to tell the type)."""
+        with Storage(self.storage_url).open(self.key) as fh:
+            return fh.read(n)
+
+    def write(self, data: bytes) -> None:
+        Storage(self.storage_url).put_bytes(self.key, data)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import socket
 import time
+from collections.abc import Callable
 from urllib.parse import SplitResult, urlsplit
 
 import httpx
@@ -110,3 +111,12 @@ def fetch(url: str, *, max_bytes: int, timeout_s: float, allow_private: bool,
             return b"".join(chunks), resp.headers.get("content-type"), name
     except httpx.HTTPError as exc:
         raise DocumentError(f"could not download file_url: {exc}") from exc
+
+
+def fetch_into(write: Callable[[bytes], None], url: str, max_bytes: int, timeout_s: float,
+               allow_private: bool) -> str | None:
+    """Download ``url`` (as ``fetch``) and hand the bytes to ``write``; the file name the URL
+    gives. Run in a limited process, so the download never sits in a worker's memory."""
+    data, _ctype, name = fetch(url, max_bytes=max_bytes, timeout_s=timeout_s, allow_private=allow_private)
+    write(data)
+    return name

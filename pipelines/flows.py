@@ -20,7 +20,6 @@ from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
 
 from assets import jobs as jobs_repo
-from pipelines import split
 from pipelines.errors import DocklakeError, describe
 from pipelines.models import DocumentInput, DocumentResult
 from pipelines.records import Job, JobStatus
@@ -31,9 +30,9 @@ log = structlog.get_logger("docklake.flows")
 
 
 @task(name="convert-pages", cache_policy=NO_CACHE)
-async def convert_pages(job_id: str, inp: DocumentInput, page_range: str, deadline: float,
-                        tenant: str) -> DocumentResult:
-    return await asyncio.to_thread(documents.convert, current(), inp, deadline, page_range, tenant=tenant)
+async def convert_pages(job: Job, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
+    """One page range of a split document; its child stores the part, the summary comes back."""
+    return await asyncio.to_thread(documents.convert_part, current(), job, inp, page_range, deadline)
 
 
 @task(name="process-document", cache_policy=NO_CACHE)
@@ -72,9 +71,9 @@ async def _process(rt: Runtime, job: Job, owner: str, deadline: float) -> tuple[
     if ranges:
         parts = await asyncio.gather(*(
             convert_pages.with_options(task_run_name=f"{task_name(job)} pages {r}", tags=job_tags(job))(
-                job.id, inp, r, deadline, tenant)
+                job, inp, r, deadline)
             for r in ranges))
-        result = split.merge(inp, list(parts))
+        result = await asyncio.to_thread(documents.merge_parts, rt, job, inp, ranges, list(parts), deadline)
     else:
         result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=tenant, job=job)
     return await asyncio.to_thread(documents.complete, rt, job, owner, result), result.error_message()

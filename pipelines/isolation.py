@@ -16,13 +16,13 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from multiprocessing.connection import Connection
 from typing import Any
 
 from pipelines.children import die_with_parent
 from pipelines.errors import describe
-from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem, PageResult
+from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 
 Convert = Callable[[DocumentInput], DocumentResult]
 
@@ -131,10 +131,12 @@ def _child(conn: Connection, fn: Callable[..., Any], args: tuple, memory_mb: int
     conn.close()
 
 
-def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb: int, tenant: str = "") -> Any:
-    """``fn(*args)`` in a limited child, in ``tenant``'s turn; raises ``IsolatedFailure`` if no
+def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb: int, tenant: str = "",
+                 fair: bool = True) -> Any:
+    """``fn(*args)`` in a limited child, in ``tenant``'s turn (``fair=False``: at once, for work
+    that waits rather than computes, such as a download); raises ``IsolatedFailure`` if no
     value comes back."""
-    with _slots.slot(tenant):
+    with _slots.slot(tenant) if fair else nullcontext():
         parent, child = _ctx.Pipe(duplex=False)
         proc = _ctx.Process(target=_child, args=(child, fn, args, memory_mb, timeout_s), daemon=True)
         try:
@@ -185,25 +187,22 @@ Sink = Callable[[DocumentResult], None]
 
 
 def _convert(target: Convert, inp: DocumentInput, sink: Sink | None) -> DocumentResult:
-    result = target(inp)
+    result = target(inp.loaded())
     # Send back what was learnt about the input (its type), not its bytes.
-    result.input = result.input.model_copy(update={"data": b""})
-    if sink is not None and result.pages:
+    result.input = result.input.without_data()
+    if sink is not None:
         # The result goes where it belongs from here, and only its summary to the parent: a
         # large result costs this limited process, never the worker.
-        sink(result)
-        result.pages = [PageResult(page_number=p.page_number) for p in result.pages]
-        result.chunks, result.merged_tables = [], None
-        result.stored = True
+        result.store(sink)
     return result
 
 
 def convert_isolated(inp: DocumentInput, *, timeout_s: float, memory_mb: int,
                      target: Convert | None = None, tenant: str = "", sink: Sink | None = None) -> DocumentResult:
-    """``target(inp)`` (default: ``pipelines.document.convert``) in a limited child process;
-    a child that fails gives a ``failure`` result saying why. With a ``sink`` (picklable), the
-    child hands it the result and returns only its summary (``stored`` set, pages without
-    fragments)."""
+    """``target(inp)`` (default: ``pipelines.document.convert``) in a limited child process,
+    which also reads the input's bytes when it has only their ``source``; a child that fails
+    gives a ``failure`` result saying why. With a ``sink`` (picklable), the child hands it the
+    result and returns only its summary (``stored`` set, pages without fragments)."""
     if target is None:
         from pipelines.document import convert as target
     try:

@@ -11,6 +11,7 @@ Two families live here:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from enum import Enum
 from typing import Any, Literal
 
@@ -219,11 +220,15 @@ class EngineLimits(BaseModel):
 
 
 class DocumentInput(BaseModel):
-    """What a job hands to the stages: the bytes and everything known about them."""
+    """What a job hands to the stages: the bytes (or where to read them) and everything known
+    about them."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    data: bytes
+    data: bytes = b""
+    # Where the bytes are when ``data`` is empty: a picklable ``() -> bytes`` (a stored object),
+    # called by the limited process that converts the document, so a worker never holds them.
+    source: Callable[[], bytes] | None = Field(None, exclude=True)
     file_name: str | None = None
     declared_mime_type: str | None = None
     mime_type: str | None = None
@@ -231,6 +236,17 @@ class DocumentInput(BaseModel):
     parsing: ParsingOptions = Field(default_factory=ParsingOptions)
     enrichment: EnrichmentOptions = Field(default_factory=EnrichmentOptions)
     limits: EngineLimits = Field(default_factory=EngineLimits)
+
+
+    def loaded(self) -> DocumentInput:
+        """This input with its bytes read from ``source`` (itself if it has them already)."""
+        if self.data or self.source is None:
+            return self
+        return self.model_copy(update={"data": self.source(), "source": None})
+
+    def without_data(self) -> DocumentInput:
+        """This input without its bytes (what was learnt about them is kept)."""
+        return self.model_copy(update={"data": b"", "source": None})
 
 
 def _ranges(numbers: list[int]) -> str:
@@ -264,6 +280,17 @@ class DocumentResult(BaseModel):
     # The converting process already wrote the result where it belongs; what is left here is its
     # summary (pages without their fragments).
     stored: bool = Field(False, exclude=True)
+
+    def store(self, sink: Callable[[DocumentResult], None]) -> DocumentResult:
+        """Hand the result to ``sink`` (which writes it where it belongs) and keep only its
+        summary: pages without fragments, no chunks or merged tables, ``stored`` set."""
+        if self.pages:
+            sink(self)
+            self.pages = [PageResult(page_number=p.page_number, width=p.width, height=p.height)
+                          for p in self.pages]
+            self.chunks, self.merged_tables = [], None
+            self.stored = True
+        return self
 
     @property
     def parsed_pages_count(self) -> int:

@@ -9,18 +9,23 @@ joined again after the merge. Chunks are made once, over the merged pages.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pipelines.document import merge_tables_stage, status_of
 from pipelines.models import DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
 from pipelines.stages import detect
 from pipelines.stages.pagerange import PageRange
 
+HEAD_BYTES = 8192
 
-def is_pdf(inp: DocumentInput) -> bool:
-    """Cheap (header only): whether ``plan`` could split this document."""
+
+def is_pdf(inp: DocumentInput, head: bytes | None = None) -> bool:
+    """Cheap (the first ``HEAD_BYTES`` only, given as ``head`` when ``inp`` holds no bytes):
+    whether ``plan`` could split this document."""
     mime = detect.normalize_mime(inp.declared_mime_type)
     if mime in (None, detect.OCTET):
-        mime = detect.detect_mime(inp.data[:8192])
+        mime = detect.detect_mime(inp.data[:HEAD_BYTES] if head is None else head)
     return mime == detect.PDF
 
 
@@ -45,6 +50,7 @@ def page_count(inp: DocumentInput) -> int | None:
 def plan(inp: DocumentInput, part_pages: int) -> list[str]:
     """Page ranges (``"a-b,c-d"``) of about ``part_pages`` selected pages each; ``[]`` when the
     document is small enough to convert in one piece."""
+    inp = inp.loaded()
     total = page_count(inp)
     if total is None or part_pages <= 0:
         return []
@@ -74,6 +80,18 @@ def plan(inp: DocumentInput, part_pages: int) -> list[str]:
 
 def part_input(inp: DocumentInput, page_range: str) -> DocumentInput:
     return inp.model_copy(update={"page_range": page_range})
+
+
+def merge_stored(inp: DocumentInput, parts: list[DocumentResult],
+                 readers: list[Callable[[], DocumentResult] | None],
+                 sink: Callable[[DocumentResult], None]) -> DocumentResult:
+    """``merge`` of parts that were stored as they were converted: each part's summary and the
+    reader of its stored result (``None`` for a part that stored nothing). The merged result goes
+    to ``sink``; its summary comes back. Run in a limited process: it holds the whole document."""
+    full = [read() if read is not None else part for part, read in zip(parts, readers, strict=True)]
+    result = merge(inp, full)
+    result.input = result.input.without_data()
+    return result.store(sink)
 
 
 def merge(inp: DocumentInput, parts: list[DocumentResult]) -> DocumentResult:

@@ -13,3 +13,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def sse_events(text: str) -> list[tuple[str, str]]:
+    """``(event, data)`` pairs of a ``text/event-stream`` body, as a browser's EventSource reads
+    it: comment lines ignored, several ``data:`` lines of one event joined with newlines."""
+    events, name, data = [], "message", []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if line == "":
+            if data:
+                events.append((name, "\n".join(data)))
+            name, data = "message", []
+        elif line.startswith(":"):
+            continue
+        else:
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            if field == "event":
+                name = value
+            elif field == "data":
+                data.append(value)
+    return events

@@ -14,7 +14,7 @@ from api.services import Services
 from assets import jobs as jobs_repo
 from assets.catalog import jobs as jobs_table
 from assets.results import table_key
-from tests.helpers import A2, A, B
+from tests.helpers import A2, A, B, sse_events
 
 MD = "# Title\n\nFirst paragraph.\n\n- a list item\n\fSecond page text."
 
@@ -179,11 +179,12 @@ def test_sse_streams_until_done_then_closes(client: TestClient, run_jobs) -> Non
             text = "".join(resp.iter_text())  # returns only because the server closes the stream
     finally:
         worker.join()
-    events = [b.split("\n") for b in text.replace("\r\n", "\n").strip().split("\n\n") if b.startswith("event:")]
-    names = [e[0].removeprefix("event: ") for e in events]
+    events = sse_events(text)
+    names = [name for name, _ in events]
     assert names[0] == "parse_queued" and names[-1] == "parse_done"
-    done = json.loads(events[-1][1].removeprefix("data: "))
+    done = json.loads(events[-1][1])
     assert done["status"] == "successful" and done["parse_id"] == pid and done["pages"]
+    assert done == client.get(f"/documents/v2/parse/{pid}", headers=A).json()
 
     # a finished job answers parse_done at once
     with client.stream("GET", f"/documents/v2/parse/{pid}", headers=sse) as resp:
@@ -324,9 +325,20 @@ def test_big_results_stream_and_can_be_asked_for_in_parts(client: TestClient, ru
     assert [p["page_number"] for p in part["pages"]] == [2, 3, 300]
     assert [c["page_number"] for c in part["chunks"]] == [2, 3, 300]
     assert part["total_pages"] == 300  # the job's own counts are not cut
+    # the SSE answer streams the same result a page at a time, as one parse_done event
+    sse = {**A, "Accept": "text/event-stream"}
+    with client.stream("GET", f"/documents/v2/parse/{pid}", headers=sse) as resp:
+        (name, data), = sse_events("".join(resp.iter_text()))
+    assert name == "parse_done" and json.loads(data) == res
     services.settings.api.max_response_bytes = 10_000  # DOCKLAKE_API__MAX_RESPONSE_BYTES
     too_big = client.get(f"/documents/v2/parse/{pid}", headers=A)
     assert too_big.status_code == 400 and "?pages=" in too_big.json()["message"]
+    # over the cap, parse_done still ends the wait, without the pages, saying how to get them
+    with client.stream("GET", f"/documents/v2/parse/{pid}", headers=sse) as resp:
+        (name, data), = sse_events("".join(resp.iter_text()))
+    summary = json.loads(data)
+    assert name == "parse_done" and summary["status"] == "successful" and summary["pages"] is None
+    assert summary["total_pages"] == 300 and "?pages=" in summary["message_update"]
     assert client.get(f"/documents/v2/parse/{pid}", params={"pages": "1"}, headers=A).status_code == 200
     bad = client.get(f"/documents/v2/parse/{pid}", params={"pages": "3-1"}, headers=A)
     assert bad.status_code == 400 and bad.json()["code"] == "INVALID_PAGE_RANGE"

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from sse_starlette.sse import EventSourceResponse
+from starlette.concurrency import iterate_in_threadpool
 
 from api.deps import PrincipalDep, RuntimeDep
 from api.metrics import JOBS_SUBMITTED
@@ -16,7 +18,7 @@ from api.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
 from api.wire import JSON, dumps, paginated, parse_result, parse_rfc3339, rfc3339, stream_parse_result
 from assets.jobs import JobFilter
 from assets.pagination import MAX_LIMIT
-from pipelines.errors import NotFound
+from pipelines.errors import InvalidRequest, NotFound
 from pipelines.models import ParseRequest
 from pipelines.records import JobKind, JobStatus, Principal
 from pipelines.usecases import documents
@@ -81,8 +83,8 @@ async def list_parse(
     return JSON(await run_in_threadpool(run))
 
 
-def _load(rt: Runtime, principal: Principal, parse_id: str, with_options: bool) -> dict:
-    return parse_result(*documents.get(rt, principal, parse_id), with_options=with_options)
+def _summary(rt: Runtime, principal: Principal, parse_id: str, with_options: bool) -> dict:
+    return parse_result(documents.get(rt, principal, parse_id), with_options=with_options)
 
 
 @router.get("/parse/{parse_id}", response_model=ParseResult, response_class=JSON,
@@ -98,7 +100,7 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt
             return JSON(parse_result(job, None, with_options))
         return StreamingResponse(stream_parse_result(job, reader, wanted, with_options),
                                  media_type="application/json")
-    first = await run_in_threadpool(_load, rt, principal, parse_id, with_options)
+    first = await run_in_threadpool(_summary, rt, principal, parse_id, with_options)
 
     async def events():  # type: ignore[no-untyped-def]
         current = first
@@ -108,8 +110,8 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt
         while True:
             status = current["status"]
             if JobStatus(status).terminal:
-                yield {"event": "parse_done" if status == JobStatus.successful.value else "parse_failed",
-                       "data": _dumps(current)}
+                async for line in _final_event(rt, principal, parse_id, current, with_options):
+                    yield line
                 return
             if status != last and status != JobStatus.pending.value:
                 yield {"event": "parse_update", "data": _dumps(current)}
@@ -122,11 +124,36 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt
                 current = {**current, "status": JobStatus.failure.value, "error": "the parse job was deleted"}
             elif status_now.value != status:
                 try:
-                    current = await run_in_threadpool(_load, rt, principal, parse_id, with_options)
+                    current = await run_in_threadpool(_summary, rt, principal, parse_id, with_options)
                 except NotFound:
                     current = {**current, "status": JobStatus.failure.value, "error": "the parse job was deleted"}
 
-    return EventSourceResponse(events(), ping=15)
+    # Keep-alive comments are single lines (no blank line), so one may fall between the data
+    # lines of the final event without ending it.
+    return EventSourceResponse(events(), ping=15, ping_message_factory=lambda: b": ping\r\n")
+
+
+async def _final_event(rt: Runtime, principal: Principal, parse_id: str, current: dict,
+                       with_options: bool) -> AsyncIterator[dict | bytes]:
+    """``parse_done`` (or ``parse_failed``) with the whole ParseResult, streamed a page at a time
+    as data lines (the client joins them with newlines, which JSON ignores), never held whole. A
+    result over ``api.max_response_bytes`` is announced without its pages, saying how to get it."""
+    name = "parse_done" if current["status"] == JobStatus.successful.value else "parse_failed"
+    try:
+        job, reader, _ = await run_in_threadpool(documents.open_result, rt, principal, parse_id)
+    except NotFound:
+        yield {"event": name, "data": _dumps(current)}
+        return
+    except InvalidRequest as exc:  # too large for one answer
+        yield {"event": name, "data": _dumps({**current, "message_update": exc.message})}
+        return
+    if reader is None:
+        yield {"event": name, "data": _dumps(parse_result(job, None, with_options))}
+        return
+    yield f"event: {name}\r\n".encode()
+    async for chunk in iterate_in_threadpool(stream_parse_result(job, reader, None, with_options)):
+        yield b"data: " + chunk + b"\r\n"
+    yield b"\r\n"
 
 
 @router.delete("/parse/{parse_id}", status_code=204, response_class=Response, responses=responses(404))

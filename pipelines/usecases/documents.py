@@ -12,10 +12,19 @@ from assets import files as files_repo
 from assets import jobs as jobs_repo
 from assets.jobs import JobFilter, raw_text_key
 from assets.pagination import Page
-from assets.results import ResultReader, ResultSink, job_results_prefix, read_result, result_key, write_result
+from assets.results import (
+    ResultReader,
+    ResultSink,
+    StoredResult,
+    job_results_prefix,
+    result_key,
+    work_key,
+    write_result,
+)
+from assets.storage import StoredBytes
 from pipelines import split
 from pipelines.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
-from pipelines.fetch import check_url, fetch
+from pipelines.fetch import check_url, fetch_into
 from pipelines.isolation import IsolatedFailure, convert_isolated, run_isolated
 from pipelines.models import (
     ConversionStatus,
@@ -23,6 +32,7 @@ from pipelines.models import (
     DocumentResult,
     EngineLimits,
     EnrichmentOptions,
+    ErrorItem,
     ParseRequest,
     ParsingOptions,
 )
@@ -110,12 +120,12 @@ def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest) -> Job:
         raise
 
 
-def get(rt: Runtime, p: Principal, job_id: str) -> tuple[Job, DocumentResult | None]:
-    """The job and, once it has one, its result."""
+def get(rt: Runtime, p: Principal, job_id: str) -> Job:
+    """The job (its result is read with ``open_result``)."""
     job = jobs_repo.get_job(rt.engine, p, job_id)
     if job is None:
         raise NotFound(f"parse job {job_id} not found")
-    return job, read_result(rt.storage, job.result_key, job.total_pages or 0) if job.result_key else None
+    return job
 
 
 def open_result(rt: Runtime, p: Principal, job_id: str, pages: str | None = None
@@ -164,30 +174,38 @@ def delete(rt: Runtime, p: Principal, job_id: str) -> None:
 
 
 def load_input(rt: Runtime, job: Job) -> DocumentInput:
-    """The job's document and its options, as the stages take them."""
+    """The job's document and its options, as the stages take them: where its bytes are, not
+    the bytes (the limited process that converts it reads them). A ``file_url`` is downloaded
+    once, by a limited process, into the attempt's work folder."""
     src, name = job.source, job.options.file_name or job.file_name
+    url = rt.settings.storage.url
     if src.kind == "file" and src.file_id:
         rec = files_repo.get_file(rt.engine, job.principal, src.file_id)
         if rec is None:
             raise DocumentError(f"file {src.file_id} no longer exists")
-        data = rt.storage.read_bytes(rec.storage_key)
+        source = StoredBytes(url, rec.storage_key)
         name = name or rec.file_name
     elif src.kind == "text" and src.text_key:
-        try:
-            data = rt.storage.read_bytes(src.text_key)
-        except FileNotFoundError:
-            raise DocumentError("the job's raw_text is missing from storage") from None
+        if not rt.storage.exists(src.text_key):
+            raise DocumentError("the job's raw_text is missing from storage")
+        source = StoredBytes(url, src.text_key)
     elif src.kind == "url" and src.url:
         limits = rt.settings.limits
-        # The content decides the type; the server's Content-Type is not trusted.
-        data, _ctype, url_name = fetch(src.url, max_bytes=limits.max_upload_bytes,
-                                       timeout_s=limits.fetch_timeout_s, allow_private=limits.allow_private_urls)
+        source = StoredBytes(url, f"{work_folder(job)}/input")
+        try:
+            # The content decides the type; the server's Content-Type is not trusted.
+            url_name = run_isolated(fetch_into, source.write, src.url, limits.max_upload_bytes,
+                                    limits.fetch_timeout_s, limits.allow_private_urls,
+                                    timeout_s=limits.fetch_timeout_s + 30, memory_mb=limits.job_memory_mb,
+                                    fair=False)
+        except IsolatedFailure as exc:
+            raise DocumentError(exc.message) from None
         name = name or url_name
     else:
         raise DocumentError("the job has no source")
     opts = job.options
     return DocumentInput(
-        data=data, file_name=name, declared_mime_type=opts.mime_type, page_range=opts.page_range,
+        source=source, file_name=name, declared_mime_type=opts.mime_type, page_range=opts.page_range,
         parsing=opts.parsing_options or ParsingOptions(),
         enrichment=opts.enrichment_options or EnrichmentOptions(),
         limits=engine_limits(rt),
@@ -205,27 +223,62 @@ def remaining(deadline: float) -> float:
     return max(1.0, deadline - time.monotonic())
 
 
-def convert(rt: Runtime, inp: DocumentInput, deadline: float, page_range: str | None = None, *,
-            tenant: str = "", job: Job | None = None) -> DocumentResult:
-    """Convert ``inp`` (or only ``page_range`` of it) in a limited child process, in ``tenant``'s
-    turn for one (see ``isolation.FairSlots``). Given the ``job`` (a whole document), the child
-    writes the result itself and only its summary comes back."""
-    part = split.part_input(inp, page_range) if page_range is not None else inp
-    sink = None
-    if job is not None:
-        sink = ResultSink(rt.settings.storage.url, attempt_key(job), job.id)
-    return convert_isolated(part, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb,
+def convert(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "",
+            job: Job | None = None) -> DocumentResult:
+    """Convert ``inp`` in a limited child process, in ``tenant``'s turn for one (see
+    ``isolation.FairSlots``). Given the ``job``, the child writes the result itself and only its
+    summary comes back."""
+    sink = ResultSink(rt.settings.storage.url, attempt_key(job), job.id) if job is not None else None
+    return convert_isolated(inp, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb,
                             tenant=tenant, sink=sink)
+
+
+def convert_part(rt: Runtime, job: Job, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
+    """Convert ``page_range`` of a split document; the child stores the part in the attempt's
+    work folder and returns its summary (``merge_parts`` joins the parts)."""
+    sink = ResultSink(rt.settings.storage.url, _part_key(job, page_range), job.id)
+    return convert_isolated(split.part_input(inp, page_range), timeout_s=remaining(deadline),
+                            memory_mb=rt.settings.limits.job_memory_mb, tenant=job.organization_id, sink=sink)
+
+
+def merge_parts(rt: Runtime, job: Job, inp: DocumentInput, ranges: list[str], parts: list[DocumentResult],
+                deadline: float) -> DocumentResult:
+    """One result from the stored parts, merged and written by a limited child process (it holds
+    the whole document; the worker only its summary)."""
+    url = rt.settings.storage.url
+    readers = [StoredResult(url, _part_key(job, r), p.total_pages) if p.stored else None
+               for r, p in zip(ranges, parts, strict=True)]
+    try:
+        result: DocumentResult = run_isolated(
+            split.merge_stored, inp.without_data(), parts, readers, ResultSink(url, attempt_key(job), job.id),
+            timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb, tenant=job.organization_id)
+    except IsolatedFailure as exc:
+        return DocumentResult(input=inp, status=ConversionStatus.failure,
+                              errors=[ErrorItem(stage="worker", message=f"joining the document's parts: {exc.message}")])
+    inp.mime_type = result.input.mime_type or inp.mime_type
+    result.input = inp
+    return result
 
 
 def attempt_key(job: Job) -> str:
     return result_key(job.organization_id, job.project_id, job.dataset_id, job.id, job.attempts)
 
 
+def work_folder(job: Job) -> str:
+    return work_key(job.organization_id, job.project_id, job.dataset_id, job.id, job.attempts)
+
+
+def _part_key(job: Job, page_range: str) -> str:
+    return f"{work_folder(job)}/part-{page_range.replace(',', '_')}"
+
+
 def plan(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "") -> list[str]:
     """The page ranges to convert in parallel, or ``[]``. Counting pages opens the document, so
     it happens in a limited child process like the conversion itself."""
-    if rt.settings.worker.split_pages <= 0 or not split.is_pdf(inp):
+    if rt.settings.worker.split_pages <= 0:
+        return []
+    head = inp.data[:split.HEAD_BYTES] if inp.data or inp.source is None else _head(inp)
+    if not split.is_pdf(inp, head):
         return []
     try:
         return run_isolated(split.plan, inp, rt.settings.worker.split_pages,
@@ -233,6 +286,16 @@ def plan(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "") 
                             memory_mb=rt.settings.limits.job_memory_mb, tenant=tenant)
     except IsolatedFailure:
         return []  # the conversion will meet the same problem and report it
+
+
+def _head(inp: DocumentInput) -> bytes:
+    head = getattr(inp.source, "head", None)
+    return head(split.HEAD_BYTES) if head is not None else b""
+
+
+def _remove(rt: Runtime, prefix: str) -> None:
+    for key in rt.storage.list_keys(prefix):
+        rt.storage.delete(key)
 
 
 def _drop_earlier_attempts(rt: Runtime, job: Job, keep: str | None) -> None:
@@ -246,6 +309,7 @@ def _drop_earlier_attempts(rt: Runtime, job: Job, keep: str | None) -> None:
 def fail(rt: Runtime, job: Job, owner: str, message: str) -> JobStatus | None:
     """Close a claimed job as ``failure``; ``None`` if this worker lost the job's lease."""
     log.info("job_failed", job_id=job.id, kind=job.kind.value, attempt=job.attempts, error=message)
+    _remove(rt, work_folder(job))
     ok = jobs_repo.finish(rt.engine, owner, job.id, job.attempts, status=JobStatus.failure, error=message,
                           result_key=None, total_pages=None, parsed_pages_count=0)
     return JobStatus.failure if ok else None
@@ -257,15 +321,14 @@ def complete(rt: Runtime, job: Job, owner: str, result: DocumentResult) -> JobSt
     key = attempt_key(job) if result.pages else None
     if key and not result.stored:
         write_result(rt.storage, key, job.id, result)
+    _remove(rt, work_folder(job))
     if key is None:  # nothing to keep: no half-written tables of this attempt either
-        for stale in rt.storage.list_keys(attempt_key(job)):
-            rt.storage.delete(stale)
+        _remove(rt, attempt_key(job))
     ok = jobs_repo.finish(rt.engine, owner, job.id, job.attempts, status=status,
                           error=result.error_message(), result_key=key,
                           total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count)
     if not ok and key:  # another worker owns this job now; its result is the one kept
-        for stale in rt.storage.list_keys(key):
-            rt.storage.delete(stale)
+        _remove(rt, key)
     if ok and job.attempts > 1:
         _drop_earlier_attempts(rt, job, key)
     log.info("job_finished", job_id=job.id, kind=job.kind.value, attempt=job.attempts,
