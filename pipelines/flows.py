@@ -14,7 +14,8 @@ from collections.abc import Collection
 from uuid import UUID
 
 import structlog
-from prefect import flow, task
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
@@ -24,6 +25,7 @@ from pipelines.errors import DocklakeError, describe
 from pipelines.models import DocumentInput, DocumentResult
 from pipelines.records import Job, JobStatus
 from pipelines.usecases import documents
+from pipelines.usecases.reports import JobReport
 from pipelines.usecases.runtime import Runtime, current
 
 log = structlog.get_logger("docklake.flows")
@@ -38,15 +40,18 @@ async def convert_pages(job: Job, inp: DocumentInput, page_range: str, deadline:
 @task(name="process-document", cache_policy=NO_CACHE)
 async def process_document(job_id: str, kind: str, owner: str) -> State:
     """One job. Its task run ends ``Completed``, or ``Failed`` with the job's error as the state
-    message when the job ends ``failure``, so the Prefect UI shows what the API says."""
+    message when the job ends ``failure``, so the Prefect UI shows what the API says; its logs
+    and a markdown artifact say what the job found and where the time went."""
     rt = current()
     job = await asyncio.to_thread(jobs_repo.get_job_by_id, rt.engine, job_id)
     if job is None or job.lease_owner != owner or job.status != JobStatus.processing:
         return Completed(message="skipped: deleted, or claimed by another worker", data="skipped")
     limit = rt.settings.limits.job_timeout_s
+    started = time.monotonic()
+    result: DocumentResult | None = None
     try:
         # The children enforce the limit on conversions; this bounds everything else too.
-        status, error = await asyncio.wait_for(_process(rt, job, owner, time.monotonic() + limit), limit + 60)
+        status, error, result = await asyncio.wait_for(_process(rt, job, owner, started + limit), limit + 60)
     except TimeoutError:
         error = f"the job took longer than {limit:g} s (DOCKLAKE_LIMITS__JOB_TIMEOUT_S)"
         status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
@@ -54,6 +59,7 @@ async def process_document(job_id: str, kind: str, owner: str) -> State:
         log.exception("job_crashed", job_id=job_id)
         error = f"internal error while processing the document: {describe(exc)}"
         status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
+    await _report(JobReport(job, status, error, result, time.monotonic() - started))
     if status is None:
         return Completed(message="lost the job's lease: another worker finishes it", data="lost_lease")
     if status == JobStatus.failure:
@@ -61,11 +67,25 @@ async def process_document(job_id: str, kind: str, owner: str) -> State:
     return Completed(message=f"pages with errors: {error}" if error else None, data=status.value)
 
 
-async def _process(rt: Runtime, job: Job, owner: str, deadline: float) -> tuple[JobStatus | None, str | None]:
+async def _report(report: JobReport) -> None:
+    """The job's log lines and markdown artifact, sent to the Prefect API (best effort: the
+    catalog, not Prefect, is the record)."""
+    logger = get_run_logger()
+    for level, line in report.log_lines():
+        getattr(logger, level)(line)
+    try:
+        await acreate_markdown_artifact(markdown=report.markdown(),
+                                        description=f"{task_name(report.job)}: what the job found")
+    except Exception as exc:  # noqa: BLE001
+        log.warning("artifact_failed", job_id=report.job.id, error=repr(exc))
+
+
+async def _process(rt: Runtime, job: Job, owner: str, deadline: float
+                   ) -> tuple[JobStatus | None, str | None, DocumentResult | None]:
     try:
         inp = await asyncio.to_thread(documents.load_input, rt, job)
     except DocklakeError as exc:
-        return await asyncio.to_thread(documents.fail, rt, job, owner, exc.message), exc.message
+        return await asyncio.to_thread(documents.fail, rt, job, owner, exc.message), exc.message, None
     tenant = job.organization_id
     ranges = await asyncio.to_thread(documents.plan, rt, inp, deadline, tenant=tenant)
     if ranges:
@@ -76,7 +96,8 @@ async def _process(rt: Runtime, job: Job, owner: str, deadline: float) -> tuple[
         result = await asyncio.to_thread(documents.merge_parts, rt, job, inp, ranges, list(parts), deadline)
     else:
         result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=tenant, job=job)
-    return await asyncio.to_thread(documents.complete, rt, job, owner, result), result.error_message()
+    status = await asyncio.to_thread(documents.complete, rt, job, owner, result)
+    return status, result.error_message(), result
 
 
 def worker_tag(owner: str) -> str:

@@ -280,17 +280,30 @@ class DocumentResult(BaseModel):
     # The converting process already wrote the result where it belongs; what is left here is its
     # summary (pages without their fragments).
     stored: bool = Field(False, exclude=True)
+    # Fragments by type, counted before a stored result's pages were emptied (see ``store``).
+    stored_fragment_types: dict[str, int] = Field(default_factory=dict, exclude=True)
 
     def store(self, sink: Callable[[DocumentResult], None]) -> DocumentResult:
         """Hand the result to ``sink`` (which writes it where it belongs) and keep only its
         summary: pages without fragments, no chunks or merged tables, ``stored`` set."""
         if self.pages:
             sink(self)
+            self.stored_fragment_types = self.fragment_types()
             self.pages = [PageResult(page_number=p.page_number, width=p.width, height=p.height)
                           for p in self.pages]
             self.chunks, self.merged_tables = [], None
             self.stored = True
         return self
+
+    def fragment_types(self) -> dict[str, int]:
+        """How many fragments of each type the result has (also once it is stored)."""
+        if self.stored:
+            return dict(self.stored_fragment_types)
+        counts: dict[str, int] = {}
+        for p in self.pages:
+            for f in p.fragments:
+                counts[f.fragment_type] = counts.get(f.fragment_type, 0) + 1
+        return counts
 
     @property
     def parsed_pages_count(self) -> int:

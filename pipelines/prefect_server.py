@@ -23,8 +23,11 @@ def prefect_env(settings: Settings) -> dict[str, str]:
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false",
         "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{home / 'prefect.db'}",
-        "PREFECT_LOGGING_LEVEL": "WARNING",
-        "PREFECT_LOGGING_TO_API_ENABLED": "false",
+        # each job's log lines go to the Prefect API (its task run's Logs tab); the console
+        # shows only warnings, docklake's own log says the rest
+        "PREFECT_LOGGING_LEVEL": "INFO",
+        "PREFECT_LOGGING_TO_API_ENABLED": "true",
+        "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
     }
 
 

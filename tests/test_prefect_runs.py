@@ -124,3 +124,50 @@ def test_prefect_shows_failed_jobs_as_failed_and_names_runs_for_people(client: T
     assert {"org:org-a", "project:proj-a", "kind:parse"} <= tasks[bad][2]
     assert flow_state == "COMPLETED" and flow_message == "1 successful, 1 failure"
     assert "org-a/no dataset: 2 documents" in flow_name and "memo.md" in flow_name
+
+
+def test_each_job_logs_to_prefect_and_publishes_a_markdown_report(client: TestClient, run_jobs,
+                                                                  services: Services) -> None:
+    from prefect.client.schemas.filters import (
+        ArtifactFilter,
+        ArtifactFilterTaskRunId,
+        FlowRunFilter,
+        FlowRunFilterId,
+        LogFilter,
+        LogFilterTaskRunId,
+    )
+    from prefect.logging.handlers import APILogWorker
+
+    from tests import docgen
+
+    pdf = client.put("/documents/v2/files", files={"file": ("report.pdf", docgen.text_pdf(pages=3).data)},
+                     headers=A).json()
+    broken = client.put("/documents/v2/files", files={"file": ("broken.pdf", b"%PDF-1.7\n garbage")},
+                        headers=A).json()
+    good = submit(client, {"file_id": pdf["file_id"]}).json()["parse_id"]
+    bad = submit(client, {"file_id": broken["file_id"]}).json()["parse_id"]
+    assert run_jobs() == 2
+    APILogWorker.drain_all(timeout=10)  # the logs go to the API in batches
+    error = client.get(f"/documents/v2/parse/{bad}", headers=A).json()["error"]
+    flow_run_id = jobs_repo.get_job_by_id(services.engine, good).flow_run_id
+
+    async def look() -> dict[str, tuple[list[tuple[int, str]], list[str]]]:
+        async with get_client() as c:
+            runs = await c.read_task_runs(flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id])))
+            seen = {}
+            for run in runs:
+                logs = await c.read_logs(log_filter=LogFilter(task_run_id=LogFilterTaskRunId(any_=[run.id])))
+                arts = await c.read_artifacts(artifact_filter=ArtifactFilter(
+                    task_run_id=ArtifactFilterTaskRunId(any_=[run.id])))
+                seen[run.name] = ([(x.level, x.message) for x in logs], [str(a.data) for a in arts])
+            return seen
+
+    seen = asyncio.run(look())
+    logs, arts = seen["parse report.pdf"]
+    messages = [m for _, m in logs]
+    assert any(m.startswith("parse report.pdf: successful, 3 of 3 pages") for m in messages), messages
+    assert any(m.startswith("time per stage: ") for m in messages), messages
+    assert len(arts) == 1 and "| pages | 3 parsed of 3 selected" in arts[0] and "| fragment type |" in arts[0]
+    logs, arts = seen["parse broken.pdf"]
+    assert (40, error) in logs, logs  # the job's error, at ERROR level
+    assert len(arts) == 1 and "**failure**" in arts[0] and error[:60] in arts[0]

@@ -1,0 +1,97 @@
+"""What a person watching the orchestrator sees of one finished job: a few log lines (outcome,
+time per stage, the problems met) and a small markdown report (pages, fragments by type, tables,
+time per stage). Both are bounded: a document with 3,000 failing pages still gives a few lines."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipelines.models import DocumentResult
+from pipelines.records import Job, JobStatus
+
+MAX_PROBLEMS = 10  # distinct problems listed; the rest are counted
+MAX_MESSAGE = 300  # characters of one message
+
+
+def _clip(text: str, limit: int = MAX_MESSAGE) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _seconds(s: float) -> str:
+    return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
+
+
+@dataclass(frozen=True)
+class JobReport:
+    job: Job
+    status: JobStatus | None  # None: another worker owns the job now
+    error: str | None
+    result: DocumentResult | None
+    seconds: float
+
+    @property
+    def problems(self) -> list[str]:
+        """Distinct problems with the pages they happened on (``error_message`` style)."""
+        if self.result is not None and self.result.errors:
+            text = self.result.error_message() or ""
+        else:
+            text = self.error or ""
+        return [p for p in (part.strip() for part in text.split("; ")) if p]
+
+    def log_lines(self) -> list[tuple[str, str]]:
+        """``(level, message)`` pairs, ``level`` one of info/warning/error."""
+        r, job = self.result, self.job
+        what = f"{job.kind.value} {job.file_name or job.id}"
+        if self.status is None:
+            return [("warning", f"{what}: lost the job's lease after {_seconds(self.seconds)}; "
+                                "another worker finishes it")]
+        lines: list[tuple[str, str]] = []
+        if r is not None and r.pages:
+            types = r.fragment_types()
+            lines.append(("info", f"{what}: {self.status.value}, {r.parsed_pages_count} of {len(r.pages)} "
+                                  f"pages, {sum(types.values())} fragments, {types.get('table', 0)} tables "
+                                  f"in {_seconds(self.seconds)}"))
+        else:
+            lines.append(("info", f"{what}: {self.status.value} in {_seconds(self.seconds)}"))
+        if r is not None and r.timings:
+            lines.append(("info", "time per stage: " + ", ".join(
+                f"{name} {_seconds(s)}" for name, s in sorted(r.timings.items(), key=lambda kv: -kv[1]))))
+        problems = self.problems
+        level = "error" if self.status == JobStatus.failure else "warning"
+        for p in problems[:MAX_PROBLEMS]:
+            lines.append((level, _clip(p)))
+        if len(problems) > MAX_PROBLEMS:
+            lines.append((level, f"… and {len(problems) - MAX_PROBLEMS} more problems"))
+        return lines
+
+    def markdown(self) -> str:
+        r, job = self.result, self.job
+        out = [f"### {job.kind.value} `{_clip(job.file_name or job.id, 120)}`", "",
+               "| | |", "|---|---|",
+               f"| job | `{job.id}` |",
+               f"| outcome | **{self.status.value if self.status else 'handed to another worker'}** |",
+               f"| organization / project | {job.organization_id} / {job.project_id} |"]
+        if job.dataset_name or job.dataset_id:
+            out.append(f"| dataset | {job.dataset_name or job.dataset_id} |")
+        if job.attempts > 1:
+            out.append(f"| attempt | {job.attempts} (an earlier worker stopped) |")
+        out.append(f"| time | {_seconds(self.seconds)} |")
+        if r is not None and r.pages:
+            types = r.fragment_types()
+            out += [f"| pages | {r.parsed_pages_count} parsed of {len(r.pages)} selected "
+                    f"({r.total_pages} in the document) |",
+                    f"| tables | {types.get('table', 0)} |"]
+            if types:
+                out += ["", "| fragment type | count |", "|---|---:|"]
+                out += [f"| {name} | {n} |" for name, n in sorted(types.items(), key=lambda kv: -kv[1])]
+        if r is not None and r.timings:
+            out += ["", "| stage | time |", "|---|---:|"]
+            out += [f"| {name} | {_seconds(s)} |" for name, s in sorted(r.timings.items(), key=lambda kv: -kv[1])]
+        problems = self.problems
+        if problems:
+            out += ["", "**Problems**", ""]
+            out += [f"- {_clip(p).replace('|', '/')}" for p in problems[:MAX_PROBLEMS]]
+            if len(problems) > MAX_PROBLEMS:
+                out.append(f"- … and {len(problems) - MAX_PROBLEMS} more")
+        return "\n".join(out) + "\n"
