@@ -13,7 +13,9 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.errors import Unauthorized
 from api.services import Services
-from pipelines.records import Principal
+from api.wire import parse_rfc3339
+from assets.jobs import JobFilter
+from pipelines.records import JobStatus, Principal
 from pipelines.settings import Settings
 from pipelines.usecases.runtime import Runtime
 
@@ -51,3 +53,23 @@ async def get_principal(request: Request, services: ServicesDep) -> Principal:
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
 PrincipalDep = Annotated[Principal, Depends(get_principal)]
+
+
+def job_filter(
+    status: JobStatus | None = None,
+    created_after: str | None = None,
+    created_before: str | None = None,
+    finished_after: str | None = None,
+    finished_before: str | None = None,
+) -> JobFilter:
+    """The query parameters every listing of jobs takes (RFC 3339 times)."""
+    return JobFilter(
+        status=status,
+        created_after=parse_rfc3339(created_after, "created_after"),
+        created_before=parse_rfc3339(created_before, "created_before"),
+        finished_after=parse_rfc3339(finished_after, "finished_after"),
+        finished_before=parse_rfc3339(finished_before, "finished_before"),
+    )
+
+
+JobFilterDep = Annotated[JobFilter, Depends(job_filter)]

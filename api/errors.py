@@ -32,6 +32,7 @@ STATUS: list[tuple[type[e.DocklakeError], int]] = [
     (Unauthorized, 401),
     (ClientClosed, 499),
     (e.NotFound, 404),
+    (e.AlreadyExists, 409),
     (e.PayloadTooLarge, 413),
     (e.InvalidQuery, 422),
     (e.InvalidRequest, 400),

@@ -106,6 +106,36 @@ class ParseList(_Paginated):
     items: list[ParseResult]
 
 
+class DatasetCreated(BaseModel):
+    name: str
+    dataset_id: str
+    created_at: str
+
+
+class DatasetAnalytics(BaseModel):
+    total_processing_parse_jobs: int
+    total_pending_parse_jobs: int
+    total_error_parse_jobs: int
+    total_successful_parse_jobs: int
+    total_jobs: int
+
+
+class Dataset(BaseModel):
+    name: str
+    dataset_id: str
+    description: str | None
+    status: str = Field(description="`processing` while any of its jobs is pending or processing, else `idle`.")
+    created_at: str
+    updated_at: str
+    analytics: DatasetAnalytics | None = Field(None, description="With ?include_analytics=true.")
+    configuration: dict[str, Any] | None = Field(None, description="With ?include_configuration=true: the "
+                                                 "settings its next jobs get.")
+
+
+class DatasetList(_Paginated):
+    items: list[Dataset]
+
+
 class Health(BaseModel):
     status: str
 
@@ -119,6 +149,7 @@ _ERRORS = {
     400: "Invalid request (ApiError).",
     401: "Missing or invalid API key (ApiError).",
     404: "Not found for this caller (ApiError).",
+    409: "Already exists (ApiError).",
     413: "Over a configured size limit (ApiError).",
     499: "The client closed the connection before the upload completed (ApiError).",
     500: "Internal error; the body names the trace id (ApiError).",

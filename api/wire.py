@@ -14,7 +14,7 @@ from assets.pagination import Page
 from assets.results import ResultReader
 from pipelines.errors import InvalidQuery
 from pipelines.models import DocumentResult, PageResult
-from pipelines.records import FileRecord, Job, JobSummary
+from pipelines.records import Dataset, FileRecord, Job, JobStatus, JobSummary
 from pipelines.stages.pagerange import PageRange
 
 
@@ -72,6 +72,29 @@ def file_metadata(rec: FileRecord) -> dict[str, Any]:
         "createdAt": created,
         "updatedAt": created,
     }
+
+
+def dataset(ds: Dataset, *, analytics: bool = False, configuration: bool = False) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "name": ds.name,
+        "dataset_id": ds.id,
+        "description": ds.description,
+        "status": ds.status.value,
+        "created_at": rfc3339(ds.created_us),
+        "updated_at": rfc3339(ds.updated_us),
+    }
+    if analytics:
+        n = ds.job_counts or {}
+        out["analytics"] = {
+            "total_processing_parse_jobs": n.get(JobStatus.processing.value, 0),
+            "total_pending_parse_jobs": n.get(JobStatus.pending.value, 0),
+            "total_error_parse_jobs": n.get(JobStatus.failure.value, 0),
+            "total_successful_parse_jobs": n.get(JobStatus.successful.value, 0),
+            "total_jobs": sum(n.values()),
+        }
+    if configuration:
+        out["configuration"] = ds.configuration.model_dump(mode="json", exclude_none=True)
+    return out
 
 
 def paginated(page: Page, items: list[dict[str, Any]]) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    UniqueConstraint,
     create_engine,
     event,
 )
@@ -63,6 +64,21 @@ files = Table(
     Index("ix_files_scope_created", "organization_id", "project_id", "created_us", "id"),
 )
 
+datasets = Table(
+    "datasets",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("name", String(255), nullable=False),
+    Column("description", Text),
+    Column("configuration", JSON, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Column("updated_us", BigInteger, nullable=False),
+    UniqueConstraint("organization_id", "project_id", "name", name="uq_datasets_scope_name"),
+    Index("ix_datasets_scope_created", "organization_id", "project_id", "created_us", "id"),
+)
+
 jobs = Table(
     "jobs",
     metadata,
@@ -90,6 +106,8 @@ jobs = Table(
     Column("flow_run_id", String(64)),
     Index("ix_jobs_scope_created", "organization_id", "project_id", "created_us", "id"),
     Index("ix_jobs_scope_status_created", "organization_id", "project_id", "status", "created_us", "id"),
+    Index("ix_jobs_dataset_created", "dataset_id", "created_us", "id"),
+    Index("ix_jobs_dataset_status", "dataset_id", "status"),
     Index("ix_jobs_scope_dataset_created", "organization_id", "project_id", "dataset_name", "created_us", "id"),
     Index("ix_jobs_scope_dataset_status_created", "organization_id", "project_id", "dataset_name", "status",
           "created_us", "id"),

@@ -57,6 +57,14 @@ class NotFound(DocklakeError):
     code = "ENTITY_NOT_FOUND"
 
 
+class AlreadyExists(DocklakeError):
+    code = "ENTITY_ALREADY_EXISTS"
+
+
+class InvalidDatasetName(InvalidRequest):
+    code = "INVALID_DATASET_NAME"
+
+
 class PayloadTooLarge(DocklakeError):
     code = "INVALID_FILE"
 

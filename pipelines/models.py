@@ -11,6 +11,7 @@ Two families live here:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from enum import Enum
 from typing import Any, Literal
@@ -132,8 +133,8 @@ def labels_problem(labels: dict[str, Any]) -> str | None:
     return None
 
 
-class ParseRequest(_Lenient):
-    """The body of every job endpoint (parse, read, extract, classify, edit)."""
+class DocumentSource(_Lenient):
+    """Which document a job parses (and the labels it carries)."""
 
     file_id: str | None = None
     file_url: str | None = None
@@ -142,14 +143,9 @@ class ParseRequest(_Lenient):
     mime_type: str | None = None
     page_range: str | None = None
     labels: dict[str, Any] | None = None
-    parsing_options: ParsingOptions | None = None
-    enrichment_options: EnrichmentOptions | None = None
-    structured_extraction_options: list[StructuredExtractionOptions] | None = None
-    page_classifications: list[PageClassConfig] | None = None
-    form_filling: FormFillingOptions | None = None
 
     @model_validator(mode="after")
-    def _storable(self) -> ParseRequest:
+    def _storable(self) -> DocumentSource:
         """Refuse what could not be stored or sent back: lone surrogates, unbounded labels."""
         for name in ("file_id", "file_url", "raw_text", "file_name", "mime_type", "page_range"):
             value = getattr(self, name)
@@ -159,6 +155,16 @@ class ParseRequest(_Lenient):
             raise ValueError(p)
         return self
 
+
+class ParseRequest(DocumentSource):
+    """The body of every job endpoint (parse, read, extract, classify, edit)."""
+
+    parsing_options: ParsingOptions | None = None
+    enrichment_options: EnrichmentOptions | None = None
+    structured_extraction_options: list[StructuredExtractionOptions] | None = None
+    page_classifications: list[PageClassConfig] | None = None
+    form_filling: FormFillingOptions | None = None
+
     def options_dump(self) -> dict[str, Any]:
         """The processing configuration echoed by ``with_options``."""
         return self.model_dump(
@@ -166,6 +172,51 @@ class ParseRequest(_Lenient):
                      "page_classifications", "form_filling", "page_range", "mime_type"},
             exclude_none=True,
         )
+
+
+class ParseConfiguration(_Lenient):
+    """How a dataset processes every document submitted to it (the ``ParseRequest`` options)."""
+
+    parsing_options: ParsingOptions | None = None
+    enrichment_options: EnrichmentOptions | None = None
+    structured_extraction_options: list[StructuredExtractionOptions] | None = None
+    page_classifications: list[PageClassConfig] | None = None
+
+
+DATASET_NAME = re.compile(r"[A-Za-z0-9_-]{1,255}")
+MAX_DESCRIPTION = 4096
+
+
+def _description_problem(value: str | None) -> str | None:
+    if value is None:
+        return None
+    if len(value) > MAX_DESCRIPTION:
+        return f"description is longer than {MAX_DESCRIPTION} characters"
+    p = text_problem(value)
+    return f"description {p}" if p else None
+
+
+class DatasetUpdate(ParseConfiguration):
+    """``PUT datasets/{id}``: the keys given replace the dataset's; later jobs use them."""
+
+    description: str | None = None
+
+    @model_validator(mode="after")
+    def _storable(self) -> DatasetUpdate:
+        if (p := _description_problem(self.description)) is not None:
+            raise ValueError(p)
+        return self
+
+    def configuration(self) -> ParseConfiguration:
+        return ParseConfiguration.model_validate(self.model_dump(include=set(ParseConfiguration.model_fields)))
+
+
+class DatasetCreate(DatasetUpdate):
+    name: str
+
+
+class DatasetParseRequest(DocumentSource):
+    """``POST datasets/{id}/parse``: what to parse; how comes from the dataset."""
 
 
 # ---------------------------------------------------------------- the document result

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from pipelines.models import ParseRequest
+from pipelines.models import ParseConfiguration, ParseRequest
 
 
 @dataclass(frozen=True)
@@ -158,3 +158,38 @@ class Job(JobSummary):
         stored = r["request"] or {}
         return cls(**cls._fields(r), source=JobSource.model_validate(stored["source"]),
                    options=ParseRequest.model_validate(stored.get("options") or {}))
+
+
+class DatasetStatus(str, Enum):
+    idle = "idle"
+    processing = "processing"  # some of its jobs are pending or processing
+
+
+@dataclass
+class Dataset:
+    """A named collection's settings: every document parsed into it is processed the same way."""
+
+    id: str
+    organization_id: str
+    project_id: str
+    name: str
+    created_us: int
+    updated_us: int
+    description: str | None = None
+    configuration: ParseConfiguration = field(default_factory=ParseConfiguration)
+    # Jobs by status (``JobStatus`` value → count), when asked for.
+    job_counts: dict[str, int] | None = None
+
+    @property
+    def status(self) -> DatasetStatus:
+        counts = self.job_counts or {}
+        busy = counts.get(JobStatus.pending.value, 0) + counts.get(JobStatus.processing.value, 0)
+        return DatasetStatus.processing if busy else DatasetStatus.idle
+
+    @classmethod
+    def from_row(cls, r: Any, job_counts: dict[str, int] | None = None) -> Dataset:
+        return cls(id=r["id"], organization_id=r["organization_id"], project_id=r["project_id"],
+                   name=r["name"], created_us=r["created_us"], updated_us=r["updated_us"],
+                   description=r["description"],
+                   configuration=ParseConfiguration.model_validate(r["configuration"] or {}),
+                   job_counts=job_counts)

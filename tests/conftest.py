@@ -41,6 +41,9 @@ def prefect_api() -> Iterator[str]:
     server = ManagedPrefectServer(PREFECT_SETTINGS)
     server.start(timeout_s=180)
     yield PREFECT_API
+    from prefect.logging.handlers import APILogWorker
+
+    APILogWorker.drain_all(timeout=10)  # the job logs still queued, before their server goes
     server.stop()
 
 

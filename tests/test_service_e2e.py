@@ -177,6 +177,31 @@ def test_real_tensorlake_sdk_round_trip(service: Service, tmp_path: Path) -> Non
     assert ai.files().items == []
 
 
+def test_real_tensorlake_sdk_datasets(service: Service, tmp_path: Path) -> None:
+    from tensorlake.documentai import DocumentAI
+    from tensorlake.documentai.models import ChunkingStrategy, DatasetDataFilter, ParsingOptions
+
+    ai = DocumentAI(api_key=first_key(service), server_url=service.base)
+    ds = ai.create_dataset(name="sdk-memos", description="memos",
+                           parsing_options=ParsingOptions(chunking_strategy=ChunkingStrategy.SECTION))
+    assert ds.name == "sdk-memos" and ds.dataset_id.startswith("dataset_") and ds.status.value == "idle"
+    doc = tmp_path / "memo.md"
+    doc.write_text("# Memo\n\nShip on Friday.\n\n## Risks\n\n- none known\n")
+    file_id = ai.upload(doc)
+    # the SDK sends this file id as raw_text; it is parsed as the file, with the dataset's settings
+    result = ai.parse_dataset_file(ds, file_id, labels={"team": "docs"}, wait_for_completion=True)
+    assert result.status.value == "successful" and result.labels == {"team": "docs"}
+    assert [c.content.splitlines()[0] for c in result.chunks] == ["# Memo", "## Risks"]
+    data = ai.get_dataset_data(ds, DatasetDataFilter())
+    assert [r.parse_id for r in data.items] == [result.parse_id]
+    assert [d.name for d in ai.list_datasets(name="sdk-memos").items] == ["sdk-memos"]
+    updated = ai.update_dataset(ds, description="all memos")
+    assert updated.description == "all memos" and ai.get_dataset(ds.dataset_id).description == "all memos"
+    ai.delete_dataset(ds)
+    assert ai.list_datasets().items == []
+    assert [f.id for f in ai.files().items] == [file_id]  # files are not the dataset's to delete
+
+
 def test_kill_9_loses_no_job_and_finishes_none_twice(tmp_path: Path, prefect_api: str) -> None:
     data = tmp_path / "crash"
     svc = start_service(data, prefect_api, DOCKLAKE_WORKER__BATCH_SIZE="4")

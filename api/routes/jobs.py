@@ -12,11 +12,10 @@ from fastapi.responses import StreamingResponse
 from sse_starlette.sse import EventSourceResponse
 from starlette.concurrency import iterate_in_threadpool
 
-from api.deps import PrincipalDep, RuntimeDep
+from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
 from api.metrics import JOBS_SUBMITTED
 from api.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
-from api.wire import JSON, dumps, paginated, parse_result, parse_rfc3339, rfc3339, stream_parse_result
-from assets.jobs import JobFilter
+from api.wire import JSON, dumps, paginated, parse_result, rfc3339, stream_parse_result
 from assets.pagination import MAX_LIMIT
 from pipelines.errors import InvalidRequest, NotFound
 from pipelines.models import ParseRequest
@@ -54,27 +53,16 @@ async def create_read(req: ParseRequest, principal: PrincipalDep, rt: RuntimeDep
 async def list_parse(
     principal: PrincipalDep,
     rt: RuntimeDep,
+    f: JobFilterDep,
     cursor: str | None = None,
     direction: Literal["next", "prev"] = "next",
     limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 100,
     dataset_name: str | None = None,
     filename: str | None = None,
     file_name: str | None = None,
-    status: JobStatus | None = None,
     id: str | None = None,  # noqa: A002 - the spec's parameter name
-    created_after: str | None = None,
-    created_before: str | None = None,
-    finished_after: str | None = None,
-    finished_before: str | None = None,
 ) -> JSON:
-    f = JobFilter(
-        status=status, dataset_name=dataset_name,
-        file_name=filename or file_name, job_id=id,
-        created_after=parse_rfc3339(created_after, "created_after"),
-        created_before=parse_rfc3339(created_before, "created_before"),
-        finished_after=parse_rfc3339(finished_after, "finished_after"),
-        finished_before=parse_rfc3339(finished_before, "finished_before"),
-    )
+    f.dataset_name, f.file_name, f.job_id = dataset_name, filename or file_name, id
 
     def run() -> dict:
         page = documents.list_jobs(rt, principal, f, cursor=cursor, direction=direction, limit=limit)

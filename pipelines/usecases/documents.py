@@ -36,7 +36,7 @@ from pipelines.models import (
     ParseRequest,
     ParsingOptions,
 )
-from pipelines.records import Job, JobKind, JobSource, JobStatus, Principal
+from pipelines.records import Dataset, Job, JobKind, JobSource, JobStatus, Principal
 from pipelines.stages.detect import TEXT_TYPES, normalize_mime
 from pipelines.stages.pagerange import PageRange
 from pipelines.usecases.runtime import Runtime
@@ -51,7 +51,7 @@ UNSUPPORTED_ENRICHMENT = ("table_summarization", "figure_summarization", "chart_
 # ---------------------------------------------------------------- for the caller
 
 
-def _refuse_unsupported(req: ParseRequest) -> None:
+def refuse_unsupported(req: ParseRequest) -> None:
     missing = []
     if req.structured_extraction_options:
         missing.append("structured_extraction_options (structured extraction)")
@@ -97,9 +97,9 @@ def _source(rt: Runtime, p: Principal, req: ParseRequest) -> tuple[JobSource | N
     return JobSource.file(rec.id), req.file_name or rec.file_name
 
 
-def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest) -> Job:
-    """Check the request and record a pending job; a worker picks it up."""
-    _refuse_unsupported(req)
+def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest, *, dataset: Dataset | None = None) -> Job:
+    """Check the request and record a pending job (in ``dataset``, if given); a worker picks it up."""
+    refuse_unsupported(req)
     PageRange.parse(req.page_range)
     if req.mime_type is not None and normalize_mime(req.mime_type) is None:
         raise InvalidMimeType("mime_type is empty")
@@ -113,7 +113,8 @@ def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest) -> Job:
     try:
         return jobs_repo.create_job(rt.engine, p, kind=kind, source=source, options=req,
                                     labels=req.labels or {}, file_id=req.file_id, file_name=file_name,
-                                    job_id=job_id)
+                                    job_id=job_id, dataset_id=dataset.id if dataset else None,
+                                    dataset_name=dataset.name if dataset else None)
     except Exception:
         if text_key:
             rt.storage.delete(text_key)

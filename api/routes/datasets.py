@@ -1,0 +1,94 @@
+"""``/documents/v2/datasets``: create, list, get, update, delete, parse into, and the data (jobs)
+of a dataset."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, Response
+from fastapi.concurrency import run_in_threadpool
+
+from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
+from api.metrics import JOBS_SUBMITTED
+from api.schemas import Dataset, DatasetCreated, DatasetList, ParseCreated, ParseList, responses
+from api.wire import JSON, dataset, paginated, parse_result, rfc3339
+from assets.pagination import MAX_LIMIT
+from pipelines.models import DatasetCreate, DatasetParseRequest, DatasetUpdate
+from pipelines.records import DatasetStatus, JobKind
+from pipelines.usecases import datasets
+
+router = APIRouter(prefix="/documents/v2/datasets", tags=["datasets"])
+
+
+@router.post("", response_model=DatasetCreated, response_class=JSON, responses=responses(400, 409, body=True))
+async def create_dataset(req: DatasetCreate, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    ds = await run_in_threadpool(datasets.create, rt, principal, req)
+    return JSON({"name": ds.name, "dataset_id": ds.id, "created_at": rfc3339(ds.created_us)})
+
+
+@router.get("", response_model=DatasetList, response_class=JSON, responses=responses(query=True))
+async def list_datasets(
+    principal: PrincipalDep,
+    rt: RuntimeDep,
+    cursor: str | None = None,
+    direction: Literal["next", "prev"] = "next",
+    limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 25,
+    status: DatasetStatus | None = None,
+    name: str | None = None,
+) -> JSON:
+    def run() -> dict:
+        page = datasets.list_datasets(rt, principal, name=name, status=status, cursor=cursor,
+                                      direction=direction, limit=limit)
+        return paginated(page, [dataset(d) for d in page.rows])
+
+    return JSON(await run_in_threadpool(run))
+
+
+@router.get("/{dataset_id}", response_model=Dataset, response_class=JSON, responses=responses(404, query=True))
+async def get_dataset(dataset_id: str, principal: PrincipalDep, rt: RuntimeDep,
+                      include_analytics: bool = False, include_configuration: bool = False) -> JSON:
+    ds = await run_in_threadpool(datasets.get, rt, principal, dataset_id)
+    return JSON(dataset(ds, analytics=include_analytics, configuration=include_configuration))
+
+
+@router.put("/{dataset_id}", response_model=Dataset, response_class=JSON, responses=responses(400, 404, body=True))
+async def update_dataset(dataset_id: str, req: DatasetUpdate, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    ds = await run_in_threadpool(datasets.update, rt, principal, dataset_id, req)
+    return JSON(dataset(ds))
+
+
+@router.delete("/{dataset_id}", status_code=204, response_class=Response, responses=responses(404))
+async def delete_dataset(dataset_id: str, principal: PrincipalDep, rt: RuntimeDep) -> Response:
+    await run_in_threadpool(datasets.delete, rt, principal, dataset_id)
+    return Response(status_code=204)
+
+
+@router.post("/{dataset_id}/parse", response_model=ParseCreated, response_class=JSON,
+             responses=responses(400, 404, 413, body=True))
+async def parse_into_dataset(dataset_id: str, req: DatasetParseRequest, principal: PrincipalDep,
+                             rt: RuntimeDep) -> JSON:
+    job = await run_in_threadpool(datasets.parse, rt, principal, dataset_id, req)
+    JOBS_SUBMITTED.labels(kind=JobKind.parse.value).inc()
+    return JSON({"parse_id": job.id, "created_at": rfc3339(job.created_us)})
+
+
+@router.get("/{dataset_id}/data", response_model=ParseList, response_class=JSON,
+            responses=responses(404, query=True))
+async def dataset_data(
+    dataset_id: str,
+    principal: PrincipalDep,
+    rt: RuntimeDep,
+    f: JobFilterDep,
+    cursor: str | None = None,
+    direction: Literal["next", "prev"] = "next",
+    limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 100,
+    parse_id: str | None = None,
+    file_name: str | None = None,
+) -> JSON:
+    f.file_name, f.job_id = file_name, parse_id
+
+    def run() -> dict:
+        page = datasets.data(rt, principal, dataset_id, f, cursor=cursor, direction=direction, limit=limit)
+        return paginated(page, [parse_result(j) for j in page.rows])
+
+    return JSON(await run_in_threadpool(run))
