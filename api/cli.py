@@ -1,4 +1,5 @@
-"""The ``docklake`` command: ``serve``, ``worker`` and ``keys create``."""
+"""The ``docklake`` command: ``serve``, ``worker`` and ``keys …`` on the server's machine; the
+client commands ``submit``, ``datasets …`` and ``jobs …`` (``api.client_cli``) over HTTP."""
 
 from __future__ import annotations
 
@@ -13,11 +14,15 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from api import client_cli
 from pipelines.settings import Settings
 
 app = typer.Typer(help="docklake: self-hosted document ingestion and sandboxes.", no_args_is_help=True)
 keys_app = typer.Typer(help="Manage API keys.", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
+app.command("submit")(client_cli.submit)
+app.add_typer(client_cli.datasets_app, name="datasets")
+app.add_typer(client_cli.jobs_app, name="jobs")
 console = Console(stderr=True)
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="State directory (DOCKLAKE_DATA_DIR).")]
