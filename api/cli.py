@@ -1,5 +1,5 @@
 """The ``docklake`` command: ``serve``, ``worker`` and ``keys …`` on the server's machine; the
-client commands ``submit``, ``datasets …`` and ``jobs …`` (``api.client_cli``) over HTTP."""
+client commands ``submit``, ``query``, ``datasets …`` and ``jobs …`` (``api.client_cli``) over HTTP."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ app = typer.Typer(help="docklake: self-hosted document ingestion and sandboxes."
 keys_app = typer.Typer(help="Manage API keys.", no_args_is_help=True)
 app.add_typer(keys_app, name="keys")
 app.command("submit")(client_cli.submit)
+app.command("query")(client_cli.query)
 app.add_typer(client_cli.datasets_app, name="datasets")
 app.add_typer(client_cli.jobs_app, name="jobs")
 console = Console(stderr=True)

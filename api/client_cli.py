@@ -197,3 +197,32 @@ def jobs_watch(parse_id: str, url: Url = DEFAULT_URL, api_key: Key = "") -> None
         err.print(f"[red]cannot reach docklake at {url}: {exc}[/]")
         raise typer.Exit(1) from None
     raise typer.Exit(0 if last == "successful" else 1)
+
+
+def query(
+    sql: Annotated[str, typer.Argument(help="DuckDB SQL over jobs, documents, pages, fragments, chunks.")],
+    dataset: Annotated[str | None, typer.Option(help="Only this dataset (name or dataset_… id).")] = None,
+    as_json: AsJson = False,
+    as_csv: Annotated[bool, typer.Option("--csv", help="Print CSV instead of a table.")] = False,
+    url: Url = DEFAULT_URL, api_key: Key = "",
+) -> None:
+    """SQL over your own results: a table (or --json / --csv). Only your project's rows are there."""
+    import csv
+    import sys
+
+    remote = _remote(url, api_key)
+    body: dict[str, Any] = {"sql": sql}
+    if dataset:
+        body["dataset_id"] = _dataset(remote, dataset)["dataset_id"]
+    answer = _run(remote.call, "POST", "/query", json=body)
+    if as_json:
+        out.print_json(data=[dict(zip(answer["columns"], r, strict=True)) for r in answer["rows"]])
+    elif as_csv:
+        w = csv.writer(sys.stdout)
+        w.writerow(answer["columns"])
+        w.writerows(answer["rows"])
+    else:
+        out.print(_table(f"{answer['row_count']} rows", [dict(zip(answer["columns"], r, strict=True))
+                                                         for r in answer["rows"]], answer["columns"]))
+    if answer["truncated"]:
+        err.print(f"[yellow]only the first {answer['row_count']} rows (DOCKLAKE_API__QUERY_MAX_ROWS)[/]")

@@ -136,6 +136,19 @@ class DatasetList(_Paginated):
     items: list[Dataset]
 
 
+class QueryRequest(BaseModel):
+    sql: str = Field(description="DuckDB SQL over the tables jobs, documents, pages, fragments and chunks "
+                     "(the caller's own).")
+    dataset_id: str | None = Field(None, description="Only this dataset's jobs and results.")
+
+
+class QueryAnswer(BaseModel):
+    columns: list[str]
+    rows: list[list[Any]]
+    row_count: int
+    truncated: bool = Field(description="More rows matched than DOCKLAKE_API__QUERY_MAX_ROWS.")
+
+
 class Health(BaseModel):
     status: str
 

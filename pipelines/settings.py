@@ -44,6 +44,9 @@ class ApiSettings(_Group):
     max_response_bytes: int = Field(512 * 1024 * 1024, description="A stored result larger than this is not "
                                     "sent whole: `GET …/parse/{id}?pages=1-100` asks for part of it. Results "
                                     "are streamed a page at a time either way.")
+    query_max_rows: int = Field(10_000, description="Rows one SQL query (`docklake query`, `POST "
+                                "/documents/v2/query`) returns at most; the answer says when there were more.")
+    query_timeout_s: float = Field(30.0, description="A SQL query running longer is stopped.")
 
 
 class WorkerSettings(_Group):

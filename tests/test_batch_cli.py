@@ -70,6 +70,15 @@ def test_submit_a_folder_then_look_at_it(tmp_path: Path, prefect_api: str) -> No
         broken = next(j for j in jobs if j["labels"]["path"] == "2026/broken.pdf")
         assert docklake(env, "jobs", "watch", broken["parse_id"]).returncode == 1
 
+        # SQL over the results, from the command line
+        counted = json.loads(docklake(env, "query", "select status, count(*) as n from jobs group by 1 order by 1",
+                                      "--dataset", "inbox", "--json").stdout)
+        assert counted == [{"status": "failure", "n": 2}, {"status": "successful", "n": 4}]
+        as_csv = docklake(env, "query", "select count(*) as pages from pages", "--csv").stdout.split()
+        assert as_csv == ["pages", "5"]  # 2 + 1 + 1 + 1
+        table = docklake(env, "query", "select parse_id from documents limit 2")
+        assert table.returncode == 0 and "2 rows" in table.stdout
+
         wrong_key = docklake({**env, "TENSORLAKE_API_KEY": "dl_not_a_key"}, "datasets", "list")
         assert wrong_key.returncode == 1 and "401" in wrong_key.stderr
         deleted = docklake(env, "datasets", "delete", "inbox")
