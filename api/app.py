@@ -11,7 +11,7 @@ from fastapi.routing import APIRoute
 from api import docs, errors
 from api.limits import BodyLimitMiddleware
 from api.logging import RequestContextMiddleware
-from api.routes import datasets, files, health, jobs, query
+from api.routes import datasets, files, health, jobs, query, webhooks
 from api.services import Services
 from pipelines.settings import Settings
 
@@ -48,4 +48,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(jobs.router)
     app.include_router(datasets.router)
     app.include_router(query.router)
+    app.include_router(webhooks.router)
     return app

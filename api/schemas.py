@@ -149,6 +149,51 @@ class QueryAnswer(BaseModel):
     truncated: bool = Field(description="More rows matched than DOCKLAKE_API__QUERY_MAX_ROWS.")
 
 
+class WebhookCreate(BaseModel):
+    url: str = Field(description="Where to POST the events (http or https; loopback and private addresses only "
+                     "with DOCKLAKE_LIMITS__ALLOW_PRIVATE_URLS).")
+    events: list[str] | None = Field(None, description="parse.completed and/or parse.failed (default: both).")
+    dataset_id: str | None = Field(None, description="Only this dataset's jobs.")
+
+
+class WebhookInfo(BaseModel):
+    webhook_id: str
+    url: str
+    events: list[str]
+    dataset_id: str | None
+    created_at: str
+    secret: str | None = Field(None, description="Shown when the webhook is created: the key of its signatures.")
+
+
+class WebhookList(BaseModel):
+    items: list[WebhookInfo]
+
+
+class DeliveryAttempt(BaseModel):
+    attempt: int
+    at: str
+    status_code: int | None
+    error: str | None
+    duration_ms: int
+
+
+class DeliveryInfo(BaseModel):
+    delivery_id: str
+    event: str
+    parse_id: str
+    status: str = Field(description="pending, delivered or failed.")
+    attempts: int
+    created_at: str
+    next_attempt_at: str | None
+    delivered_at: str | None
+    last_error: str | None
+    history: list[DeliveryAttempt]
+
+
+class DeliveryList(_Paginated):
+    items: list[DeliveryInfo]
+
+
 class Health(BaseModel):
     status: str
 

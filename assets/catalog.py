@@ -79,6 +79,53 @@ datasets = Table(
     Index("ix_datasets_scope_created", "organization_id", "project_id", "created_us", "id"),
 )
 
+webhooks = Table(
+    "webhooks",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("secret", String(128), nullable=False),
+    Column("events", JSON, nullable=False),
+    Column("dataset_id", String(40)),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_webhooks_scope_created", "organization_id", "project_id", "created_us", "id"),
+)
+
+# One event for one webhook; sent until the receiver answers 2xx or the attempts run out.
+webhook_deliveries = Table(
+    "webhook_deliveries",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("webhook_id", String(40), nullable=False),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("event", String(32), nullable=False),
+    Column("job_id", String(40), nullable=False),
+    Column("payload", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("next_attempt_us", BigInteger),
+    Column("lease_owner", String(64)),
+    Column("last_error", Text),
+    Column("created_us", BigInteger, nullable=False),
+    Column("delivered_us", BigInteger),
+    Index("ix_webhook_deliveries_due", "status", "next_attempt_us"),
+    Index("ix_webhook_deliveries_webhook_created", "webhook_id", "created_us", "id"),
+)
+
+webhook_attempts = Table(
+    "webhook_attempts",
+    metadata,
+    Column("delivery_id", String(40), primary_key=True),
+    Column("attempt", Integer, primary_key=True),
+    Column("at_us", BigInteger, nullable=False),
+    Column("status_code", Integer),
+    Column("error", Text),
+    Column("duration_ms", Integer, nullable=False),
+)
+
 jobs = Table(
     "jobs",
     metadata,

@@ -27,6 +27,7 @@ from sqlalchemy import (
     update,
 )
 
+from assets import webhooks
 from assets.catalog import jobs, now_us, write_txn
 from assets.files import substring_match
 from assets.pagination import Page, in_page_order, paginate
@@ -307,9 +308,10 @@ def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: st
 def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: JobStatus | str,
            error: str | None, result_key: str | None, total_pages: int | None,
            parsed_pages_count: int) -> bool:
-    """Close a claimed job; False if this worker no longer holds it (someone else took over)."""
+    """Close a claimed job (and queue its webhook events); False if this worker no longer holds it
+    (someone else took over)."""
     with write_txn(engine) as conn:
-        return bool(conn.execute(
+        done = bool(conn.execute(
             update(jobs)
             .where(jobs.c.id == job_id, jobs.c.lease_owner == owner, jobs.c.attempts == attempt,
                    jobs.c.status == PROCESSING)
@@ -317,6 +319,9 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: Job
                     parsed_pages_count=parsed_pages_count, finished_us=_db_now_us(conn),
                     lease_owner=None, lease_expires_us=None)
         ).rowcount)
+        if done:  # the job's webhook events, in the same transaction: never one without the other
+            webhooks.enqueue(conn, job_id)
+        return done
 
 
 def release(engine: Engine, owner: str) -> int:

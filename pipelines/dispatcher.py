@@ -27,6 +27,7 @@ from prefect import tags
 from assets import jobs as jobs_repo
 from pipelines.flows import flow_name, mark_abandoned, process_jobs, worker_tag
 from pipelines.records import Job
+from pipelines.usecases import webhooks
 from pipelines.usecases.runtime import Runtime
 
 log = structlog.get_logger("docklake.dispatcher")
@@ -61,6 +62,7 @@ class Dispatcher:
         self.owner = owner or f"{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
         self._stopping = asyncio.Event()
         self._wake = asyncio.Event()
+        self._events = asyncio.Event()  # a batch ended: webhook events may be waiting
         self._in_flight: dict[str, str] = {}  # job id → organization
         self._last_org = ""
         self._batches: set[asyncio.Task[None]] = set()
@@ -137,22 +139,41 @@ class Dispatcher:
                 if self._heartbeat is not None:
                     self._heartbeat.job_ids.discard(j.id)
             self._wake.set()
+            self._events.set()
 
     async def run_once(self) -> int:
-        """Claim one batch and run it to the end; how many jobs it held (tests, tools)."""
+        """Claim one batch and run it to the end, then send the webhook events that are due; how
+        many jobs it held (tests, tools)."""
         self._prepare_loop()
         try:
             batch = await self._claim(self.max_in_flight)
             if batch:
                 await self._run_batch(batch)
+            await asyncio.to_thread(webhooks.deliver_due, self.rt, self.owner)
         finally:
             self._stop_heartbeat()
         return len(batch)
+
+    async def _deliver_webhooks(self) -> None:
+        """Send due webhook events until stopped (a finished job wakes it)."""
+        while not self._stopping.is_set():
+            try:
+                sent = await asyncio.to_thread(webhooks.deliver_due, self.rt, self.owner)
+            except Exception as exc:  # noqa: BLE001 - a catalog hiccup: try again later
+                log.warning("webhook_delivery_failed", error=repr(exc))
+                sent = 0
+            if not sent:
+                self._events.clear()
+                try:
+                    await asyncio.wait_for(self._events.wait(), max(1.0, self.rt.settings.worker.poll_s))
+                except TimeoutError:
+                    pass
 
     async def run_forever(self) -> None:
         self._prepare_loop()
         log.info("dispatcher_started", owner=self.owner, max_in_flight=self.max_in_flight)
         poll = self.rt.settings.worker.poll_s
+        sender = asyncio.create_task(self._deliver_webhooks())
         try:
             while not self._stopping.is_set():
                 self._wake.clear()
@@ -169,6 +190,7 @@ class Dispatcher:
                     pass
         finally:
             released = jobs_repo.release(self.rt.engine, self.owner)
+            sender.cancel()
             for task in list(self._batches):
                 task.cancel()
             self._stop_heartbeat()

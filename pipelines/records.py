@@ -193,3 +193,58 @@ class Dataset:
                    description=r["description"],
                    configuration=ParseConfiguration.model_validate(r["configuration"] or {}),
                    job_counts=job_counts)
+
+
+WEBHOOK_EVENTS = ("parse.completed", "parse.failed")
+
+
+@dataclass
+class Webhook:
+    """Where a project's job events are sent, signed with ``secret`` (Standard Webhooks)."""
+
+    id: str
+    organization_id: str
+    project_id: str
+    url: str
+    secret: str
+    events: list[str]
+    created_us: int
+    dataset_id: str | None = None  # only this dataset's jobs
+
+    @classmethod
+    def from_row(cls, r: Any) -> Webhook:
+        return cls(id=r["id"], organization_id=r["organization_id"], project_id=r["project_id"], url=r["url"],
+                   secret=r["secret"], events=list(r["events"]), created_us=r["created_us"],
+                   dataset_id=r["dataset_id"])
+
+
+class DeliveryStatus(str, Enum):
+    pending = "pending"  # waiting for its next attempt
+    delivered = "delivered"  # the receiver answered 2xx
+    failed = "failed"  # every attempt failed
+
+
+@dataclass
+class Delivery:
+    id: str
+    webhook_id: str
+    event: str
+    job_id: str
+    payload: str
+    status: DeliveryStatus
+    attempts: int
+    created_us: int
+    next_attempt_us: int | None = None
+    last_error: str | None = None
+    delivered_us: int | None = None
+    url: str = ""
+    secret: str = ""
+    # every attempt so far: {attempt, at_us, status_code, error, duration_ms}
+    history: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def from_row(cls, r: Any) -> Delivery:
+        return cls(id=r["id"], webhook_id=r["webhook_id"], event=r["event"], job_id=r["job_id"],
+                   payload=r["payload"], status=DeliveryStatus(r["status"]), attempts=r["attempts"],
+                   created_us=r["created_us"], next_attempt_us=r["next_attempt_us"], last_error=r["last_error"],
+                   delivered_us=r["delivered_us"])

@@ -111,6 +111,16 @@ class PrefectSettings(_Group):
                             "its host and port (a proxy), e.g. `https://ops.example.org/prefect`.")
 
 
+class WebhookSettings(_Group):
+    """Signed job events sent to the URLs a project registers."""
+
+    max_attempts: int = Field(8, description="Attempts per event before it is marked failed.")
+    backoff_s: float = Field(2.0, description="Wait before the second attempt; it doubles each time (with "
+                             "jitter) up to `DOCKLAKE_WEBHOOKS__MAX_BACKOFF_S`.")
+    max_backoff_s: float = Field(600.0, description="Longest wait between two attempts.")
+    timeout_s: float = Field(10.0, description="How long one attempt waits for the receiver.")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOCKLAKE_", env_nested_delimiter="__", extra="ignore")
 
@@ -126,6 +136,7 @@ class Settings(BaseSettings):
     ocr: OcrSettings = Field(default_factory=OcrSettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     prefect: PrefectSettings = Field(default_factory=PrefectSettings)
+    webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
 
     @field_validator("api_keys")
     @classmethod
@@ -167,7 +178,7 @@ class Settings(BaseSettings):
         child built from them equals this object)."""
         env = {"DOCKLAKE_DATA_DIR": str(self.data_dir), "DOCKLAKE_API_KEYS": self.api_keys,
                "DOCKLAKE_LOG_LEVEL": self.log_level, "DOCKLAKE_LOG_JSON": str(self.log_json).lower()}
-        for group in ("api", "worker", "limits", "ocr", "storage", "prefect"):
+        for group in ("api", "worker", "limits", "ocr", "storage", "prefect", "webhooks"):
             for name, value in getattr(self, group).model_dump().items():
                 key = f"DOCKLAKE_{group.upper()}__{name.upper()}"
                 if value is None:
