@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", []], default=[],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", []], default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
                     help="run against this catalog (e.g. postgresql+psycopg://…) instead of a fresh SQLite file")
@@ -16,11 +16,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--samples", type=int, default=200, help="timed requests per list query (default 200)")
     ap.add_argument("--tree", default="",
                     help="fairness: also measure docklake run from this checkout (e.g. an older commit)")
+    ap.add_argument("--docs", type=int, default=200, help="batch: documents to generate (default 200)")
     ap.add_argument("--keep", action="store_true", help="keep the list benchmark's SQLite catalog")
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
     args = ap.parse_args(argv)
-    which = args.which or ["submit", "list", "parse", "fairness"]
+    which = args.which or ["submit", "list", "parse", "fairness", "batch"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -34,6 +35,9 @@ def main(argv: list[str] | None = None) -> None:
     if "fairness" in which:
         from bench import fairness
         fairness.run(tree=args.tree)
+    if "batch" in which:
+        from bench import batch
+        batch.run(docs=args.docs)
 
 
 if __name__ == "__main__":
