@@ -11,7 +11,7 @@ from fastapi.routing import APIRoute
 from api import docs, errors
 from api.limits import BodyLimitMiddleware
 from api.logging import RequestContextMiddleware
-from api.routes import datasets, files, health, jobs, query, webhooks
+from api.routes import datasets, files, health, jobs, query, v1, webhooks
 from api.services import Services
 from pipelines.settings import Settings
 
@@ -49,4 +49,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(datasets.router)
     app.include_router(query.router)
     app.include_router(webhooks.router)
+    app.include_router(v1.router)
     return app

@@ -12,6 +12,7 @@ import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -83,6 +84,13 @@ def install(app: FastAPI) -> None:
         details = [{"property": ".".join(str(x) for x in err.get("loc", ())[1:]), "message": err.get("msg")}
                    for err in exc.errors()]
         return api_error(request, 422, msg, "INVALID_QUERY_PARAMS", details)
+
+    @app.exception_handler(ValidationError)
+    async def _model(request: Request, exc: ValidationError) -> Response:
+        # a model built from a translated request (the v1 settings → v2 options), not the body
+        # FastAPI validated itself: the request asked for something invalid
+        msg = "; ".join(f"{'.'.join(str(x) for x in err.get('loc', ()))}: {err.get('msg')}" for err in exc.errors())
+        return api_error(request, 400, msg or "invalid request", "INVALID_CONFIGURATION")
 
     @app.exception_handler(StarletteHTTPException)
     async def _http(request: Request, exc: StarletteHTTPException) -> Response:

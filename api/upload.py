@@ -17,7 +17,7 @@ from starlette.requests import ClientDisconnect, Request
 
 from api.errors import ClientClosed
 from pipelines.errors import InvalidRequest, PayloadTooLarge
-from pipelines.models import labels_problem
+from pipelines.models import labels_problem, text_problem
 
 FILE_PARTS = ("file_bytes", "file")
 MAX_FIELD_BYTES = 64 * 1024  # all non-file parts together (labels)
@@ -48,13 +48,16 @@ def _extended_filename(disposition: bytes) -> str | None:
 
 @dataclass
 class UploadedFile:
-    path: str
+    path: str | None  # None: the form had no file part (allowed with ``require_file=False``)
     file_name: str | None
     size: int
     sha256: str
     labels: dict[str, str] = field(default_factory=dict)
+    fields: dict[str, str] = field(default_factory=dict)  # the other small text fields
 
     def discard(self) -> None:
+        if self.path is None:
+            return
         try:
             os.unlink(self.path)
         except FileNotFoundError:
@@ -77,6 +80,7 @@ class _State:
         self.digest = hashlib.sha256()
         self.file_name: str | None = None
         self.labels: dict[str, str] = {}
+        self.fields: dict[str, str] = {}
         self.file_seen = False
         self.field_bytes = 0
         self.ended = False
@@ -139,6 +143,11 @@ class _State:
             self._add_labels(self.value.decode("utf-8", "replace"))
             if not self.error and (problem := labels_problem(self.labels)) is not None:
                 self.error = InvalidRequest(problem, code="INVALID_MULTIPART")
+        elif self.part_name and not self.error:
+            text = self.value.decode("utf-8", "replace")
+            if (problem := text_problem(text)) is not None:
+                self.error = InvalidRequest(f"form field {self.part_name!r} {problem}", code="INVALID_MULTIPART")
+            self.fields[self.part_name] = text
 
     def on_end(self) -> None:
         self.ended = True
@@ -175,7 +184,8 @@ class _State:
                 pass
 
 
-async def receive_upload(request: Request, spool_dir: str, max_bytes: int) -> UploadedFile:
+async def receive_upload(request: Request, spool_dir: str, max_bytes: int, *,
+                         require_file: bool = True) -> UploadedFile:
     ctype, params = parse_options_header(request.headers.get("content-type", ""))
     boundary = params.get(b"boundary")
     if ctype != b"multipart/form-data" or not boundary:
@@ -207,7 +217,7 @@ async def receive_upload(request: Request, spool_dir: str, max_bytes: int) -> Up
         if not st.ended:
             raise InvalidRequest("the upload was interrupted before the multipart body ended",
                                  code="MULTIPART_STREAM_END")
-        if not st.file_seen or st.path is None:
+        if require_file and (not st.file_seen or st.path is None):
             raise InvalidRequest("the multipart body has no 'file_bytes' (or 'file') part",
                                  code="INVALID_MULTIPART")
     except ClientDisconnect:
@@ -218,4 +228,4 @@ async def receive_upload(request: Request, spool_dir: str, max_bytes: int) -> Up
         if isinstance(exc, (InvalidRequest, PayloadTooLarge)):
             raise
         raise InvalidRequest(f"malformed multipart body: {exc}", code="INVALID_MULTIPART") from exc
-    return UploadedFile(st.path, st.file_name, st.size, st.digest.hexdigest(), st.labels)
+    return UploadedFile(st.path, st.file_name, st.size, st.digest.hexdigest(), st.labels, st.fields)

@@ -109,7 +109,7 @@ def paginated(page: Page, items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _page(p: PageResult) -> dict[str, Any]:
+def page_json(p: PageResult) -> dict[str, Any]:
     w, h = p.width, p.height
     out: dict[str, Any] = {
         "page_number": p.page_number,
@@ -137,7 +137,7 @@ def stream_parse_result(job: Job, reader: ResultReader, wanted: PageRange | None
     del head["pages"], head["chunks"]
     yield dumps(head)[:-1] + b',"pages":['
     for i, page in enumerate(reader.pages(wanted)):
-        yield (b"," if i else b"") + dumps(_page(page))
+        yield (b"," if i else b"") + dumps(page_json(page))
     yield b'],"chunks":['
     for i, chunk in enumerate(reader.chunks(wanted)):
         yield (b"," if i else b"") + dumps(chunk.model_dump())
@@ -166,7 +166,7 @@ def parse_result(job: JobSummary, result: DocumentResult | None = None,
         "usage": {"pages_parsed": job.parsed_pages_count},
     }
     if result is not None:
-        out["pages"] = [_page(p) for p in result.pages]
+        out["pages"] = [page_json(p) for p in result.pages]
         out["chunks"] = [c.model_dump() for c in result.chunks]
         if result.merged_tables is not None:
             out["merged_tables"] = result.merged_tables

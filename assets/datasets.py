@@ -69,6 +69,14 @@ def get(engine: Engine, p: Principal, dataset_id: str) -> Dataset | None:
     return Dataset.from_row(row, job_counts(engine, [row["id"]])[row["id"]])
 
 
+def get_by_name(engine: Engine, p: Principal, name: str) -> Dataset | None:
+    with engine.connect() as conn:
+        row = conn.execute(select(datasets).where(_scoped(p), datasets.c.name == name)).mappings().first()
+    if row is None:
+        return None
+    return Dataset.from_row(row, job_counts(engine, [row["id"]])[row["id"]])
+
+
 def list_datasets(engine: Engine, p: Principal, *, name: str | None, status: DatasetStatus | None,
                   cursor: str | None, direction: str, limit: int) -> Page:
     """A page of ``Dataset`` records (with their job counts), newest first."""
@@ -87,15 +95,21 @@ def list_datasets(engine: Engine, p: Principal, *, name: str | None, status: Dat
 
 
 def update_dataset(engine: Engine, p: Principal, dataset_id: str, *, description: str | None | bool,
-                   configuration: ParseConfiguration | None) -> Dataset | None:
-    """Replace the description (``False``: keep it) and the configuration (``None``: keep it)."""
+                   configuration: ParseConfiguration | None, name: str | None = None) -> Dataset | None:
+    """Replace the description (``False``: keep it), the configuration and the name (``None``:
+    keep them). Jobs keep the name they were submitted under."""
     values: dict[str, Any] = {"updated_us": now_us()}
+    if name is not None:
+        values["name"] = name
     if description is not False:
         values["description"] = description
     if configuration is not None:
         values["configuration"] = configuration.model_dump(mode="json", exclude_none=True)
-    with write_txn(engine) as conn:
-        done = conn.execute(update(datasets).where(_scoped(p), datasets.c.id == dataset_id).values(**values))
+    try:
+        with write_txn(engine) as conn:
+            done = conn.execute(update(datasets).where(_scoped(p), datasets.c.id == dataset_id).values(**values))
+    except IntegrityError:
+        raise _taken(name or "") from None
     return get(engine, p, dataset_id) if done.rowcount else None
 
 

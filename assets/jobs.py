@@ -54,6 +54,7 @@ class JobFilter:
     dataset_id: str | None = None
     file_name: str | None = None
     job_id: str | None = None
+    file_id: str | None = None
     created_after: int | None = None
     created_before: int | None = None
     finished_after: int | None = None
@@ -129,7 +130,7 @@ def _conditions(p: Principal, f: JobFilter, *, indexed: bool = True) -> list[Any
 
     conds = [eq(jobs.c.organization_id, p.organization_id), eq(jobs.c.project_id, p.project_id)]
     for col, value in ((jobs.c.status, JobStatus(f.status).value if f.status else None), (jobs.c.dataset_name, f.dataset_name),
-                       (jobs.c.dataset_id, f.dataset_id), (jobs.c.id, f.job_id)):
+                       (jobs.c.dataset_id, f.dataset_id), (jobs.c.id, f.job_id), (jobs.c.file_id, f.file_id)):
         if value:
             conds.append(eq(col, value))
     for col, after, before in ((jobs.c.created_us, f.created_after, f.created_before),

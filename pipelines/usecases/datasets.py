@@ -34,10 +34,14 @@ def _check(configuration: ParseConfiguration) -> None:
     documents.refuse_unsupported(ParseRequest.model_validate(configuration.model_dump()))
 
 
-def create(rt: Runtime, p: Principal, req: DatasetCreate) -> Dataset:
-    if not DATASET_NAME.fullmatch(req.name):
+def _check_name(name: str) -> None:
+    if not DATASET_NAME.fullmatch(name):
         raise InvalidDatasetName("a dataset name is 1 to 255 letters, digits, hyphens and underscores, "
-                                 f"not {req.name[:80]!r}")
+                                 f"not {name[:80]!r}")
+
+
+def create(rt: Runtime, p: Principal, req: DatasetCreate) -> Dataset:
+    _check_name(req.name)
     configuration = req.configuration()
     _check(configuration)
     return datasets_repo.create(rt.engine, p, req.name, req.description, configuration)
@@ -50,14 +54,24 @@ def get(rt: Runtime, p: Principal, dataset_id: str) -> Dataset:
     return ds
 
 
+def by_name(rt: Runtime, p: Principal, name: str) -> Dataset:
+    ds = datasets_repo.get_by_name(rt.engine, p, name)
+    if ds is None:
+        raise NotFound(f"dataset {name!r} not found")
+    return ds
+
+
 def list_datasets(rt: Runtime, p: Principal, *, name: str | None, status: DatasetStatus | None,
                   cursor: str | None, direction: str, limit: int) -> Page:
     return datasets_repo.list_datasets(rt.engine, p, name=name, status=status, cursor=cursor,
                                        direction=direction, limit=limit)
 
 
-def update(rt: Runtime, p: Principal, dataset_id: str, req: DatasetUpdate) -> Dataset:
-    """Replace the settings given (only those keys); jobs already submitted keep theirs."""
+def update(rt: Runtime, p: Principal, dataset_id: str, req: DatasetUpdate, *, name: str | None = None) -> Dataset:
+    """Replace the settings given (only those keys), and the name if given; jobs already
+    submitted keep theirs."""
+    if name is not None:
+        _check_name(name)
     current = get(rt, p, dataset_id)
     given = req.model_fields_set
     changed = {k: getattr(req, k) for k in ParseConfiguration.model_fields if k in given}
@@ -67,7 +81,7 @@ def update(rt: Runtime, p: Principal, dataset_id: str, req: DatasetUpdate) -> Da
         _check(configuration)
     ds = datasets_repo.update_dataset(rt.engine, p, dataset_id,
                                       description=req.description if "description" in given else False,
-                                      configuration=configuration)
+                                      configuration=configuration, name=name)
     if ds is None:
         raise NotFound(f"dataset {dataset_id} not found")
     return ds
