@@ -26,6 +26,12 @@ from pipelines.settings import Settings  # noqa: E402
 PREFECT_SETTINGS = Settings(data_dir=PREFECT_DIR, prefect={"port": PREFECT_PORT})
 os.environ.update(prefect_env(PREFECT_SETTINGS))
 
+# The document children's fork server, started as `docklake worker` starts it: before any thread,
+# with what the children use preloaded (otherwise each child imports pyarrow and fsspec itself).
+from pipelines import isolation  # noqa: E402
+
+isolation.start(preload=["assets.results", "pipelines.fetch"])
+
 from fastapi.testclient import TestClient  # noqa: E402
 
 from api.app import create_app  # noqa: E402
