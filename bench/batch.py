@@ -67,8 +67,8 @@ def engine_alone(paths: list[Path]) -> tuple[float, float, int]:
     return time.perf_counter() - wall0, time.process_time() - cpu0, pages
 
 
-def through_the_service(folder: Path) -> tuple[float, str, Service]:
-    svc = Service(ROOT).__enter__()
+def through_the_service(folder: Path, **env: str) -> tuple[float, str, Service]:
+    svc = Service(ROOT, **env).__enter__()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")},
            "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": TOKENS["a"], "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
@@ -99,7 +99,8 @@ def compaction(svc: Service) -> tuple[float, dict[str, int]]:
     return time.perf_counter() - t0, counts
 
 
-def run(docs: int = 200) -> None:
+def run(docs: int = 200, **env: str) -> None:
+    """``env``: settings for the service (``DOCKLAKE_WORKER__BATCH_SIZE="32"``, …)."""
     cpus = os.cpu_count() or 1
     with tempfile.TemporaryDirectory(prefix="docklake-bench-batch-") as tmp:
         folder = Path(tmp) / "inbox"
@@ -108,7 +109,7 @@ def run(docs: int = 200) -> None:
         note("[batch] converting them in this process (the engine alone) …")
         e_wall, e_cpu, pages = engine_alone(paths)
         note("[batch] starting docklake serve and running docklake submit --wait …")
-        s_wall, summary, svc = through_the_service(folder)
+        s_wall, summary, svc = through_the_service(folder, **env)
         try:
             c_s, counts = compaction(svc)
         finally:

@@ -49,8 +49,8 @@ def scan_pdf(pages: int) -> bytes:
 class Service:
     """``docklake serve`` from ``tree`` in a child process (its own session, stopped as a group)."""
 
-    def __init__(self, tree: Path) -> None:
-        self.tree = tree
+    def __init__(self, tree: Path, **env: str) -> None:
+        self.tree, self.extra_env = tree, env
         self.tmp = tempfile.TemporaryDirectory(prefix="docklake-bench-fair-")
         self.port, self.prefect_port = free_port(), free_port()
         self.base = f"http://127.0.0.1:{self.port}"
@@ -63,6 +63,7 @@ class Service:
                    # this tree's names and the older flat ones, so either version reads them
                    DOCKLAKE_API__PORT=str(self.port), DOCKLAKE_PORT=str(self.port),
                    DOCKLAKE_PREFECT__PORT=str(self.prefect_port), DOCKLAKE_PREFECT_PORT=str(self.prefect_port))
+        env.update(self.extra_env)
         self.log = open(Path(self.tmp.name) / "serve.log", "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve"], cwd=self.tree, env=env,
                                      stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
