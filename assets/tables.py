@@ -20,7 +20,7 @@ from sqlalchemy import Engine, func, select
 from assets import results
 from assets.catalog import jobs
 from assets.storage import Storage
-from pipelines.records import TERMINAL, JobSummary
+from pipelines.records import TERMINAL, JobStatus, JobSummary
 
 NO_DATASET = "_"
 
@@ -87,8 +87,22 @@ def finished_count(engine: Engine, key: DatasetKey) -> int:
         return int(conn.execute(select(func.count()).select_from(_finished(key).subquery())).scalar() or 0)
 
 
-def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]:
-    """Rebuild the dataset's tables from its finished jobs; returns row counts."""
+@dataclass(frozen=True)
+class Compaction:
+    """What one compaction wrote: the tables' row counts and what a person monitoring the dataset
+    asks first (how many jobs failed, how many pages were read, which documents failed)."""
+
+    documents: int
+    chunks: int
+    successful_jobs: int
+    failed_jobs: int
+    pages_parsed: int
+    pages_total: int
+    failures: list[tuple[str, str]]  # (file name or job id, error), oldest first
+
+
+def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
+    """Rebuild the dataset's tables from its finished jobs; returns what was written."""
     q = _finished(key).order_by(jobs.c.created_us, jobs.c.id)
     with engine.connect() as conn:
         finished = [JobSummary.from_row(r) for r in conn.execute(q).mappings()]
@@ -112,7 +126,14 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]
         buf = io.BytesIO()
         pq.write_table(pa.Table.from_pylist(data, schema=schema), buf, compression="zstd")
         storage.put_bytes(key.table_key(name), buf.getvalue())
-    return {"documents": len(docs), "chunks": len(chunks)}
+    failed = [j for j in finished if j.status == JobStatus.failure]
+    return Compaction(
+        documents=len(docs), chunks=len(chunks),
+        successful_jobs=len(finished) - len(failed), failed_jobs=len(failed),
+        pages_parsed=sum(j.parsed_pages_count for j in finished),
+        pages_total=sum(j.total_pages or 0 for j in finished),
+        failures=[(j.file_name or j.id, j.error or "") for j in failed],
+    )
 
 
 def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:
