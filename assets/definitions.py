@@ -20,6 +20,7 @@ from dagster import (
     RunRequest,
     SensorEvaluationContext,
     SensorResult,
+    SkipReason,
     asset,
     asset_check,
     define_asset_job,
@@ -154,11 +155,17 @@ compact_job = define_asset_job("compact_datasets", selection=[dataset_tables, da
 
 @sensor(job=compact_job, minimum_interval_seconds=30, default_status=DefaultSensorStatus.RUNNING,
         description="Adds a partition per dataset and materialises it as jobs finish (on by default).")
-def finished_jobs_sensor(context: SensorEvaluationContext, catalog: Catalog) -> SensorResult:
+def finished_jobs_sensor(context: SensorEvaluationContext, catalog: Catalog) -> SensorResult | SkipReason:
     engine, _ = catalog.handles()
-    since = int(context.cursor or 0)
-    found, newest = tables.dataset_keys_finished_since(engine, since)
-    engine.dispose()
+    try:
+        if not tables.catalog_ready(engine):
+            # a tick that says why, rather than an error every 30 s
+            return SkipReason(f"the catalog ({engine.url.render_as_string(hide_password=True)}) has no jobs "
+                              "table yet: start `docklake serve` with the same DOCKLAKE_* settings")
+        since = int(context.cursor or 0)
+        found, newest = tables.dataset_keys_finished_since(engine, since)
+    finally:
+        engine.dispose()
     parts = [k.partition for k, _ in found]
     known = set(context.instance.get_dynamic_partitions(datasets.name))
     # A run key per dataset version: the overlap window finds the same versions again, and

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, inspect, select
 
 from assets import results
 from assets.catalog import jobs
@@ -56,6 +56,12 @@ class DatasetKey:
 
 
 OVERLAP_US = 10 * 60 * 1_000_000
+
+
+def catalog_ready(engine: Engine) -> bool:
+    """Whether the catalog has its tables: ``docklake serve`` (or ``docklake worker``) creates
+    them at start, so Dagster started first finds an empty database."""
+    return inspect(engine).has_table(jobs.name)
 
 
 def dataset_keys_finished_since(engine: Engine, since_us: int) -> tuple[list[tuple[DatasetKey, str]], int]:

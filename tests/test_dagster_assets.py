@@ -79,6 +79,16 @@ def test_workspace_loads_in_dagster() -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_the_sensor_says_why_it_skips_a_catalog_the_service_has_not_created(tmp_path: Path) -> None:
+    from dagster import SkipReason
+
+    resource = Catalog(catalog_url=f"sqlite:///{tmp_path / 'catalog.db'}", storage_url=f"file://{tmp_path}")
+    instance = DagsterInstance.ephemeral(tempdir=str(tmp_path / "dagster"))
+    out = finished_jobs_sensor(build_sensor_context(instance=instance, resources={"catalog": resource}))
+    assert isinstance(out, SkipReason) and "has no jobs table yet" in out.skip_message
+    assert "docklake serve" in out.skip_message
+
+
 def test_the_sensor_runs_without_anyone_turning_it_on() -> None:
     from dagster import DefaultSensorStatus
 
