@@ -194,18 +194,20 @@ def metadata_value(text: str, key: str) -> str:
     return next(v for v in after if not re.fullmatch(r"[A-Z][a-z]{2} \d+, \d+:\d\d [AP]M", v))
 
 
-def dismiss_dagster_welcome(page: Browser) -> None:
-    """Dagster's first visit opens a "Join the Dagster community" dialog over the page."""
-    deadline = time.monotonic() + 10
+def dismiss_dagster_welcome(page: Browser, loaded: str) -> None:
+    """Dagster's first visit opens a "Join the Dagster community" dialog over the page, a moment
+    after the page itself (``loaded`` is text of the page): Skip it."""
+    seen = None
+    deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         t = page.text()
         if "Join the Dagster community" in t:
             page.click_text("Skip")
             page.wait_until("the welcome dialog gone", lambda: "Join the Dagster community" not in page.text())
             return
-        if "Materialized (" in t or "Latest materialization" in t:
-            time.sleep(1)  # the dialog opens a moment after the page
-            if "Join the Dagster community" not in page.text():
+        if loaded in t:
+            seen = seen or time.monotonic()
+            if time.monotonic() - seen > 1.5:
                 return
         time.sleep(0.25)
 
@@ -213,12 +215,29 @@ def dismiss_dagster_welcome(page: Browser) -> None:
 def test_dagster_sensor_materialises_the_datasets_partition(world: World, page: Browser) -> None:
     ui, mine, theirs = world.dagster.url, f"{ORG}/{PROJECT}/_", "default/default/_"
     world.dagster.wait_ready()
+    # the sensor's switch on the Automation page is on, without anyone having touched it
+    page.open(f"{ui}/automation")
+    dismiss_dagster_welcome(page, "finished_jobs_sensor")
+    page.wait_text("finished_jobs_sensor", "Standard sensor", timeout=30)
+    switch_on = page.wait_until("the sensor's row with its on/off switch", lambda: page.driver.execute_script("""
+        const name = [...document.querySelectorAll('*')].find(
+            e => e.children.length === 0 && e.textContent.trim() === 'finished_jobs_sensor');
+        for (let row = name; row; row = row.parentElement) {
+            const boxes = row.querySelectorAll('input[type=checkbox]');
+            if (boxes.length >= 2) return [boxes[boxes.length - 1].checked];  // [select, switch]
+        }
+        return null;"""), timeout=30)
+    page.shot("dagster-automation")
+    assert switch_on == [True]
+
     page.open(f"{ui}/assets/dataset_tables?view=partitions")
-    dismiss_dagster_welcome(page)
     # the sensor (on by default) adds both datasets' partitions and materialises them
     deadline = time.monotonic() + 120
     while True:
         t = page.text()
+        if "Join the Dagster community" in t:  # in case it opened late
+            page.click_text("Skip")
+            continue
         if "Materialized (2)" in t and "Missing (0)" in t and mine in t and theirs in t:
             break
         if time.monotonic() > deadline:
@@ -228,7 +247,6 @@ def test_dagster_sensor_materialises_the_datasets_partition(world: World, page: 
         time.sleep(2)
         if "Materialized (" not in t:
             page.open(f"{ui}/assets/dataset_tables?view=partitions")
-            dismiss_dagster_welcome(page)
     page.shot("dagster-partitions")
     page.click_text(mine)
     page.wait_text("failed_documents", "pages_parsed", timeout=30)
@@ -241,7 +259,6 @@ def test_dagster_sensor_materialises_the_datasets_partition(world: World, page: 
     assert REPORT not in failed_cell and NOTES not in failed_cell
 
     page.open(f"{ui}/assets/dataset_stats")
-    dismiss_dagster_welcome(page)
     text = page.wait_text("Latest materialization", "failed_jobs", "jobs_by_kind", timeout=30)
     page.shot("dagster-dataset-stats")
     assert "figures computed by DuckDB" in text
