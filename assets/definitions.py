@@ -75,7 +75,8 @@ def failures_table(failures: list[tuple[str, str]]) -> str:
        description="The dataset's parsed documents as two Parquet tables, rebuilt from the catalog and the "
                    "stored results whenever a job of the dataset finishes: `documents` (one row per "
                    "finished job: file name, status, pages, error) and `chunks` (one row per chunk). "
-                   "A partition is one dataset, `<org>/<project>/<dataset>` (`_` for jobs without one).")
+                   "A partition is one dataset, `<org>/<project>/<dataset id>` (`_` for jobs without "
+                   "one); its materialisation names the dataset.")
 def dataset_tables(context: AssetExecutionContext, catalog: Catalog) -> MaterializeResult:
     engine, storage = catalog.handles()
     key = tables.DatasetKey.from_partition(context.partition_key)
@@ -86,6 +87,8 @@ def dataset_tables(context: AssetExecutionContext, catalog: Catalog) -> Material
     context.log.info(f"{key.partition}: {done.documents} documents ({done.failed_jobs} failed), "
                      f"{done.chunks} chunks, {done.pages_parsed} pages")
     return MaterializeResult(metadata={
+        "dataset": MetadataValue.text(done.dataset_name or ("jobs submitted without a dataset"
+                                                           if key.dataset == tables.NO_DATASET else key.dataset)),
         "dagster/row_count": MetadataValue.int(done.documents),
         "documents": MetadataValue.int(done.documents),
         "chunks": MetadataValue.int(done.chunks),

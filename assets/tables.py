@@ -98,6 +98,7 @@ class Compaction:
     """What one compaction wrote: the tables' row counts and what a person monitoring the dataset
     asks first (how many jobs failed, how many pages were read, which documents failed)."""
 
+    dataset_name: str | None  # the partition names the dataset by id; people know it by name
     documents: int
     chunks: int
     successful_jobs: int
@@ -134,6 +135,7 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
         storage.put_bytes(key.table_key(name), buf.getvalue())
     failed = [j for j in finished if j.status == JobStatus.failure]
     return Compaction(
+        dataset_name=next((j.dataset_name for j in reversed(finished) if j.dataset_name), None),
         documents=len(docs), chunks=len(chunks),
         successful_jobs=len(finished) - len(failed), failed_jobs=len(failed),
         pages_parsed=sum(j.parsed_pages_count for j in finished),

@@ -48,6 +48,7 @@ def test_materialize_dataset_tables_and_query(client: TestClient, run_jobs, serv
         {"successful_jobs": 2, "failed_jobs": 1, "pages": 3, "chunks": 3}
     assert "| parse | 3 | 1 | 3 |" in stats["jobs_by_kind"].value
     made = instance.get_latest_materialization_event(dataset_tables.key).asset_materialization.metadata
+    assert made["dataset"].value == "jobs submitted without a dataset"
     assert {k: made[k].value for k in ("dagster/row_count", "documents", "chunks", "failed_jobs",
                                        "successful_jobs", "pages_parsed")} == \
         {"dagster/row_count": 3, "documents": 3, "chunks": 3, "failed_jobs": 1, "successful_jobs": 2,
