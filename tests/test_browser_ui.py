@@ -137,6 +137,25 @@ def test_prefect_shows_the_damaged_pdf_as_a_failed_task_run_with_its_error(world
     assert tags == {f"org:{ORG}", f"project:{PROJECT}", "kind:parse", f"dataset:{DATASET}"}
 
 
+def test_prefect_shows_what_a_finished_job_found(world: World, page: Browser) -> None:
+    """Each finished job publishes a markdown report on its task run's Artifacts tab."""
+    task_runs(page, world.prefect_ui)
+    page.find("a", visible_text=f"parse {REPORT}").click()
+    page.wait_text("Task configuration", timeout=30)
+    page.click_text("Artifacts")
+    page.click_text(f"parse {REPORT}: what the job found")
+    text = page.wait_text("outcome", "fragment type", timeout=30)
+    page.shot("prefect-job-report-artifact")
+    # a table row reads "key<TAB>value"; the job's table comes first (a stage may be called "pages")
+    rows: dict[str, str] = {}
+    for ln in text.splitlines():
+        if "\t" in ln:
+            key, value = (c.strip() for c in ln.split("\t", 1))
+            rows.setdefault(key, value)
+    assert rows["outcome"] == "successful" and rows["dataset"] == DATASET
+    assert rows["pages"].startswith("3 parsed"), rows
+
+
 def test_prefect_finds_a_run_by_file_name(world: World, page: Browser) -> None:
     task_runs(page, world.prefect_ui)
     page.wait_text(f"parse {DAMAGED}", f"parse {OTHER}", timeout=60)
