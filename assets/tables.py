@@ -15,12 +15,12 @@ from dataclasses import dataclass
 import duckdb
 import pyarrow as pa
 import pyarrow.parquet as pq
-from sqlalchemy import Engine, func, select
+from sqlalchemy import Engine, func, inspect, select
 
 from assets import results
 from assets.catalog import jobs
 from assets.storage import Storage
-from pipelines.records import TERMINAL, JobSummary
+from pipelines.records import TERMINAL, JobStatus, JobSummary
 
 NO_DATASET = "_"
 
@@ -58,6 +58,12 @@ class DatasetKey:
 OVERLAP_US = 10 * 60 * 1_000_000
 
 
+def catalog_ready(engine: Engine) -> bool:
+    """Whether the catalog has its tables: ``docklake serve`` (or ``docklake worker``) creates
+    them at start, so Dagster started first finds an empty database."""
+    return inspect(engine).has_table(jobs.name)
+
+
 def dataset_keys_finished_since(engine: Engine, since_us: int) -> tuple[list[tuple[DatasetKey, str]], int]:
     """Datasets with jobs finished after ``since_us`` (looking ``OVERLAP_US`` further back, for
     jobs that committed late with an earlier finish time), each with a version string that
@@ -87,8 +93,23 @@ def finished_count(engine: Engine, key: DatasetKey) -> int:
         return int(conn.execute(select(func.count()).select_from(_finished(key).subquery())).scalar() or 0)
 
 
-def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]:
-    """Rebuild the dataset's tables from its finished jobs; returns row counts."""
+@dataclass(frozen=True)
+class Compaction:
+    """What one compaction wrote: the tables' row counts and what a person monitoring the dataset
+    asks first (how many jobs failed, how many pages were read, which documents failed)."""
+
+    dataset_name: str | None  # the partition names the dataset by id; people know it by name
+    documents: int
+    chunks: int
+    successful_jobs: int
+    failed_jobs: int
+    pages_parsed: int
+    pages_total: int
+    failures: list[tuple[str, str]]  # (file name or job id, error), oldest first
+
+
+def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
+    """Rebuild the dataset's tables from its finished jobs; returns what was written."""
     q = _finished(key).order_by(jobs.c.created_us, jobs.c.id)
     with engine.connect() as conn:
         finished = [JobSummary.from_row(r) for r in conn.execute(q).mappings()]
@@ -112,7 +133,15 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> dict[str, int]
         buf = io.BytesIO()
         pq.write_table(pa.Table.from_pylist(data, schema=schema), buf, compression="zstd")
         storage.put_bytes(key.table_key(name), buf.getvalue())
-    return {"documents": len(docs), "chunks": len(chunks)}
+    failed = [j for j in finished if j.status == JobStatus.failure]
+    return Compaction(
+        dataset_name=next((j.dataset_name for j in reversed(finished) if j.dataset_name), None),
+        documents=len(docs), chunks=len(chunks),
+        successful_jobs=len(finished) - len(failed), failed_jobs=len(failed),
+        pages_parsed=sum(j.parsed_pages_count for j in finished),
+        pages_total=sum(j.total_pages or 0 for j in finished),
+        failures=[(j.file_name or j.id, j.error or "") for j in failed],
+    )
 
 
 def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:

@@ -43,8 +43,19 @@ def test_materialize_dataset_tables_and_query(client: TestClient, run_jobs, serv
     chunks = tables.query(services.storage, key,
                           "SELECT page_number, content FROM chunks ORDER BY content")
     assert chunks == [(1, "alpha one"), (1, "beta"), (2, "second page")]
-    mat = instance.get_latest_materialization_event(dataset_stats.key).asset_materialization
-    assert mat.metadata["successful_jobs"].value == 2 and mat.metadata["pages"].value == 3
+    stats = instance.get_latest_materialization_event(dataset_stats.key).asset_materialization.metadata
+    assert {k: stats[k].value for k in ("successful_jobs", "failed_jobs", "pages", "chunks")} == \
+        {"successful_jobs": 2, "failed_jobs": 1, "pages": 3, "chunks": 3}
+    assert "| parse | 3 | 1 | 3 |" in stats["jobs_by_kind"].value
+    made = instance.get_latest_materialization_event(dataset_tables.key).asset_materialization.metadata
+    assert made["dataset"].value == "jobs submitted without a dataset"
+    assert {k: made[k].value for k in ("dagster/row_count", "documents", "chunks", "failed_jobs",
+                                       "successful_jobs", "pages_parsed")} == \
+        {"dagster/row_count": 3, "documents": 3, "chunks": 3, "failed_jobs": 1, "successful_jobs": 2,
+         "pages_parsed": 3}
+    (error,) = [e for (e,) in tables.query(services.storage, key,
+                                           "SELECT error FROM documents WHERE status = 'failure'")]
+    assert error and error.split("\n")[0][:40] in made["failed_documents"].value
 
     # nothing new: the same run keys again, which Dagster skips; a newly finished job changes
     # its dataset's run key
@@ -67,6 +78,16 @@ def test_workspace_loads_in_dagster() -> None:
     r = subprocess.run([sys.executable, "-m", "dagster", "definitions", "validate", "-w", "workspace.yaml"],
                        cwd=root, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_the_sensor_says_why_it_skips_a_catalog_the_service_has_not_created(tmp_path: Path) -> None:
+    from dagster import SkipReason
+
+    resource = Catalog(catalog_url=f"sqlite:///{tmp_path / 'catalog.db'}", storage_url=f"file://{tmp_path}")
+    instance = DagsterInstance.ephemeral(tempdir=str(tmp_path / "dagster"))
+    out = finished_jobs_sensor(build_sensor_context(instance=instance, resources={"catalog": resource}))
+    assert isinstance(out, SkipReason) and "has no jobs table yet" in out.skip_message
+    assert "docklake serve" in out.skip_message
 
 
 def test_the_sensor_runs_without_anyone_turning_it_on() -> None:
