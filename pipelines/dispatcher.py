@@ -56,6 +56,15 @@ class Heartbeat(threading.Thread):
         self._stop_evt.set()
 
 
+def by_organization(batch: list[Job]) -> list[list[Job]]:
+    """One flow run per organization: a flow run's tags reach its task runs, so a run shared by
+    two organizations would show each one's documents under the other's tag."""
+    parts: dict[str, list[Job]] = {}
+    for job in batch:
+        parts.setdefault(job.organization_id, []).append(job)
+    return list(parts.values())
+
+
 class Dispatcher:
     def __init__(self, rt: Runtime, owner: str | None = None) -> None:
         self.rt = rt
@@ -147,8 +156,7 @@ class Dispatcher:
         self._prepare_loop()
         try:
             batch = await self._claim(self.max_in_flight)
-            if batch:
-                await self._run_batch(batch)
+            await asyncio.gather(*(self._run_batch(part) for part in by_organization(batch)))
             await asyncio.to_thread(webhooks.deliver_due, self.rt, self.owner)
         finally:
             self._stop_heartbeat()
@@ -180,9 +188,10 @@ class Dispatcher:
                 room = self.max_in_flight - len(self._in_flight)
                 batch = await self._claim(room) if room > 0 else []
                 if batch:
-                    task = asyncio.create_task(self._run_batch(batch))
-                    self._batches.add(task)
-                    task.add_done_callback(self._batches.discard)
+                    for part in by_organization(batch):
+                        task = asyncio.create_task(self._run_batch(part))
+                        self._batches.add(task)
+                        task.add_done_callback(self._batches.discard)
                     continue  # there may be more room, and more waiting
                 try:
                     await asyncio.wait_for(self._wake.wait(), poll)

@@ -171,3 +171,24 @@ def test_each_job_logs_to_prefect_and_publishes_a_markdown_report(client: TestCl
     logs, arts = seen["parse broken.pdf"]
     assert (40, error) in logs, logs  # the job's error, at ERROR level
     assert len(arts) == 1 and "**failure**" in arts[0] and error[:60] in arts[0]
+
+
+def test_each_flow_run_holds_one_organizations_jobs(client: TestClient, run_jobs, services: Services) -> None:
+    """A flow run's tags reach its task runs: a run shared by two organizations would show one's
+    documents under the other's tag."""
+    from tests.helpers import B
+
+    ids = {submit(client, {"raw_text": "a", "mime_type": "text/plain"}).json()["parse_id"]: "org-a",
+           client.post("/documents/v2/parse", json={"raw_text": "b", "mime_type": "text/plain"},
+                       headers=B).json()["parse_id"]: "org-b"}
+    assert run_jobs() == 2
+    runs = {jobs_repo.get_job_by_id(services.engine, pid).flow_run_id: org for pid, org in ids.items()}
+    assert len(runs) == 2  # one flow run each
+
+    async def tags_of(run_id: str) -> set[str]:
+        async with get_client() as c:
+            return set((await c.read_flow_run(run_id)).tags)
+
+    for run_id, org in runs.items():
+        orgs = {t for t in asyncio.run(tags_of(run_id)) if t.startswith("org:")}
+        assert orgs == {f"org:{org}"}
