@@ -55,9 +55,11 @@ class WorkerSettings(_Group):
     count: int = Field(1, description="Worker processes started by `docklake serve` (also `--workers`).")
     lease_s: float = Field(30.0, description="A dead worker's jobs are claimed again after this long.")
     max_attempts: int = Field(3, description="A job that killed its worker this many times ends `failure`.")
-    batch_size: int = Field(8, description="Jobs claimed at once at most, run as one Prefect flow run.")
-    max_in_flight: int = Field(8, description="Jobs a worker runs at once; more are claimed as soon as one "
-                               "ends. One organization gets at most half of them.")
+    batch_size: int = Field(32, description="Jobs claimed at once at most, run as one Prefect flow run per "
+                            "organization.")
+    max_in_flight: int = Field(32, description="Jobs a worker holds at once (their conversions still run "
+                               "`DOCKLAKE_WORKER__MAX_CHILDREN` at a time); more are claimed as soon as one ends. "
+                               "One organization gets at most half of them while others wait.")
     poll_s: float = Field(0.2, description="How often an idle dispatcher looks for pending jobs.")
     max_children: int = Field(0, description="Document conversions running at once per worker (0: one per CPU).")
     split_pages: int = Field(20, description="A PDF with more selected pages is converted in parallel parts "
