@@ -119,10 +119,5 @@ class StoredBytes:
     def __call__(self) -> bytes:
         return Storage(self.storage_url).read_bytes(self.key)
 
-    def head(self, n: int) -> bytes:
-        """The first ``n`` bytes (enough to tell the type)."""
-        with Storage(self.storage_url).open(self.key) as fh:
-            return fh.read(n)
-
     def write(self, data: bytes) -> None:
         Storage(self.storage_url).put_bytes(self.key, data)

@@ -86,16 +86,13 @@ async def _process(rt: Runtime, job: Job, owner: str, deadline: float
         inp = await asyncio.to_thread(documents.load_input, rt, job)
     except DocklakeError as exc:
         return await asyncio.to_thread(documents.fail, rt, job, owner, exc.message), exc.message, None
-    tenant = job.organization_id
-    ranges = await asyncio.to_thread(documents.plan, rt, inp, deadline, tenant=tenant)
-    if ranges:
+    result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=job.organization_id, job=job)
+    if ranges := result.split_into:  # a large PDF: its page ranges in parallel, then joined
         parts = await asyncio.gather(*(
             convert_pages.with_options(task_run_name=f"{task_name(job)} pages {r}", tags=job_tags(job))(
                 job, inp, r, deadline)
             for r in ranges))
         result = await asyncio.to_thread(documents.merge_parts, rt, job, inp, ranges, list(parts), deadline)
-    else:
-        result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=tenant, job=job)
     status = await asyncio.to_thread(documents.complete, rt, job, owner, result)
     return status, result.error_message(), result
 

@@ -331,6 +331,9 @@ class DocumentResult(BaseModel):
     # The converting process already wrote the result where it belongs; what is left here is its
     # summary (pages without their fragments).
     stored: bool = Field(False, exclude=True)
+    # Not converted: the document is large enough to be converted in these page ranges instead
+    # (``split.convert_unless_large``).
+    split_into: list[str] = Field(default_factory=list, exclude=True)
     # Fragments by type, counted before a stored result's pages were emptied (see ``store``).
     stored_fragment_types: dict[str, int] = Field(default_factory=dict, exclude=True)
 

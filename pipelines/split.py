@@ -11,21 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pipelines.document import merge_tables_stage, status_of
+from pipelines.document import convert, merge_tables_stage, status_of
 from pipelines.models import DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
 from pipelines.stages import detect
 from pipelines.stages.pagerange import PageRange
 
-HEAD_BYTES = 8192
 
-
-def is_pdf(inp: DocumentInput, head: bytes | None = None) -> bool:
-    """Cheap (the first ``HEAD_BYTES`` only, given as ``head`` when ``inp`` holds no bytes):
-    whether ``plan`` could split this document."""
+def is_pdf(inp: DocumentInput) -> bool:
+    """Cheap (the header only): whether ``plan`` could split this document."""
     mime = detect.normalize_mime(inp.declared_mime_type)
     if mime in (None, detect.OCTET):
-        mime = detect.detect_mime(inp.data[:HEAD_BYTES] if head is None else head)
+        mime = detect.detect_mime(inp.data[:8192])
     return mime == detect.PDF
 
 
@@ -76,6 +73,16 @@ def plan(inp: DocumentInput, part_pages: int) -> list[str]:
     if current:
         parts.append(",".join(current))
     return parts
+
+
+def convert_unless_large(inp: DocumentInput, part_pages: int) -> DocumentResult:
+    """``convert(inp)``, or, for a PDF with enough selected pages to be worth splitting, no
+    conversion but the page ranges to convert in parallel (``split_into``): one process opens the
+    document once either way."""
+    ranges = plan(inp, part_pages) if part_pages > 0 else []
+    if ranges:
+        return DocumentResult(input=inp, split_into=ranges)
+    return convert(inp)
 
 
 def part_input(inp: DocumentInput, page_range: str) -> DocumentInput:

@@ -5,6 +5,7 @@ result, close the job). ``pipelines.flows`` runs the worker steps as Prefect tas
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import structlog
 
@@ -227,11 +228,13 @@ def remaining(deadline: float) -> float:
 def convert(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "",
             job: Job | None = None) -> DocumentResult:
     """Convert ``inp`` in a limited child process, in ``tenant``'s turn for one (see
-    ``isolation.FairSlots``). Given the ``job``, the child writes the result itself and only its
-    summary comes back."""
+    ``isolation.FairSlots``); a PDF with more than ``worker.split_pages`` selected pages comes back
+    unconverted with the page ranges to convert in parallel (``split_into``). Given the ``job``,
+    the child writes the result itself and only its summary comes back."""
     sink = ResultSink(rt.settings.storage.url, attempt_key(job), job.id) if job is not None else None
+    target = partial(split.convert_unless_large, part_pages=rt.settings.worker.split_pages)
     return convert_isolated(inp, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb,
-                            tenant=tenant, sink=sink)
+                            tenant=tenant, sink=sink, target=target)
 
 
 def convert_part(rt: Runtime, job: Job, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
@@ -271,27 +274,6 @@ def work_folder(job: Job) -> str:
 
 def _part_key(job: Job, page_range: str) -> str:
     return f"{work_folder(job)}/part-{page_range.replace(',', '_')}"
-
-
-def plan(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "") -> list[str]:
-    """The page ranges to convert in parallel, or ``[]``. Counting pages opens the document, so
-    it happens in a limited child process like the conversion itself."""
-    if rt.settings.worker.split_pages <= 0:
-        return []
-    head = inp.data[:split.HEAD_BYTES] if inp.data or inp.source is None else _head(inp)
-    if not split.is_pdf(inp, head):
-        return []
-    try:
-        return run_isolated(split.plan, inp, rt.settings.worker.split_pages,
-                            timeout_s=min(60.0, remaining(deadline)),
-                            memory_mb=rt.settings.limits.job_memory_mb, tenant=tenant)
-    except IsolatedFailure:
-        return []  # the conversion will meet the same problem and report it
-
-
-def _head(inp: DocumentInput) -> bytes:
-    head = getattr(inp.source, "head", None)
-    return head(split.HEAD_BYTES) if head is not None else b""
 
 
 def _remove(rt: Runtime, prefix: str) -> None:
