@@ -74,7 +74,8 @@ async def _report(report: JobReport) -> None:
     for level, line in report.log_lines():
         getattr(logger, level)(line)
     try:
-        await acreate_markdown_artifact(markdown=report.markdown(),
+        # a key names the report in the Artifacts page (lowercase letters, digits and dashes)
+        await acreate_markdown_artifact(markdown=report.markdown(), key=f"report-{report.job.id.replace('_', '-')}",
                                         description=f"{task_name(report.job)}: what the job found")
     except Exception as exc:  # noqa: BLE001
         log.warning("artifact_failed", job_id=report.job.id, error=repr(exc))
@@ -190,4 +191,16 @@ async def process_jobs(jobs: list[Job], owner: str, label: str = "") -> State:
     counts = Counter(outcomes.values())
     order = {JobStatus.successful.value: 0, JobStatus.failure.value: 1}
     message = ", ".join(f"{counts[what]} {what}" for what in sorted(counts, key=lambda w: (order.get(w, 2), w)))
+    if run_id and counts.get(JobStatus.failure.value):
+        await _rename(run_id, f"{label} — {message}")  # the runs list then shows the failures
     return Completed(message=message, data=outcomes)
+
+
+async def _rename(run_id: object, name: str) -> None:
+    from prefect.client.orchestration import get_client
+
+    try:
+        async with get_client() as client:
+            await client.update_flow_run(UUID(str(run_id)), name=name[:500])
+    except Exception as exc:  # noqa: BLE001 - best effort: the state message says it too
+        log.warning("flow_run_rename_failed", flow_run_id=str(run_id), error=repr(exc))

@@ -124,6 +124,7 @@ def test_prefect_shows_failed_jobs_as_failed_and_names_runs_for_people(client: T
     assert {"org:org-a", "project:proj-a", "kind:parse"} <= tasks[bad][2]
     assert flow_state == "COMPLETED" and flow_message == "1 successful, 1 failure"
     assert "org-a/no dataset: 2 documents" in flow_name and "memo.md" in flow_name
+    assert flow_name.endswith("— 1 successful, 1 failure")  # the runs list shows the failure
 
 
 def test_each_job_logs_to_prefect_and_publishes_a_markdown_report(client: TestClient, run_jobs,
@@ -160,6 +161,7 @@ def test_each_job_logs_to_prefect_and_publishes_a_markdown_report(client: TestCl
                 arts = await c.read_artifacts(artifact_filter=ArtifactFilter(
                     task_run_id=ArtifactFilterTaskRunId(any_=[run.id])))
                 seen[run.name] = ([(x.level, x.message) for x in logs], [str(a.data) for a in arts])
+                seen[run.name + " keys"] = ([], [a.key for a in arts])
             return seen
 
     seen = asyncio.run(look())
@@ -168,6 +170,7 @@ def test_each_job_logs_to_prefect_and_publishes_a_markdown_report(client: TestCl
     assert any(m.startswith("parse report.pdf: successful, 3 of 3 pages") for m in messages), messages
     assert any(m.startswith("time per stage: ") for m in messages), messages
     assert len(arts) == 1 and "| pages | 3 parsed of 3 selected" in arts[0] and "| fragment type |" in arts[0]
+    assert seen["parse report.pdf keys"][1] == [f"report-{good.replace('_', '-')}"]
     logs, arts = seen["parse broken.pdf"]
     assert (40, error) in logs, logs  # the job's error, at ERROR level
     assert len(arts) == 1 and "**failure**" in arts[0] and error[:60] in arts[0]
