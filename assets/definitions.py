@@ -72,9 +72,10 @@ def failures_table(failures: list[tuple[str, str]]) -> str:
 
 @asset(partitions_def=datasets, group_name="datasets", kinds={"parquet"},
        metadata={"layout": LAYOUT},
-       description="The dataset's parsed documents as two Parquet tables, rebuilt from the catalog and the "
-                   "stored results whenever a job of the dataset finishes: `documents` (one row per "
-                   "finished job: file name, status, pages, error) and `chunks` (one row per chunk). "
+       description="The dataset's parsed documents as four typed Parquet tables, rebuilt from the catalog "
+                   "and the stored results whenever a job of the dataset finishes: `documents` (one row per "
+                   "finished job: file name, status, pages, error), `pages` (size, skew), `fragments` (type, "
+                   "reading order, text and box as columns) and `chunks`. "
                    "A partition is one dataset, `<org>/<project>/<dataset id>` (`_` for jobs without "
                    "one); its materialisation names the dataset.")
 def dataset_tables(context: AssetExecutionContext, catalog: Catalog) -> MaterializeResult:
@@ -91,6 +92,8 @@ def dataset_tables(context: AssetExecutionContext, catalog: Catalog) -> Material
                                                            if key.dataset == tables.NO_DATASET else key.dataset)),
         "dagster/row_count": MetadataValue.int(done.documents),
         "documents": MetadataValue.int(done.documents),
+        "pages": MetadataValue.int(done.pages),
+        "fragments": MetadataValue.int(done.fragments),
         "chunks": MetadataValue.int(done.chunks),
         "successful_jobs": MetadataValue.int(done.successful_jobs),
         "failed_jobs": MetadataValue.int(done.failed_jobs),

@@ -1,9 +1,10 @@
 """Per-dataset tables compacted from job results (no orchestrator code here).
 
 A *dataset key* is ``(organization, project, dataset)``; jobs submitted without a dataset belong to
-the dataset ``_``. Compaction reads every finished job's result Parquet and writes two tables,
-``documents`` (one row per job) and ``chunks`` (one row per chunk), each one Parquet file under
-``datasets/<org>/<project>/<dataset>/`` written atomically. DuckDB queries them in place.
+the dataset ``_``. Compaction reads every finished job's result Parquet and writes four typed
+tables, ``documents`` (one row per job), ``pages``, ``fragments`` (text, type, reading order and
+box as columns) and ``chunks``, each one Parquet file under ``datasets/<org>/<project>/<dataset>/``
+written atomically. DuckDB queries them in place.
 """
 
 from __future__ import annotations
@@ -23,16 +24,13 @@ from assets.storage import Storage
 from pipelines.records import TERMINAL, JobStatus, JobSummary
 
 NO_DATASET = "_"
+TABLE_NAMES = ("documents", "pages", "fragments", "chunks")
 
 DOCUMENTS = pa.schema([
     ("parse_id", pa.string()), ("status", pa.string()), ("file_id", pa.string()),
     ("file_name", pa.string()), ("kind", pa.string()), ("total_pages", pa.int32()),
     ("parsed_pages_count", pa.int32()), ("error", pa.string()), ("labels", pa.string()),
     ("created_us", pa.int64()), ("finished_us", pa.int64()),
-])
-CHUNKS = pa.schema([
-    ("parse_id", pa.string()), ("chunk_index", pa.int32()), ("page_number", pa.int32()),
-    ("content", pa.string()),
 ])
 
 
@@ -101,6 +99,8 @@ class Compaction:
     dataset_name: str | None  # the partition names the dataset by id; people know it by name
     documents: int
     chunks: int
+    pages: int
+    fragments: int
     successful_jobs: int
     failed_jobs: int
     pages_parsed: int
@@ -113,7 +113,8 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
     q = _finished(key).order_by(jobs.c.created_us, jobs.c.id)
     with engine.connect() as conn:
         finished = [JobSummary.from_row(r) for r in conn.execute(q).mappings()]
-    docs, chunks = [], []
+    docs: list[dict] = []
+    parts: dict[str, list[pa.Table]] = {"pages": [], "fragments": [], "chunks": []}
     for job in finished:
         docs.append({
             "parse_id": job.id, "status": job.status.value, "file_id": job.file_id,
@@ -122,21 +123,26 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
             "labels": json.dumps(job.labels), "created_us": job.created_us,
             "finished_us": job.finished_us,
         })
-        if job.result_key:
+        if job.result_key and not job.result_key.endswith(".parquet"):  # results before 0.1 are skipped
             try:
-                stored = results.read_chunks(storage, job.result_key)
+                for name in parts:
+                    with storage.open(results.table_key(job.result_key, name)) as fh:
+                        parts[name].append(pq.read_table(fh, schema=results.TABLES[name]))
             except FileNotFoundError:
                 continue
-            chunks += [{"parse_id": job.id, "chunk_index": i, "page_number": c.page_number,
-                        "content": c.content} for i, c in enumerate(stored)]
-    for name, schema, data in (("documents", DOCUMENTS, docs), ("chunks", CHUNKS, chunks)):
+    tables = {"documents": pa.Table.from_pylist(docs, schema=DOCUMENTS)}
+    for name, found in parts.items():
+        tables[name] = pa.concat_tables(found) if found else results.TABLES[name].empty_table()
+    for name, table in tables.items():
         buf = io.BytesIO()
-        pq.write_table(pa.Table.from_pylist(data, schema=schema), buf, compression="zstd")
+        pq.write_table(table, buf, compression="zstd")
         storage.put_bytes(key.table_key(name), buf.getvalue())
+    chunks = tables["chunks"]
     failed = [j for j in finished if j.status == JobStatus.failure]
     return Compaction(
         dataset_name=next((j.dataset_name for j in reversed(finished) if j.dataset_name), None),
-        documents=len(docs), chunks=len(chunks),
+        documents=len(docs), chunks=chunks.num_rows, pages=tables["pages"].num_rows,
+        fragments=tables["fragments"].num_rows,
         successful_jobs=len(finished) - len(failed), failed_jobs=len(failed),
         pages_parsed=sum(j.parsed_pages_count for j in finished),
         pages_total=sum(j.total_pages or 0 for j in finished),
@@ -145,7 +151,8 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
 
 
 def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:
-    """Run ``sql`` over the dataset's tables (views ``documents`` and ``chunks``) in DuckDB.
+    """Run ``sql`` over the dataset's tables (views ``documents``, ``pages``, ``fragments`` and
+    ``chunks``) in DuckDB.
 
     DuckDB is opened in memory per query and reads the Parquet through fsspec, so any storage
     backend works and no DuckDB file is ever shared between processes.
@@ -154,7 +161,7 @@ def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:
     try:
         con.register_filesystem(storage.fs)
         proto = storage.fs.protocol if isinstance(storage.fs.protocol, str) else storage.fs.protocol[0]
-        for table in ("documents", "chunks"):
+        for table in TABLE_NAMES:
             path = storage.path(key.table_key(table))
             url = path if proto == "file" else f"{proto}://{path.lstrip('/')}"
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{url}')")

@@ -43,16 +43,25 @@ def test_materialize_dataset_tables_and_query(client: TestClient, run_jobs, serv
     chunks = tables.query(services.storage, key,
                           "SELECT page_number, content FROM chunks ORDER BY content")
     assert chunks == [(1, "alpha one"), (1, "beta"), (2, "second page")]
+    # pages and fragments are typed tables too: real columns, one row per page and per fragment
+    pages = tables.query(services.storage, key, "SELECT count(*), count(DISTINCT parse_id) FROM pages")
+    assert pages == [(3, 2)]
+    frags = tables.query(services.storage, key,
+                         "SELECT page_number, fragment_type, text FROM fragments ORDER BY text")
+    assert frags == [(1, "text", "alpha one"), (1, "text", "beta"), (2, "text", "second page")]
+    kinds = dict(tables.query(services.storage, key,
+                              "SELECT column_name, column_type FROM (DESCRIBE fragments)"))
+    assert kinds["reading_order"] == "INTEGER" and kinds["x1"] == "DOUBLE" and kinds["text"] == "VARCHAR"
     stats = instance.get_latest_materialization_event(dataset_stats.key).asset_materialization.metadata
     assert {k: stats[k].value for k in ("successful_jobs", "failed_jobs", "pages", "chunks")} == \
         {"successful_jobs": 2, "failed_jobs": 1, "pages": 3, "chunks": 3}
     assert "| parse | 3 | 1 | 3 |" in stats["jobs_by_kind"].value
     made = instance.get_latest_materialization_event(dataset_tables.key).asset_materialization.metadata
     assert made["dataset"].value == "jobs submitted without a dataset"
-    assert {k: made[k].value for k in ("dagster/row_count", "documents", "chunks", "failed_jobs",
-                                       "successful_jobs", "pages_parsed")} == \
-        {"dagster/row_count": 3, "documents": 3, "chunks": 3, "failed_jobs": 1, "successful_jobs": 2,
-         "pages_parsed": 3}
+    assert {k: made[k].value for k in ("dagster/row_count", "documents", "chunks", "pages", "fragments",
+                                       "failed_jobs", "successful_jobs", "pages_parsed")} == \
+        {"dagster/row_count": 3, "documents": 3, "chunks": 3, "pages": 3, "fragments": 3, "failed_jobs": 1,
+         "successful_jobs": 2, "pages_parsed": 3}
     (error,) = [e for (e,) in tables.query(services.storage, key,
                                            "SELECT error FROM documents WHERE status = 'failure'")]
     assert error and error.split("\n")[0][:40] in made["failed_documents"].value
