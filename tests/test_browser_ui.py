@@ -316,3 +316,40 @@ def test_docs_and_redoc_render_offline(world: World, page: Browser) -> None:
     # the page needs is served by docklake.
     assert [(k, u) for k, u in fetched_elsewhere(page, base) if k != "img"] == []
     assert httpx.get(f"{base}/redoc").headers["content-security-policy"] == "img-src 'self' data:"
+
+
+def test_dagster_graphql_reads_the_assets_and_the_partitions_materialisation(world: World) -> None:
+    """What a script watching Dagster reads: the assets and a dataset's latest materialisation,
+    through the webserver's GraphQL API (after the sensor test above materialised it)."""
+    mine = f"{ORG}/{PROJECT}/{world.dataset_id}"
+    query = """
+    query ($partition: String!) {
+      assetNodes { assetKey { path } description }
+      assetOrError(assetKey: {path: ["dataset_tables"]}) {
+        ... on Asset {
+          assetMaterializations(partitions: [$partition], limit: 1) {
+            partition
+            metadataEntries {
+              label
+              ... on IntMetadataEntry { intValue }
+              ... on TextMetadataEntry { text }
+            }
+          }
+        }
+      }
+    }"""
+    deadline = time.monotonic() + 120
+    while True:
+        got = httpx.post(f"{world.dagster.url}/graphql", json={"query": query, "variables": {"partition": mine}},
+                         timeout=30).json()["data"]
+        done = got["assetOrError"]["assetMaterializations"]
+        if done or time.monotonic() > deadline:
+            break
+        time.sleep(2)
+    assets = {"/".join(n["assetKey"]["path"]): n["description"] for n in got["assetNodes"]}
+    assert {"dataset_tables", "dataset_stats"} <= set(assets) and "typed Parquet" in assets["dataset_tables"]
+    (made,) = done
+    meta = {e["label"]: e.get("intValue", e.get("text")) for e in made["metadataEntries"]}
+    assert made["partition"] == mine and meta["dataset"] == DATASET
+    assert {k: meta[k] for k in ("documents", "failed_jobs", "pages", "pages_parsed")} == \
+        {"documents": 3, "failed_jobs": 1, "pages": 4, "pages_parsed": 4}
