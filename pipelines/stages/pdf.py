@@ -20,7 +20,7 @@ from __future__ import annotations
 import statistics
 
 from pipelines.models import DocumentResult, ParsingOptions
-from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
+from pipelines.stages import barcodes, coverage, layout, marks, pdf_text, scan, tables
 from pipelines.stages.drafts import (
     PageDraft,
     drop_inside,
@@ -53,6 +53,8 @@ def load(result: DocumentResult) -> None:
             try:
                 full = inp.enrichment.include_full_page_image
                 drafts.append(seal(_page(doc, n - 1, opts, plumber, full), opts.include_images, full))
+            except coverage.TextLost:
+                raise  # strict mode (the test suite): a lost word fails the whole conversion
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink the document
                 page_failed(result, n, exc)
         finish(result, drafts, opts)
@@ -149,32 +151,40 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
             r.data["text"] = " ".join(w.text for w in sorted(mine, key=lambda w: (round(w.cy), w.x1)))
             r.x1, r.y1 = min(r.x1, *(w.x1 for w in mine)), min(r.y1, *(w.y1 for w in mine))
             r.x2, r.y2 = max(r.x2, *(w.x2 for w in mine)), max(r.y2, *(w.y2 for w in mine))
+    kept = words
     words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions])
     blocks = layout_page(words, regions, pc.height)
-    _read_tables(blocks, plumber, index, words)
+    unit = statistics.median([w.h for w in kept]) if kept else 10.0
+    _read_tables(blocks, plumber, index, kept, unit)
+    # the invariant: every word of the text layer is in some block, or is added back as text
+    draft.warnings += coverage.claim(pc.words, blocks, unit, where=f"page {index + 1}")
     draft.blocks = blocks
     return draft
 
 
 def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
-                 words: list[Word]) -> None:
-    unit = statistics.median([w.h for w in words]) if words else 10.0
+                 words: list[Word], unit: float) -> None:
+    """Cells for every table block. A reader that leaves words of the region out of its cells
+    (rows merged into one cell, or no cells at all) does not get the last word: the next reader
+    is tried, and when none holds every word the region is read as text blocks instead."""
+    out: list[Block] = []
     for b in blocks:
         if b.kind not in ("table", "text_table"):
+            out.append(b)
             continue
         ruled = b.kind == "table"
         cols = b.data.pop("columns", None)
-        rows: list[list[tables.Cell]] = []
-        if not ruled and cols:
-            # The XY-cut's own columns: pdfplumber's text strategy splits cells at word gaps
-            # ("storage | 2") on our corpus, the gutters found by the cut do not.
-            rows = tables.grid_from_columns([[w for w in c if isinstance(w, Word)] for c in cols], unit)
-        if len(rows) < 2:
-            page = plumber.page(index)
-            rows = tables.plumber_cells(page, b.box, ruled=ruled)
-            page.close()  # drop pdfplumber's parsed objects for this page
+        mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), b.box)] if ruled else \
+            [w for c in cols or [] for w in c if isinstance(w, Word)]
+        rows = tables.read_region(b, mine, cols, unit, lambda: plumber.page(index))
+        if rows is None:
+            # no reader accounted for every word: the region is text, not a table
+            out += layout.leaf_blocks(mine, layout.body_size(words)) if mine else []
+            continue
         b.data["rows"] = rows
         b.kind = "table"
+        out.append(b)
+    blocks[:] = out
 
 
 def _stream_blocks(doc, index: int) -> list[Block]:

@@ -48,13 +48,27 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
     return doc
 
 
-def _page_text(tp: pdfium.PdfTextPage, n: int) -> str:
+def _page_text(tp: pdfium.PdfTextPage, n: int) -> str | list[str]:
+    """The page's characters, one entry per PDFium character index. Characters outside the
+    BMP (math alphabets) take two indices, a surrogate pair: the pair is joined at the first
+    index and the second holds "" (a list is returned then), so indices stay aligned."""
     buf = ctypes.create_string_buffer((n + 1) * 2)
     raw.FPDFText_GetText(tp, 0, n, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort)))
     text = buf.raw[: n * 2].decode("utf-16-le", errors="replace")
-    if len(text) != n:  # surrogate pairs: fall back to one call per character
-        text = "".join(chr(raw.FPDFText_GetUnicode(tp, i) or 0xFFFD) for i in range(n))
-    return text
+    if len(text) == n:
+        return text
+    units = [int.from_bytes(buf.raw[2 * i: 2 * i + 2], "little") for i in range(n)]
+    out: list[str] = []
+    i = 0
+    while i < n:
+        u = units[i]
+        if 0xD800 <= u < 0xDC00 and i + 1 < n and 0xDC00 <= units[i + 1] < 0xE000:
+            out += [chr(0x10000 + ((u - 0xD800) << 10) + (units[i + 1] - 0xDC00)), ""]
+            i += 2
+            continue
+        out.append("\ufffd" if 0xD800 <= u < 0xE000 else chr(u))
+        i += 1
+    return out
 
 
 def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
@@ -91,7 +105,7 @@ def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
             if bold is None:
                 low = fname.lower()
                 bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
-            token = text[i: j + 1]
+            token = "".join(text[i: j + 1])
             if not token.isascii():
                 token = unicodedata.normalize("NFKC", token)  # ligatures, full-width forms
             words.extend(_split_on_gaps(tp, token, i, x1 - left, top - t, x2 - left, top - b,

@@ -235,3 +235,47 @@ def _close(current: dict[str, Any] | None, merged: list[dict[str, Any]], mode: s
         "merge_actions": {"pages": current["pages"], "target_columns": current["columns"]},
     })
     return None
+
+
+# ---------------------------------------------------------------- choosing a reader
+
+
+def _complete(rows: list[list[Cell]], words: list[Word]) -> bool:
+    """Whether the cells hold every word of the region (characters as a multiset: a reader may
+    split a word at a cell boundary, but may not leave one out)."""
+    from pipelines.stages.coverage import chars
+
+    have = chars(t for r in rows for t, _ in r)
+    want = chars(w.text for w in words)
+    return all(have.get(ch, 0) >= n for ch, n in want.items())
+
+
+def _shape_ok(rows: list[list[Cell]]) -> bool:
+    return len(rows) >= 2 and max((sum(1 for t, _ in r if t.strip()) for r in rows), default=0) >= 2
+
+
+def read_region(block: Any, words: list[Word], columns: list | None, unit: float,
+                page: Any) -> list[list[Cell]] | None:
+    """Cells of a table region from the first reader whose cells hold every word of the region
+    and that finds at least two rows and two columns; ``None`` when no reader does (the region
+    is then read as text). ``page`` returns the pdfplumber page, opened only if needed."""
+    ruled = block.kind == "table"
+    tries: list[Any] = []
+    if not ruled and columns:
+        tries.append(lambda: grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
+    tries.append(lambda: _plumber(page, block.box, ruled))
+    if ruled:
+        tries.append(lambda: _plumber(page, block.box, False))
+    for attempt in tries:
+        rows = attempt()
+        if rows and _shape_ok(rows) and _complete(rows, words):
+            return rows
+    return None
+
+
+def _plumber(page: Any, box: Box, ruled: bool) -> list[list[Cell]]:
+    p = page()
+    try:
+        return plumber_cells(p, box, ruled=ruled)
+    finally:
+        p.close()  # drop pdfplumber's parsed objects for this page
