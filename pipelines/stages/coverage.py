@@ -131,10 +131,11 @@ def claim(words: list[Word], blocks: list, unit: float, where: str = "") -> list
         return []
     n = len(lost)
     sample = " ".join(w.text for w in lost[:12])
-    message = (f"{n} word{'s' if n != 1 else ''} of the text layer were not placed by the layout "
-               f"and were added as plain text: {sample}{' …' if n > 12 else ''}")
+    lost_words = f"{n} word{'s' if n != 1 else ''} of the text layer"
+    tail = f": {sample}{' …' if n > 12 else ''}"
     if MODE == "raise":
-        raise TextLost(f"{where}: {message}" if where else message)
+        raise TextLost(f"{where + ': ' if where else ''}{lost_words} not placed by the layout{tail}")
+    message = f"{lost_words} were not placed by the layout and were added as plain text{tail}"
     body = layout.body_size(words)
     new: list = []
     for leaf in layout.reading_order(list(lost), unit):

@@ -125,11 +125,17 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
             Block(r.kind, (r.x1, r.y1, r.x2, r.y2), data=r.data) for r in regions]
         return draft
 
+    # a filled box with words on it is a background (a shaded table row, a code listing on a
+    # tint, a slide's block): the words are read as they would be without it, never as a figure
+    fills = pc.meta.get("fills", [])
+    if fills:
+        pc.curves = [c for c in pc.curves if c not in _shades(fills, words)]
     # form fields: their values are not in the page text; they read as key/value regions
     regions += [Region("key_value_region", *f["box"], data={"key": f["key"], "value": f["value"]})
                 for f in pc.meta.get("fields", [])]
     for box in tables.ruled_regions(pc.rules, words):
-        regions.append(Region("table", *box, data={"ruled": True}))
+        mine = [r for r in pc.rules if inside((r.x1, r.y1, r.x2, r.y2), box, 3)]
+        regions.append(Region("table", *box, data={"ruled": True, "rules": mine}))
     fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]
     page_area = pc.width * pc.height
     for pic in [*pc.pictures, *pdf_text.drawing_regions(pc)]:
@@ -160,6 +166,25 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     draft.warnings += coverage.claim(pc.words, blocks, unit, where=f"page {index + 1}")
     draft.blocks = blocks
     return draft
+
+
+def _shades(fills: list, words: list[Word]) -> set:
+    """Filled boxes under words, and the strips that continue them (a listing's tinted
+    margins above and below its lines)."""
+    shaded = {b for b in fills if any(inside((w.x1, w.y1, w.x2, w.y2), b, 0) for w in words)}
+    grew = True
+    while grew:
+        grew = False
+        for b in fills:
+            if b in shaded:
+                continue
+            for s in shaded:
+                ov = min(b[2], s[2]) - max(b[0], s[0])
+                if ov > 0.5 * min(b[2] - b[0], s[2] - s[0]) and b[1] <= s[3] + 1.5 and s[1] <= b[3] + 1.5:
+                    shaded.add(b)
+                    grew = True
+                    break
+    return shaded
 
 
 def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,

@@ -162,6 +162,7 @@ def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageCo
                                   Rule(x1, y1, x1, y2), Rule(x2, y1, x2, y2)]
             elif w * h < 0.5 * content.width * content.height:  # not a page background
                 content.curves.append(box)
+                content.meta.setdefault("fills", []).append(box)  # shaded rows, listing backgrounds
             continue
         content.curves.append(box)
 
@@ -287,6 +288,8 @@ def _rotate(content: PageContent, rotation: int, w0: float, h0: float) -> None:
         ru.x1, ru.y1, ru.x2, ru.y2 = _turn((ru.x1, ru.y1, ru.x2, ru.y2), rotation, w0, h0)
     content.pictures = [_turn(p, rotation, w0, h0) for p in content.pictures]
     content.curves = [_turn(p, rotation, w0, h0) for p in content.curves]
+    if "fills" in content.meta:
+        content.meta["fills"] = [_turn(p, rotation, w0, h0) for p in content.meta["fills"]]
     for f in content.meta.get("fields", []):
         f["box"] = _turn(f["box"], rotation, w0, h0)
 

@@ -20,9 +20,11 @@ import statistics
 from typing import Any
 
 from pipelines.models import Fragment
+from pipelines.stages import grid
 from pipelines.stages.geometry import Box, Rule, Word, bbox_dict, inside, union
 from pipelines.stages.layout import group_lines
 from pipelines.stages.text import render_html_table, render_markdown_table, table_fragment
+from pipelines.stages.xycut import FIG_CAPTION, TABLE_CAPTION
 
 Cell = tuple[str, Box | None]
 
@@ -34,8 +36,25 @@ def _touch(a: Rule, b: Rule, tol: float = 2.5) -> bool:
     return (a.x1 - tol <= b.x2 and b.x1 - tol <= a.x2 and a.y1 - tol <= b.y2 and b.y1 - tol <= a.y2)
 
 
+def _positions(values: list[float], tol: float = 3.0) -> int:
+    """How many distinct positions ``values`` hold (clustered within ``tol``)."""
+    n, last = 0, None
+    for v in sorted(values):
+        if last is None or v - last > tol:
+            n += 1
+        last = v
+    return n
+
+
 def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
-    """Regions enclosed by ruling lines that hold at least two words."""
+    """Table regions drawn with rules, holding at least two words:
+
+    * grids: clusters of touching horizontal and vertical rules with at least three distinct
+      rows or columns of rules (a single ruled box around text is a frame, not a table);
+    * header-ruled tables (booktabs): a stack of at least three horizontal rules, the top and
+      the bottom one of the same span, the ones between them (``\\midrule``, ``\\cmidrule``)
+      no wider; rules drawn as thin filled rectangles count the same (``pdf_text``).
+    """
     lines = [r for r in rules if r.horizontal or r.vertical]
     parent = list(range(len(lines)))
 
@@ -45,35 +64,72 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
             i = parent[i]
         return i
 
-    for i in range(len(lines)):
-        for j in range(i + 1, len(lines)):
-            if _touch(lines[i], lines[j]):
+    order = sorted(range(len(lines)), key=lambda i: lines[i].x1)
+    for a, i in enumerate(order):  # sweep in x: only rules that can touch are compared
+        ri = lines[i]
+        for j in order[a + 1:]:
+            if lines[j].x1 - 2.5 > ri.x2:
+                break
+            if _touch(ri, lines[j]):
                 parent[find(i)] = find(j)
     groups: dict[int, list[Rule]] = {}
     for i, r in enumerate(lines):
         groups.setdefault(find(i), []).append(r)
-    stacked = sorted((r for r in lines if r.horizontal), key=lambda r: r.y1)
     regions: list[Box] = []
     for g in groups.values():
-        h = sum(1 for r in g if r.horizontal)
-        v = sum(1 for r in g if r.vertical)
-        if h >= 2 and v >= 2:
-            regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
-    # booktabs style: ≥3 horizontal rules of about the same span, no verticals
-    run: list[Rule] = []
-    for r in stacked:
-        if any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions):
+        hs = [r for r in g if r.horizontal]
+        vs = [r for r in g if r.vertical]
+        if len(hs) >= 2 and len(vs) >= 2:
+            rows = _positions([(r.y1 + r.y2) / 2 for r in hs])
+            cols = _positions([(r.x1 + r.x2) / 2 for r in vs])
+            if rows >= 3 or cols >= 3:
+                # the grid's width is that of its vertical rules: a rule running on past them
+                # (under a caption in the margin) is not part of the table
+                left, right = min(r.x1 for r in vs) - 3, max(r.x2 for r in vs) + 3
+                g = [r for r in g if r.x1 >= left - 6 and r.x2 <= right + 6]
+                regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
+    free = sorted((r for r in lines if r.horizontal and r.x2 - r.x1 >= 30
+                   and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
+                  key=lambda r: r.y1)
+    used: set[int] = set()
+    for i, top in enumerate(free):
+        if i in used:
             continue
-        if run and abs(r.x1 - run[-1].x1) < 6 and abs(r.x2 - run[-1].x2) < 6:
-            run.append(r)
+        members = [i]
+        bottom = None
+        for j in range(i + 1, len(free)):
+            r = free[j]
+            if r.x1 < top.x1 - 6 or r.x2 > top.x2 + 6:
+                break  # a wider rule, or one beside the table: the stack ends
+            if r.x1 > top.x2 or r.x2 < top.x1:
+                continue
+            if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1):
+                break  # the next table's caption: this stack ended before it
+            members.append(j)
+            if abs(r.x1 - top.x1) < 6 and abs(r.x2 - top.x2) < 6:
+                bottom = len(members)
+        if bottom is None or bottom < 3:
             continue
-        if len(run) >= 3:
-            regions.append(union([(x.x1, x.y1, x.x2, x.y2) for x in run]))
-        run = [r]
-    if len(run) >= 3:
-        regions.append(union([(x.x1, x.y1, x.x2, x.y2) for x in run]))
+        members = members[:bottom]
+        used.update(members)
+        regions.append(union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members]))
     return [reg for reg in regions
             if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
+
+
+def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float) -> bool:
+    """Whether something between ``y1`` and ``y2`` ends a stack of rules: a line that starts a
+    table or figure caption, or a line of text running past both ends of the rules (prose
+    between two tables of the same width)."""
+    band = [w for w in words if y1 < w.cy < y2]
+    for line in group_lines(band):
+        if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6:
+            return True
+        inner = [w for w in line if x1 - 6 <= (w.x1 + w.x2) / 2 <= x2 + 6]
+        head = " ".join(w.text for w in inner[:3])
+        if TABLE_CAPTION.match(head) or FIG_CAPTION.match(head) or head.startswith("Example"):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- reading cells
@@ -258,14 +314,17 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
                 page: Any) -> list[list[Cell]] | None:
     """Cells of a table region from the first reader whose cells hold every word of the region
     and that finds at least two rows and two columns; ``None`` when no reader does (the region
-    is then read as text). ``page`` returns the pdfplumber page, opened only if needed."""
+    is then read as text). ``page`` returns the pdfplumber page, opened only if needed (the
+    readers from the page's own words and rules come first: they need no second parse)."""
     ruled = block.kind == "table"
     tries: list[Any] = []
+    if ruled:
+        rules = block.data.pop("rules", [])
+        tries.append(lambda: grid.rule_grid(block.box, rules, words, unit))
     if not ruled and columns:
         tries.append(lambda: grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
+        tries.append(lambda: grid.whitespace_grid(words, unit))
     tries.append(lambda: _plumber(page, block.box, ruled))
-    if ruled:
-        tries.append(lambda: _plumber(page, block.box, False))
     for attempt in tries:
         rows = attempt()
         if rows and _shape_ok(rows) and _complete(rows, words):

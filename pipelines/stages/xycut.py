@@ -129,7 +129,7 @@ class _Cutter:
             return
         cols = self.columns(items)
         if len(cols) > 1:
-            if self.tabular(cols):
+            if self.tabular(cols) or self.labelled(cols):
                 box = union([_box(i) for i in items])
                 out.append([Region("text_table", *box, data={"columns": cols})])
                 return
@@ -179,6 +179,25 @@ class _Cutter:
                       if sum(any(abs(y - y2) < 0.5 * self.unit for y2 in other)
                              for other in centres[1:]) >= len(cols) // 2)
         return aligned >= max(2, 0.6 * len(first))
+
+
+    def labelled(self, cols: list[list[Item]]) -> bool:
+        """Two parts, the left one a narrow column of short labels, each on the line of a value
+        to its right: a borderless label/value list (a definition list, a form printed without
+        rules). It is read as a two-column table, so each label stays with its value."""
+        if len(cols) != 2 or any(isinstance(i, Region) for c in cols for i in c):
+            return False
+        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(left) < 2 or len(right) < len(left):
+            return False
+        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
+        rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
+        if lw > 0.6 * rw or statistics.median(len(line) for line in left) > 3:
+            return False
+        ys = [statistics.fmean(w.cy for w in line) for line in right]
+        paired = sum(1 for line in left
+                     if any(abs(statistics.fmean(w.cy for w in line) - y) < 0.4 * self.unit for y in ys))
+        return paired == len(left)
 
 
 def _is_caption(items: list[Item]) -> bool:

@@ -1,0 +1,194 @@
+"""Table structure from the page's own geometry: words and ruling lines, no second PDF parser.
+
+* Columns come from vertical rules when the table has them (a ruled grid), else from the
+  whitespace between words across the table's rows (``gap_columns``): an x range that no word of
+  any row covers is a column gutter. Rows whose words bridge a gutter that every other row
+  leaves open are spanning cells (a header over two columns): they do not close the gutter, and
+  their text goes to the first column they span.
+* Rows come from horizontal rules in a ruled grid (a cell may hold several lines), else from the
+  text lines (booktabs tables rule only above and below the header and at the bottom).
+* Every word of the region lands in exactly one cell, so a table never loses a word.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from pipelines.stages.geometry import Box, Rule, Word, union
+from pipelines.stages.xycut import group_lines
+
+Cell = tuple[str, Box | None]
+
+
+def _cluster(values: list[float], tol: float) -> list[float]:
+    out: list[list[float]] = []
+    for v in sorted(values):
+        if out and v - out[-1][-1] <= tol:
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return [statistics.fmean(c) for c in out]
+
+
+def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
+    """Middles of the x ranges that no word of ``rows`` covers and that separate words in
+    enough rows (see ``gap_columns``)."""
+    multi = sum(1 for line in rows if len(line) >= 2)
+    if multi < 2:
+        return []
+    spans = sorted((w.x1, w.x2) for line in rows for w in line)
+    runs: list[tuple[float, float]] = []
+    right = spans[0][1]
+    for a, b in spans[1:]:
+        if a > right:
+            runs.append((right, a))
+        right = max(right, b)
+    wide, narrow = max(0.45 * unit, 2.0), max(0.15 * unit, 1.0)
+    out = []
+    for a, b in runs:
+        if b - a < narrow:
+            continue
+        both = sum(1 for line in rows
+                   if any(w.x2 <= a + 0.5 for w in line) and any(w.x1 >= b - 0.5 for w in line))
+        if (b - a >= wide and both >= 2) or both >= max(3, 0.5 * multi):
+            out.append((a + b) / 2)
+    return out
+
+
+def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> list[float]:
+    """Column boundaries (x of each gutter's middle) from the word gaps across ``lines``.
+
+    A gutter is an x range that no word covers. A wide one needs words on both sides of it in
+    two lines; a narrow one (tight columns leave gaps no wider than a word space) in at least
+    three lines and half of the lines with two or more words, which aligned word spaces in
+    running text never manage. A line whose words bridge gutters that all the other lines leave
+    open is a spanning row (a header over several columns): up to a fifth of the lines may be
+    set aside that way.
+    """
+    rows = [line for line in lines if line]
+    best = _gutters(rows, unit)
+    if len(rows) > 80:
+        return best
+    out: list[int] = []
+    for k in sorted(range(len(rows)), key=lambda k: -max((w.x2 - w.x1 for w in rows[k]), default=0)):
+        if len(out) >= len(rows) // 5:
+            break
+        trial = _gutters([r for i, r in enumerate(rows) if i != k and i not in out], unit)
+        if len(trial) > len(best):
+            out.append(k)
+            best = trial
+    return best
+
+
+def _split_at(lines: list[list[Word]], xs: list[float]) -> list[list[Word]]:
+    """Lines cut at the x positions ``xs`` (vertical rules): words on either side of a rule
+    are never one phrase."""
+    if not xs:
+        return lines
+    out: list[list[Word]] = []
+    for line in lines:
+        parts: dict[int, list[Word]] = {}
+        for w in line:
+            parts.setdefault(sum(1 for x in xs if w.x1 >= x), []).append(w)
+        out += [parts[k] for k in sorted(parts)]
+    return out
+
+
+def _phrase_cells(line: list[Word], bounds: list[float], unit: float,
+                  spans: list[tuple[float, float]] = ()) -> list[list[Word]]:  # type: ignore[assignment]
+    """The words of one line in columns: a phrase (words a word space apart) goes whole to the
+    column its first word starts in, so a spanning header stays one cell. ``spans``: the x
+    ranges of partial rules right under this line (``\\cmidrule``): a phrase over one belongs to
+    the first column the rule spans."""
+    cells: list[list[Word]] = [[] for _ in range(len(bounds) + 1)]
+    min_gap = max(0.45 * unit, 2.0)
+    phrase: list[Word] = []
+
+    def flush() -> None:
+        if phrase:
+            x = phrase[0].x1
+            mid = (phrase[0].x1 + phrase[-1].x2) / 2
+            for a, b in spans:
+                if a <= mid <= b:
+                    x = a + 1
+                    break
+            k = sum(1 for b in bounds if x >= b)
+            cells[k].extend(phrase)
+            phrase.clear()
+
+    for w in line:
+        if phrase and (w.x1 - phrase[-1].x2 >= min_gap
+                       or any(phrase[-1].x2 <= b <= w.x1 for b in bounds)):
+            flush()
+        phrase.append(w)
+    flush()
+    return cells
+
+
+def _text(ws: list[Word], unit: float) -> Cell:
+    if not ws:
+        return ("", None)
+    lines = group_lines(ws)
+    text = " ".join(" ".join(w.text for w in line) for line in lines)
+    return (text, union([(w.x1, w.y1, w.x2, w.y2) for w in ws]))
+
+
+def whitespace_grid(words: list[Word], unit: float, bounds: list[float] | None = None) -> list[list[Cell]]:
+    """Rows × columns of a table without vertical rules: a row per text line, columns from the
+    gaps between words (or ``bounds``)."""
+    lines = group_lines(words)
+    if not lines:
+        return []
+    x1, x2 = min(w.x1 for w in words), max(w.x2 for w in words)
+    if bounds is None:
+        bounds = gap_columns(lines, unit, x1, x2)
+    return [[_text(c, unit) for c in _phrase_cells(line, bounds, unit)] for line in lines]
+
+
+def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) -> list[list[Cell]]:
+    """Rows × columns of a table with rules. Vertical rules give the columns (else the word
+    gaps do); horizontal rules give the rows when every band between two of them holds cells of
+    several lines (a multi-line cell), else each text line is a row."""
+    if not words:
+        return []
+    rx1, ry1, rx2, ry2 = region
+    vs = [r for r in rules if r.vertical and (r.y2 - r.y1) >= 0.6 * unit]
+    hs = [r for r in rules if r.horizontal]
+    xs = _cluster([(r.x1 + r.x2) / 2 for r in vs], 3.0)
+    inner_x = [x for x in xs if rx1 + 3 < x < rx2 - 3]
+    lines = group_lines(words)
+    # columns: the vertical rules, and the whitespace gutters inside the ruled columns (a table
+    # may rule some columns apart and leave others to alignment)
+    bounds = sorted(inner_x + [g for g in gap_columns(_split_at(lines, inner_x), unit, rx1, rx2)
+                               if all(abs(g - x) > 4 for x in inner_x)])
+    ys = [y for y in _cluster([(r.y1 + r.y2) / 2 for r in hs], 2.0) if ry1 + 2 < y < ry2 - 2]
+    if not inner_x or not ys:
+        # partial rules under a header line give the columns its cells span
+        part = [r for r in hs if r.x2 - r.x1 < 0.9 * (rx2 - rx1)]
+        out = []
+        for line in lines:
+            bottom = max(w.y2 for w in line)
+            spans = [(r.x1, r.x2) for r in part if -1 <= r.y1 - bottom <= 0.8 * unit]
+            out.append([_text(c, unit) for c in _phrase_cells(line, bounds, unit, spans)])
+        return out
+    # a ruled grid: one row per band between horizontal rules, unless a band's cells all hold
+    # the same number of lines (then the rules only set off groups of rows)
+    bands: list[list[list[Word]]] = [[] for _ in range(len(ys) + 1)]
+    for line in lines:
+        cy = statistics.fmean(w.cy for w in line)
+        bands[sum(1 for y in ys if cy > y)].append(line)
+    rows: list[list[Cell]] = []
+    for band in bands:
+        if not band:
+            continue
+        per_col = [_phrase_cells(line, bounds, unit) for line in band]
+        counts = {sum(1 for line in per_col if line[k]) for k in range(len(bounds) + 1)} - {0}
+        if len(band) > 1 and counts == {len(band)}:
+            rows += [[_text(c, unit) for c in line] for line in per_col]  # lines are rows
+            continue
+        merged: list[list[Word]] = [[] for _ in range(len(bounds) + 1)]
+        for line in per_col:
+            for k, c in enumerate(line):
+                merged[k].extend(c)
+        rows.append([_text(c, unit) for c in merged])
+    return rows
