@@ -48,9 +48,17 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
     for a, b in runs:
         if b - a < narrow:
             continue
-        both = sum(1 for line in rows
-                   if any(w.x2 <= a + 0.5 for w in line) and any(w.x1 >= b - 0.5 for w in line))
-        if (b - a >= wide and both >= 2) or both >= max(3, 0.5 * multi):
+        gaps = []
+        for line in rows:
+            left = [w.x2 for w in line if w.x2 <= a + 0.5]
+            right = [w.x1 for w in line if w.x1 >= b - 0.5]
+            if left and right:
+                gaps.append(min(right) - max(left))
+        if b - a >= wide and len(gaps) >= 2:
+            out.append((a + b) / 2)
+        # a narrow gutter is a column only where some row shows a real gap across it: a word
+        # space at the same place in every row ("row 1", "row 2", …) is not a column
+        elif len(gaps) >= max(3, 0.5 * multi) and max(gaps) >= wide:
             out.append((a + b) / 2)
     return out
 

@@ -88,6 +88,14 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     if opts.disable_layout_detection and not (opts.barcode_detection or opts.signature_detection):
         return _fast_page(doc, index, opts, full_image)
     pc = pdf_text.read_page(doc, index)
+    turned = None
+    if pc.meta["rotation"][0] and pdf_text.sideways(pc.words):
+        # a page turned for display (/Rotate) whose text runs sideways on screen: lay it out in
+        # the text's own orientation, and turn the boxes to the displayed page at the end
+        own = pdf_text.read_page(doc, index, turn=False)
+        if not pdf_text.sideways(own.words):
+            turned, display = own.meta["rotation"], (pc.width, pc.height)
+            pc = own
     if _is_scan(pc):
         img = render_pdf_page(doc, index, OCR_DPI)
         return scan.raster_page(img, index + 1, pc.width / img.width, 72 * img.width / pc.width,
@@ -101,7 +109,7 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
         or full_image
     color = opts.include_images or full_image  # images handed back keep their colours
     image = render_pdf_page(doc, index, RASTER_DPI, grayscale=not color) if needs_pixels else None
-    px = image.width / pc.width if image is not None else RASTER_DPI / 72
+    px = image.width / (display[0] if turned else pc.width) if image is not None else RASTER_DPI / 72
     draft = PageDraft(index + 1, pc.width, pc.height, image=image, px_per_unit=px)
 
     pdf_text.mark_strikethrough(pc)
@@ -164,8 +172,19 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     _read_tables(blocks, plumber, index, kept, unit)
     # the invariant: every word of the text layer is in some block, or is added back as text
     draft.warnings += coverage.claim(pc.words, blocks, unit, where=f"page {index + 1}")
+    if turned is not None:
+        _turn_blocks(blocks, *turned)
+        draft.width, draft.height = display
     draft.blocks = blocks
     return draft
+
+
+def _turn_blocks(blocks: list[Block], rotation: int, w0: float, h0: float) -> None:
+    """Boxes laid out in the page's own space → the page as displayed."""
+    for b in blocks:
+        b.box = pdf_text.turn_box(b.box, rotation, w0, h0)
+        for row in b.data.get("rows") or []:
+            row[:] = [(t, pdf_text.turn_box(box, rotation, w0, h0) if box else None) for t, box in row]
 
 
 def _shades(fills: list, words: list[Word]) -> set:

@@ -207,12 +207,15 @@ def _is_rect(obj, nseg: int) -> bool:
     return True
 
 
-def read_page(doc: pdfium.PdfDocument, index: int, graphics: bool = True) -> PageContent:
+def read_page(doc: pdfium.PdfDocument, index: int, graphics: bool = True, turn: bool = True) -> PageContent:
+    """Words, rules and pictures of one page, as displayed (after ``/Rotate``); with
+    ``turn=False`` in the page's own, unrotated space (``meta["rotation"]`` says how to turn a
+    box from there to the display: ``(degrees, width, height)`` for ``turn_box``)."""
     with PDFIUM_LOCK:
-        return _read_page(doc, index, graphics)
+        return _read_page(doc, index, graphics, turn)
 
 
-def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool) -> PageContent:
+def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool, turn: bool = True) -> PageContent:
     page = doc[index]
     try:
         width, height = page.get_size()  # as displayed, i.e. after /Rotate
@@ -224,8 +227,11 @@ def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool) -> PageConte
         if doc.formenv is not None:
             content.meta["fields"] = read_fields(doc, page, left, top)
         rotation = page.get_rotation() % 360
-        if rotation:
+        content.meta["rotation"] = (rotation, right - left, top - bottom)
+        if rotation and turn:
             _rotate(content, rotation, right - left, top - bottom)
+        elif rotation:
+            content.width, content.height = right - left, top - bottom
         return content
     finally:
         page.close()
@@ -269,6 +275,17 @@ def read_fields(doc: pdfium.PdfDocument, page: pdfium.PdfPage, left: float, top:
         finally:
             raw.FPDFPage_CloseAnnot(annot)
     return out
+
+
+def turn_box(b: tuple[float, float, float, float], rotation: int, w0: float, h0: float):
+    """A box from unrotated page space to the page as displayed."""
+    return _turn(b, rotation, w0, h0) if rotation else b
+
+
+def sideways(words: list[Word]) -> bool:
+    """Whether most of the text runs up or down the page (words taller than wide)."""
+    long = [w for w in words if len(w.text) >= 3]
+    return len(long) >= 5 and sum(1 for w in long if (w.y2 - w.y1) > 1.5 * (w.x2 - w.x1)) > 0.6 * len(long)
 
 
 def _turn(b: tuple[float, float, float, float], rotation: int, w0: float, h0: float):

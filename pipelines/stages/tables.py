@@ -99,10 +99,10 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
         bottom = None
         for j in range(i + 1, len(free)):
             r = free[j]
-            if r.x1 < top.x1 - 6 or r.x2 > top.x2 + 6:
-                break  # a wider rule, or one beside the table: the stack ends
             if r.x1 > top.x2 or r.x2 < top.x1:
-                continue
+                continue  # beside the table (another table next to it)
+            if r.x1 < top.x1 - 6 or r.x2 > top.x2 + 6:
+                break  # a wider rule: the stack ends
             if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1):
                 break  # the next table's caption: this stack ended before it
             members.append(j)
@@ -123,8 +123,9 @@ def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: flo
     between two tables of the same width)."""
     band = [w for w in words if y1 < w.cy < y2]
     for line in group_lines(band):
-        if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6:
-            return True
+        gap = max((b.x1 - a.x2 for a, b in zip(line, line[1:])), default=0.0)
+        if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6 and gap < 1.2 * statistics.median(w.h for w in line):
+            return True  # running text across the rules' span
         inner = [w for w in line if x1 - 6 <= (w.x1 + w.x2) / 2 <= x2 + 6]
         head = " ".join(w.text for w in inner[:3])
         if TABLE_CAPTION.match(head) or FIG_CAPTION.match(head) or head.startswith("Example"):
