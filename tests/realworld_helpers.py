@@ -61,6 +61,20 @@ def fragment_texts(fragments: list[Any]) -> list[str]:
     return out
 
 
+def page_text(fragments: list[Any]) -> str:
+    """The page as a reader goes through it: fragments in reading order, a table row by row."""
+    out: list[str] = []
+    for f in fragments:
+        c = f.content
+        if f.fragment_type == "table":
+            n, m = int(c.get("rows", 0)), int(c.get("columns", 0))
+            cells = [x["text"] for x in c.get("cells", [])]
+            out += [" ".join(t for t in cells[i * m:(i + 1) * m] if t) for i in range(n)]
+        elif f.fragment_type != "key_value_region":
+            out.append(str(c.get("content", "")))
+    return "\n".join(out)
+
+
 def word_recall(reference: str, shown: list[str]) -> tuple[float, list[str]]:
     """(recall, missing words): reference words found in ``shown`` as a multiset; a word missing
     as a token but whose characters are all left over counts as found (split or glued)."""
@@ -99,6 +113,23 @@ def best_table(found: list[list[list[str]]], ref: list[list[str]]) -> tuple[floa
     for t in found:
         best = max(best, (cell_accuracy(t, ref), t), key=lambda x: x[0])
     return best
+
+
+def match_tables(found: list[list[list[str]]], refs: list[list[list[str]]]) -> list[float]:
+    """Each reference table's cell accuracy against a distinct found table (pairs taken best
+    first; a reference left without a found table scores 0)."""
+    pairs = sorted(((cell_accuracy(t, r), i, j) for i, r in enumerate(refs) for j, t in enumerate(found)),
+                   reverse=True)
+    score = [0.0] * len(refs)
+    used_r: set[int] = set()
+    used_f: set[int] = set()
+    for s, i, j in pairs:
+        if i in used_r or j in used_f:
+            continue
+        score[i] = s
+        used_r.add(i)
+        used_f.add(j)
+    return score
 
 
 def cases() -> list[dict[str, Any]]:

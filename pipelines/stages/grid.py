@@ -54,7 +54,12 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
             right = [w.x1 for w in line if w.x1 >= b - 0.5]
             if left and right:
                 gaps.append(min(right) - max(left))
+        em = statistics.median(w.size for line in rows for w in line)
         if b - a >= wide and len(gaps) >= 2:
+            out.append((a + b) / 2)
+        # a gap clearly wider than a word space (a third of an em) separates cells even when
+        # only one row has words on both sides of it ("Style = Alternate" under "Feature")
+        elif len(gaps) >= 1 and b - a >= 0.45 * em:
             out.append((a + b) / 2)
         # a narrow gutter is a column only where some row shows a real gap across it: a word
         # space at the same place in every row ("row 1", "row 2", …) is not a column
@@ -133,6 +138,12 @@ def _phrase_cells(line: list[Word], bounds: list[float], unit: float,
     return cells
 
 
+def _one_phrase(ws: list[Word], unit: float) -> bool:
+    """Words a word space apart from each other, left to right (one cell's text)."""
+    gap = max(0.45 * unit, 2.0)
+    return bool(ws) and all(b.x1 - a.x2 < gap for a, b in zip(ws, ws[1:]))
+
+
 def _text(ws: list[Word], unit: float) -> Cell:
     if not ws:
         return ("", None)
@@ -177,6 +188,11 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
         for line in lines:
             bottom = max(w.y2 for w in line)
             spans = [(r.x1, r.x2) for r in part if -1 <= r.y1 - bottom <= 0.8 * unit]
+            # a rule under a header cell spans the columns of that cell only when the cell
+            # is the one text over it (a rule above a total row has several cells over it)
+            spans = [(a, b) for a, b in spans
+                     if sum(1 for w in line if a <= (w.x1 + w.x2) / 2 <= b) == 1
+                     or _one_phrase([w for w in line if a <= (w.x1 + w.x2) / 2 <= b], unit)]
             out.append([_text(c, unit) for c in _phrase_cells(line, bounds, unit, spans)])
         return out
     # a ruled grid: one row per band between horizontal rules, unless a band's cells all hold

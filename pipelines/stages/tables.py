@@ -113,8 +113,43 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
         members = members[:bottom]
         used.update(members)
         regions.append(union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members]))
-    return [reg for reg in regions
-            if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
+    regions = [reg for reg in regions
+               if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
+    return [_grow(reg, words) for reg in regions]
+
+
+def _grow(region: Box, words: list[Word]) -> Box:
+    """A ruled region grown by the rows just above or below it that line up with its columns
+    (a table whose rules start at its third row, ``\\rowcolors[\\hline]{3}``): every word of such
+    a line starts where a word of the table starts, and it is no further away than a row."""
+    mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), region)]
+    lines = group_lines(mine)
+    if len(lines) < 2:
+        return region
+    starts = [w.x1 for w in mine]
+    pitch = statistics.median(statistics.fmean(w.cy for w in b) - statistics.fmean(w.cy for w in a)
+                              for a, b in zip(lines, lines[1:]))
+    x1, y1, x2, y2 = region
+    near = group_lines([w for w in words if x1 - 2 <= w.x1 and w.x2 <= x2 + 2
+                        and not inside((w.x1, w.y1, w.x2, w.y2), region)
+                        and (y1 - 3 * pitch < w.cy < y1 or y2 < w.cy < y2 + 3 * pitch)])
+    above = sorted((ln for ln in near if ln[0].cy < y1), key=lambda ln: -ln[0].cy)
+    below = sorted((ln for ln in near if ln[0].cy > y2), key=lambda ln: ln[0].cy)
+    edge = statistics.fmean(w.cy for w in lines[0])
+    for line in above:
+        cy = statistics.fmean(w.cy for w in line)
+        if edge - cy > 1.3 * pitch or len(line) < 2 or not all(
+                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
+            break
+        y1, edge = min(y1, min(w.y1 for w in line) - 1), cy
+    edge = statistics.fmean(w.cy for w in lines[-1])
+    for line in below:
+        cy = statistics.fmean(w.cy for w in line)
+        if cy - edge > 1.3 * pitch or len(line) < 2 or not all(
+                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
+            break
+        y2, edge = max(y2, max(w.y2 for w in line) + 1), cy
+    return (x1, y1, x2, y2)
 
 
 def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float) -> bool:
