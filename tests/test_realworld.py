@@ -13,7 +13,7 @@ import pytest
 
 from pipelines.document import convert
 from pipelines.models import DocumentInput
-from pipelines.stages import coverage, grid, tables
+from pipelines.stages import coverage, grid
 from pipelines.stages.coverage import tokens
 from pipelines.stages.geometry import Word
 from pipelines.stages.layout import Block
@@ -153,7 +153,6 @@ def test_a_table_reader_that_drops_words_falls_back(monkeypatch: pytest.MonkeyPa
         return [[("only", None), ("this", None)], [("and", None), ("that", None)]]
 
     monkeypatch.setattr(grid, "rule_grid", lossy)
-    monkeypatch.setattr(tables, "_plumber", lambda page, box, ruled: [])
     doc = tables_pdf(seed=21)
     result = convert(DocumentInput(data=doc.data))
     assert result.status.value == "success"

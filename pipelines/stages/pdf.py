@@ -7,10 +7,10 @@ is rendered at 200 dpi and goes through ``scan.raster_page``.
 
 Digital pages: words (``pdf_text``) → strike-through marks → form fields, ruled tables,
 pictures and vector drawings, barcodes and signatures as fixed regions → ``layout`` (XY-cut
-reading order, block types) → table cells. Ruled tables are read by pdfplumber on a crop
-(``lines`` strategy); whitespace tables from the XY-cut's own columns, which beat pdfplumber's
-``text`` strategy on our corpus (it split "storage 2" into two cells), with ``text`` as the
-fallback. ``disable_layout_detection`` skips all of that and returns the page text in
+reading order, block types) → table cells, from the page's own rules and words (``grid``) →
+the coverage check: every word of the text layer is in some block, or is added back as text
+with a warning (``coverage``). A page turned by ``/Rotate`` whose text then runs sideways is
+laid out in the text's own orientation. ``disable_layout_detection`` skips all of that and returns the page text in
 content-stream order as one text fragment.
 A page that fails records an ``ErrorItem`` for that page; the others go on.
 """
@@ -42,7 +42,6 @@ def load(result: DocumentResult) -> None:
     inp = result.input
     opts = inp.parsing
     doc = pdf_text.open_pdf(inp.data)
-    plumber = tables.PlumberPages(inp.data)
     try:
         with pdf_text.PDFIUM_LOCK:
             total = len(doc)
@@ -52,14 +51,13 @@ def load(result: DocumentResult) -> None:
         for n in numbers:
             try:
                 full = inp.enrichment.include_full_page_image
-                drafts.append(seal(_page(doc, n - 1, opts, plumber, full), opts.include_images, full))
+                drafts.append(seal(_page(doc, n - 1, opts, full), opts.include_images, full))
             except coverage.TextLost:
                 raise  # strict mode (the test suite): a lost word fails the whole conversion
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink the document
                 page_failed(result, n, exc)
         finish(result, drafts, opts)
     finally:
-        plumber.close()
         with pdf_text.PDFIUM_LOCK:
             doc.close()
 
@@ -83,8 +81,7 @@ def _is_scan(pc: PageContent) -> bool:
     return any(overlap(p, (0, 0, pc.width, pc.height)) > 0.5 * area for p in pc.pictures)
 
 
-def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
-          full_image: bool) -> PageDraft:
+def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     if opts.disable_layout_detection and not (opts.barcode_detection or opts.signature_detection):
         return _fast_page(doc, index, opts, full_image)
     pc = pdf_text.read_page(doc, index)
@@ -137,7 +134,8 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     # tint, a slide's block): the words are read as they would be without it, never as a figure
     fills = pc.meta.get("fills", [])
     if fills:
-        pc.curves = [c for c in pc.curves if c not in _shades(fills, words)]
+        shaded = _shades(fills, words)
+        pc.curves = [c for c in pc.curves if c not in shaded]
     # form fields: their values are not in the page text; they read as key/value regions
     regions += [Region("key_value_region", *f["box"], data={"key": f["key"], "value": f["value"]})
                 for f in pc.meta.get("fields", [])]
@@ -169,7 +167,7 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
     words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions])
     blocks = layout_page(words, regions, pc.height)
     unit = statistics.median([w.h for w in kept]) if kept else 10.0
-    _read_tables(blocks, plumber, index, kept, unit)
+    _read_tables(blocks, kept, unit)
     # the invariant: every word of the text layer is in some block, or is added back as text
     draft.warnings += coverage.claim(pc.words, blocks, unit, where=f"page {index + 1}")
     if turned is not None:
@@ -206,8 +204,7 @@ def _shades(fills: list, words: list[Word]) -> set:
     return shaded
 
 
-def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
-                 words: list[Word], unit: float) -> None:
+def _read_tables(blocks: list[Block], words: list[Word], unit: float) -> None:
     """Cells for every table block. A reader that leaves words of the region out of its cells
     (rows merged into one cell, or no cells at all) does not get the last word: the next reader
     is tried, and when none holds every word the region is read as text blocks instead."""
@@ -220,7 +217,7 @@ def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
         cols = b.data.pop("columns", None)
         mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), b.box)] if ruled else \
             [w for c in cols or [] for w in c if isinstance(w, Word)]
-        rows = tables.read_region(b, mine, cols, unit, lambda: plumber.page(index))
+        rows = tables.read_region(b, mine, cols, unit)
         if rows is None:
             # no reader accounted for every word: the region is text, not a table
             out += layout.leaf_blocks(mine, layout.body_size(words)) if mine else []

@@ -1,12 +1,14 @@
 """Tables: find them, read their cells, render them, merge the ones split across pages.
 
-* Ruled tables are found from the page's ruling lines (clusters of touching horizontal and
-  vertical rules, or three or more stacked horizontal rules) and read with pdfplumber's
-  ``lines`` strategy on a crop of that region.
-* Whitespace tables are found by the XY-cut (three or more aligned narrow columns, see
-  ``xycut``) and read from the cut's own columns (``grid_from_columns``), for digital and OCR'd
-  pages alike; pdfplumber's ``text`` strategy on the crop is the fallback when that yields fewer
-  than two rows (it split cells at word gaps on our corpus: "storage | 2").
+* Ruled tables are found from the page's ruling lines (grids of touching horizontal and
+  vertical rules; stacks of three or more horizontal rules, the booktabs style) and read by
+  ``grid.rule_grid`` from those rules and the words between them.
+* Whitespace tables are found by the XY-cut (three or more aligned narrow columns, or a narrow
+  column of labels beside their values, see ``xycut``) and read from the cut's own columns
+  (``grid_from_columns``), else from the word gaps (``grid.whitespace_grid``), for digital and
+  OCR'd pages alike.
+* A reader whose cells miss a word of the region is not used; when none holds every word, the
+  region is read as text (``read_region``).
 * Every table fragment carries ``content`` (HTML or Markdown per ``table_output_mode``),
   ``html``, ``markdown`` and ``cells`` with one bounding box per cell.
 * ``merge_tables``: a table that ends a page and one that starts the next page with the same
@@ -15,7 +17,6 @@
 
 from __future__ import annotations
 
-import io
 import statistics
 from typing import Any
 
@@ -171,49 +172,6 @@ def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: flo
 # ---------------------------------------------------------------- reading cells
 
 
-class PlumberPages:
-    """pdfplumber opened lazily, once per document, only if a page has a table."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self._pdf: Any = None
-
-    def page(self, index: int) -> Any:
-        if self._pdf is None:
-            import pdfplumber
-
-            self._pdf = pdfplumber.open(io.BytesIO(self.data))
-        return self._pdf.pages[index]
-
-    def close(self) -> None:
-        if self._pdf is not None:
-            self._pdf.close()
-
-
-def plumber_cells(page: Any, region: Box, ruled: bool) -> list[list[Cell]]:
-    """Cells of the largest table pdfplumber finds in ``region`` of a pdfplumber page."""
-    x1, y1, x2, y2 = region
-    pad = 2.0
-    crop = page.crop((max(0, x1 - pad), max(0, y1 - pad),
-                      min(page.width, x2 + pad), min(page.height, y2 + pad)))
-    strategy = "lines" if ruled else "text"
-    settings = {"vertical_strategy": strategy, "horizontal_strategy": strategy}
-    if not ruled:
-        settings.update({"min_words_vertical": 2, "min_words_horizontal": 1})
-    tables = crop.find_tables(table_settings=settings)
-    if not tables:
-        return []
-    table = max(tables, key=lambda t: (t.bbox[2] - t.bbox[0]) * (t.bbox[3] - t.bbox[1]))
-    texts = table.extract()
-    rows: list[list[Cell]] = []
-    for row, row_text in zip(table.rows, texts):
-        cells = [((t or "").replace("\n", " ").strip(), tuple(c) if c else None)  # type: ignore[misc]
-                 for t, c in zip(row_text, row.cells)]
-        if any(t for t, _ in cells):
-            rows.append(cells)
-    return rows
-
-
 def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]]:
     """Rows × columns from the XY-cut's columns: rows are clusters of line centres."""
     centres: list[float] = []
@@ -346,12 +304,11 @@ def _shape_ok(rows: list[list[Cell]]) -> bool:
     return len(rows) >= 2 and max((sum(1 for t, _ in r if t.strip()) for r in rows), default=0) >= 2
 
 
-def read_region(block: Any, words: list[Word], columns: list | None, unit: float,
-                page: Any) -> list[list[Cell]] | None:
+def read_region(block: Any, words: list[Word], columns: list | None, unit: float) -> list[list[Cell]] | None:
     """Cells of a table region from the first reader whose cells hold every word of the region
     and that finds at least two rows and two columns; ``None`` when no reader does (the region
-    is then read as text). ``page`` returns the pdfplumber page, opened only if needed (the
-    readers from the page's own words and rules come first: they need no second parse)."""
+    is then read as text). The readers work from the page's own words and rules: no second
+    parse of the page (pdfplumber's, which cost more than everything else on a page)."""
     ruled = block.kind == "table"
     tries: list[Any] = []
     if ruled:
@@ -360,17 +317,8 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
     if not ruled and columns:
         tries.append(lambda: grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
         tries.append(lambda: grid.whitespace_grid(words, unit))
-    tries.append(lambda: _plumber(page, block.box, ruled))
     for attempt in tries:
         rows = attempt()
         if rows and _shape_ok(rows) and _complete(rows, words):
             return rows
     return None
-
-
-def _plumber(page: Any, box: Box, ruled: bool) -> list[list[Cell]]:
-    p = page()
-    try:
-        return plumber_cells(p, box, ruled=ruled)
-    finally:
-        p.close()  # drop pdfplumber's parsed objects for this page
