@@ -5,7 +5,7 @@ from __future__ import annotations
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
 from pipelines.stages.tables import table_rows
-from tests.docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf
+from tests.docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf, wide_table_pdf
 
 
 def run(data: bytes, **opts: object):
@@ -73,3 +73,14 @@ def test_page_filling_table_has_no_header_or_footer() -> None:
     frags = run(doc.data).pages[0].fragments
     assert [f.fragment_type for f in frags] == ["table"]
     assert cell_accuracy(table_rows(frags[0]), doc.tables[0]) >= 0.98
+
+
+def test_wide_whitespace_table_keeps_all_its_columns() -> None:
+    """Ten tight columns under headers wider than their columns: the headers close the
+    full-height gutters, the gaps across the rows still give all ten columns."""
+    for gap in (9, 12, 16):
+        doc = wide_table_pdf(seed=26, gap=gap)
+        found = tables_of(run(doc.data))
+        assert len(found) == 1
+        assert found[0].content["columns"] == 10
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98

@@ -107,25 +107,41 @@ def _split_at(lines: list[list[Word]], xs: list[float]) -> list[list[Word]]:
     return out
 
 
+def _extents(lines: list[list[Word]], bounds: list[float]) -> list[tuple[float, float] | None]:
+    """The x range of each column's words (those that stay between two boundaries)."""
+    edges = [float("-inf"), *bounds, float("inf")]
+    out: list[tuple[float, float] | None] = []
+    for a, b in zip(edges, edges[1:]):
+        ws = [w for line in lines for w in line if w.x1 >= a and w.x2 <= b]
+        out.append((min(w.x1 for w in ws), max(w.x2 for w in ws)) if ws else None)
+    return out
+
+
 def _phrase_cells(line: list[Word], bounds: list[float], unit: float,
-                  spans: list[tuple[float, float]] = ()) -> list[list[Word]]:  # type: ignore[assignment]
-    """The words of one line in columns: a phrase (words a word space apart) goes whole to the
-    column its first word starts in, so a spanning header stays one cell. ``spans``: the x
-    ranges of partial rules right under this line (``\\cmidrule``): a phrase over one belongs to
-    the first column the rule spans."""
+                  spans: list[tuple[float, float]] = (),  # type: ignore[assignment]
+                  extents: list[tuple[float, float] | None] | None = None) -> list[list[Word]]:
+    """The words of one line in columns: a phrase (words a word space apart) stays one cell.
+    A phrase that crosses a column boundary goes to the first column whose words it covers
+    for at least half their width (a header spanning columns), or, covering none, to the column
+    under its middle (a long header centred over a narrow column); without ``extents``, to the
+    column it starts in. ``spans``: the x ranges of partial rules right under this line
+    (``\\cmidrule``): a phrase over one belongs to the first column the rule spans."""
     cells: list[list[Word]] = [[] for _ in range(len(bounds) + 1)]
     min_gap = max(0.45 * unit, 2.0)
     phrase: list[Word] = []
 
     def flush() -> None:
         if phrase:
-            x = phrase[0].x1
-            mid = (phrase[0].x1 + phrase[-1].x2) / 2
-            for a, b in spans:
-                if a <= mid <= b:
-                    x = a + 1
-                    break
+            x, right = phrase[0].x1, phrase[-1].x2
+            mid = (x + right) / 2
             k = sum(1 for b in bounds if x >= b)
+            if any(a <= mid <= b for a, b in spans):
+                a = next(a for a, b in spans if a <= mid <= b)
+                k = sum(1 for b in bounds if a + 1 >= b)
+            elif extents and any(x < b < right for b in bounds):
+                covered = [j for j, e in enumerate(extents)
+                           if e and min(right, e[1]) - max(x, e[0]) >= 0.5 * (e[1] - e[0])]
+                k = covered[0] if covered else sum(1 for b in bounds if mid >= b)
             cells[k].extend(phrase)
             phrase.clear()
 
@@ -161,7 +177,8 @@ def whitespace_grid(words: list[Word], unit: float, bounds: list[float] | None =
     x1, x2 = min(w.x1 for w in words), max(w.x2 for w in words)
     if bounds is None:
         bounds = gap_columns(lines, unit, x1, x2)
-    return [[_text(c, unit) for c in _phrase_cells(line, bounds, unit)] for line in lines]
+    ext = _extents(lines, bounds)
+    return [[_text(c, unit) for c in _phrase_cells(line, bounds, unit, (), ext)] for line in lines]
 
 
 def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) -> list[list[Cell]]:
@@ -185,6 +202,7 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
         # partial rules under a header line give the columns its cells span
         part = [r for r in hs if r.x2 - r.x1 < 0.9 * (rx2 - rx1)]
         out = []
+        ext = _extents(lines, bounds)
         for line in lines:
             bottom = max(w.y2 for w in line)
             spans = [(r.x1, r.x2) for r in part if -1 <= r.y1 - bottom <= 0.8 * unit]
@@ -193,10 +211,11 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
             spans = [(a, b) for a, b in spans
                      if sum(1 for w in line if a <= (w.x1 + w.x2) / 2 <= b) == 1
                      or _one_phrase([w for w in line if a <= (w.x1 + w.x2) / 2 <= b], unit)]
-            out.append([_text(c, unit) for c in _phrase_cells(line, bounds, unit, spans)])
+            out.append([_text(c, unit) for c in _phrase_cells(line, bounds, unit, spans, ext)])
         return out
     # a ruled grid: one row per band between horizontal rules, unless a band's cells all hold
     # the same number of lines (then the rules only set off groups of rows)
+    ext = _extents(lines, bounds)
     bands: list[list[list[Word]]] = [[] for _ in range(len(ys) + 1)]
     for line in lines:
         cy = statistics.fmean(w.cy for w in line)
@@ -205,7 +224,7 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
     for band in bands:
         if not band:
             continue
-        per_col = [_phrase_cells(line, bounds, unit) for line in band]
+        per_col = [_phrase_cells(line, bounds, unit, (), ext) for line in band]
         counts = {sum(1 for line in per_col if line[k]) for k in range(len(bounds) + 1)} - {0}
         if len(band) > 1 and counts == {len(band)}:
             rows += [[_text(c, unit) for c in line] for line in per_col]  # lines are rows

@@ -314,11 +314,17 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
     if ruled:
         rules = block.data.pop("rules", [])
         tries.append(lambda: grid.rule_grid(block.box, rules, words, unit))
-    if not ruled and columns:
-        tries.append(lambda: grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
-        tries.append(lambda: grid.whitespace_grid(words, unit))
-    for attempt in tries:
-        rows = attempt()
-        if rows and _shape_ok(rows) and _complete(rows, words):
-            return rows
-    return None
+    if ruled:
+        for attempt in tries:
+            rows = attempt()
+            if rows and _shape_ok(rows) and _complete(rows, words):
+                return rows
+        return None
+    # a whitespace table: the XY-cut's columns, or the word gaps across the rows, whichever
+    # finds more columns (a header wider than its column closes the cut's full-height gutter)
+    good = []
+    if columns:
+        good.append(grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
+    good.append(grid.whitespace_grid(words, unit))
+    good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
+    return max(good, key=lambda r: max(len(x) for x in r)) if good else None
