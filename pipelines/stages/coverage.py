@@ -132,10 +132,11 @@ def claim(words: list[Word], blocks: list, unit: float, where: str = "") -> list
     n = len(lost)
     sample = " ".join(w.text for w in lost[:12])
     lost_words = f"{n} word{'s' if n != 1 else ''} of the text layer"
+    verb = "were" if n != 1 else "was"
     tail = f": {sample}{' …' if n > 12 else ''}"
     if MODE == "raise":
         raise TextLost(f"{where + ': ' if where else ''}{lost_words} not placed by the layout{tail}")
-    message = f"{lost_words} were not placed by the layout and were added as plain text{tail}"
+    message = f"{lost_words} {verb} not placed by the layout and {verb} added as plain text{tail}"
     body = layout.body_size(words)
     new: list = []
     for leaf in layout.reading_order(list(lost), unit):

@@ -144,27 +144,38 @@ def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
         regions.append(Region("table", *box, data={"ruled": True, "rules": mine}))
     fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]
     page_area = pc.width * pc.height
-    for pic in [*pc.pictures, *pdf_text.drawing_regions(pc)]:
+    body = layout.body_size(words)
+    drawings = pdf_text.drawing_regions(pc)
+    for pic in [*pc.pictures, *drawings]:
         if (pic[2] - pic[0]) * (pic[3] - pic[1]) > 0.6 * page_area:
             continue  # a page-sized picture is a background (a scan under its OCR text layer)
+        if _mostly_text(pic, words, body):
+            # running text over it: drawn shapes strung together across prose, or a picture
+            # whose bounds run far past what its clip shows: the words are body text
+            continue
         if not any(overlap(pic, f) > 0 for f in fixed):
             regions.append(Region("figure", *pic))
             fixed.append(pic)
     # words inside a figure, or small print just around it (axis labels, legends), belong to
     # the figure, not to the body text
-    body = layout.body_size(words)
+    taken: set[int] = set()
     for r in regions:
         if r.kind != "figure":
             continue
         grown = (r.x1 - 14, r.y1 - 14, r.x2 + 14, r.y2 + 14)
-        mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), (r.x1, r.y1, r.x2, r.y2))
-                or (w.size < body * 0.9 and inside((w.x1, w.y1, w.x2, w.y2), grown))]
+        mine = [w for w in words if id(w) not in taken and (
+                inside((w.x1, w.y1, w.x2, w.y2), (r.x1, r.y1, r.x2, r.y2))
+                or (w.size < body * 0.9 and inside((w.x1, w.y1, w.x2, w.y2), grown)))]
+        taken.update(id(w) for w in mine)
         if mine:
             r.data["text"] = " ".join(w.text for w in sorted(mine, key=lambda w: (round(w.cy), w.x1)))
             r.x1, r.y1 = min(r.x1, *(w.x1 for w in mine)), min(r.y1, *(w.y1 for w in mine))
             r.x2, r.y2 = max(r.x2, *(w.x2 for w in mine)), max(r.y2, *(w.y2 for w in mine))
     kept = words
-    words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions])
+    # a figure holds exactly the words it took (its box then grew around them: a word of the
+    # text next to it may now lie inside the box, and stays text); other regions hold theirs
+    words = [w for w in drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions if r.kind != "figure"])
+             if id(w) not in taken]
     blocks = layout_page(words, regions, pc.height)
     unit = statistics.median([w.h for w in kept]) if kept else 10.0
     _read_tables(blocks, kept, unit)
@@ -183,6 +194,17 @@ def _turn_blocks(blocks: list[Block], rotation: int, w0: float, h0: float) -> No
         b.box = pdf_text.turn_box(b.box, rotation, w0, h0)
         for row in b.data.get("rows") or []:
             row[:] = [(t, pdf_text.turn_box(box, rotation, w0, h0) if box else None) for t, box in row]
+
+
+def _mostly_text(box, words: list[Word], body: float) -> bool:
+    """Whether running text (body-size words) fills more than a tenth of ``box``: a figure
+    region that large over prose is decoration strung together (margin marks, frames, a
+    subfigure's drawings chained to another's) or a clipped picture's full bounds, and its
+    words are body text."""
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    ink = sum((w.x2 - w.x1) * (w.y2 - w.y1) for w in words
+              if w.size >= 0.9 * body and inside((w.x1, w.y1, w.x2, w.y2), box))
+    return area > 0 and ink > area / 10
 
 
 def _shades(fills: list, words: list[Word]) -> set:
