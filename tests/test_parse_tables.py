@@ -5,7 +5,14 @@ from __future__ import annotations
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
 from pipelines.stages.tables import table_rows
-from tests.docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf, wide_table_pdf
+from tests.docgen import (
+    cell_accuracy,
+    dense_table_pdf,
+    drawn_rules_table_pdf,
+    split_table_pdf,
+    tables_pdf,
+    wide_table_pdf,
+)
 
 
 def run(data: bytes, **opts: object):
@@ -83,4 +90,17 @@ def test_wide_whitespace_table_keeps_all_its_columns() -> None:
         found = tables_of(run(doc.data))
         assert len(found) == 1
         assert found[0].content["columns"] == 10
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+
+
+def test_rules_drawn_as_filled_rectangles_and_zebra_rows() -> None:
+    """Booktabs-style rules drawn as thin filled boxes make a table, not a figure; shaded rows
+    behind the words are a background, not a grid of extra columns."""
+    for zebra in (False, True):
+        doc = drawn_rules_table_pdf(seed=27, zebra=zebra)
+        frags = run(doc.data).pages[0].fragments
+        assert not [f for f in frags if f.fragment_type == "figure"]
+        found = [f for f in frags if f.fragment_type == "table"]
+        assert len(found) == 1
+        assert found[0].content["columns"] == len(doc.tables[0][0])
         assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
