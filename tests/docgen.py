@@ -664,3 +664,23 @@ def drawn_rules_table_pdf(seed: int = 16, cols: int = 8, rows: int = 10, zebra: 
     c.showPage()
     c.save()
     return Doc(buf.getvalue(), [], [[head, *body]])
+
+
+def sideways_table_pdf(seed: int = 17, angle: int = 90, rows: int = 8) -> Doc:
+    """An upright page (no /Rotate) holding only a whitespace table set sideways: turned by
+    ``angle`` degrees counter-clockwise (90: it reads upwards, -90: downwards)."""
+    rng = random.Random(seed)
+    head = [w.title() for w in rng.sample(_WORDS, 4)]
+    body = [[rng.choice(_WORDS)] + [f"{rng.randint(10, 9999):,}" for _ in range(3)] for _ in range(rows)]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(PAGE_W, PAGE_H))
+    c.translate(PAGE_W / 2, PAGE_H / 2)
+    c.rotate(angle)
+    c.translate(-PAGE_H / 2 + MARGIN, -PAGE_W / 2 + MARGIN)
+    for i, r in enumerate([head, *body]):
+        c.setFont("Helvetica-Bold" if i == 0 else FONT, 10)
+        for k, cell in enumerate(r):
+            c.drawString(k * 110, PAGE_W - 2 * MARGIN - 20 - i * 18, cell)
+    c.showPage()
+    c.save()
+    return Doc(buf.getvalue(), [], [[head, *body]])

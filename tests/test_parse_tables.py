@@ -9,6 +9,7 @@ from tests.docgen import (
     cell_accuracy,
     dense_table_pdf,
     drawn_rules_table_pdf,
+    sideways_table_pdf,
     split_table_pdf,
     tables_pdf,
     wide_table_pdf,
@@ -104,3 +105,17 @@ def test_rules_drawn_as_filled_rectangles_and_zebra_rows() -> None:
         assert len(found) == 1
         assert found[0].content["columns"] == len(doc.tables[0][0])
         assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+
+
+def test_sideways_table_on_an_upright_page() -> None:
+    """A table set sideways on a portrait page is read in its own orientation; its box is on
+    the page as displayed (taller than wide)."""
+    for angle in (90, -90):
+        doc = sideways_table_pdf(seed=28, angle=angle)
+        page = run(doc.data).pages[0]
+        found = [f for f in page.fragments if f.fragment_type == "table"]
+        assert len(found) == 1
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+        b = found[0].bbox
+        assert b["y2"] - b["y1"] > b["x2"] - b["x1"]
+        assert 0 <= b["x1"] < b["x2"] <= page.width and 0 <= b["y1"] < b["y2"] <= page.height

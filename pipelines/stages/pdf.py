@@ -93,6 +93,12 @@ def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
         if not pdf_text.sideways(own.words):
             turned, display = own.meta["rotation"], (pc.width, pc.height)
             pc = own
+    elif pdf_text.sideways(pc.words) and (quarter := pdf_text.text_turn(doc, index)):
+        # content set sideways on an upright page (a landscape table): the same, turning the
+        # page by the angle of its characters
+        display = (pc.width, pc.height)
+        pdf_text.turn_content(pc, quarter)
+        turned = ((360 - quarter) % 360, pc.width, pc.height)
     if _is_scan(pc):
         img = render_pdf_page(doc, index, OCR_DPI)
         return scan.raster_page(img, index + 1, pc.width / img.width, 72 * img.width / pc.width,

@@ -282,6 +282,39 @@ def turn_box(b: tuple[float, float, float, float], rotation: int, w0: float, h0:
     return _turn(b, rotation, w0, h0) if rotation else b
 
 
+def text_turn(doc: pdfium.PdfDocument, index: int, sample: int = 60) -> int:
+    """How far to turn the page clockwise (90 or 270) for its text to run left to right, from
+    the angle of its characters (0 when most are upright or the angle is unclear)."""
+    import math
+    from collections import Counter
+
+    with PDFIUM_LOCK:
+        page = doc[index]
+        try:
+            tp = page.get_textpage()
+            try:
+                n = tp.count_chars()
+                step = max(1, n // sample)
+                angles = Counter(round(math.degrees(raw.FPDFText_GetCharAngle(tp, i)) / 90) % 4
+                                 for i in range(0, n, step) if raw.FPDFText_GetUnicode(tp, i) > 32)
+            finally:
+                tp.close()
+        finally:
+            page.close()
+    if not angles:
+        return 0
+    quarter, count = angles.most_common(1)[0]
+    if count < 0.6 * sum(angles.values()):
+        return 0
+    return {3: 90, 1: 270}.get(quarter, 0)  # PDFium's angle 270: the text reads upwards
+
+
+def turn_content(content: PageContent, rotation: int) -> None:
+    """Turn everything on the page clockwise by ``rotation`` (90 or 270) in place."""
+    _rotate(content, rotation, content.width, content.height)
+    content.width, content.height = content.height, content.width
+
+
 def sideways(words: list[Word]) -> bool:
     """Whether most of the text runs up or down the page (words taller than wide)."""
     long = [w for w in words if len(w.text) >= 3]
