@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> None:
         fairness.run(tree=args.tree)
     if "tables" in which:
         from bench import tables
-        tables.main(extra)  # its own options: --manuals N, --no-fetch, --cache DIR
+        tables.main(extra)  # its own options: --manuals N, --no-fetch, --all, --cache DIR
 
 
 if __name__ == "__main__":
