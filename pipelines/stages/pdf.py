@@ -17,6 +17,7 @@ A page that fails records an ``ErrorItem`` for that page; the others go on.
 
 from __future__ import annotations
 
+import bisect
 import statistics
 
 from pipelines.models import DocumentResult, ParsingOptions
@@ -216,7 +217,10 @@ def _mostly_text(box, words: list[Word], body: float) -> bool:
 def _shades(fills: list, words: list[Word]) -> set:
     """Filled boxes under words, and the strips that continue them (a listing's tinted
     margins above and below its lines)."""
-    shaded = {b for b in fills if any(inside((w.x1, w.y1, w.x2, w.y2), b, 0) for w in words)}
+    centres = sorted(((w.y1 + w.y2) / 2, (w.x1 + w.x2) / 2) for w in words)
+    ys = [c[0] for c in centres]
+    shaded = {b for b in fills
+              if any(b[0] <= x <= b[2] for _, x in centres[bisect.bisect_left(ys, b[1]):bisect.bisect_right(ys, b[3])])}
     grew = True
     while grew:
         grew = False

@@ -350,15 +350,22 @@ def mark_strikethrough(content: PageContent) -> list[Rule]:
     Returns the rules used as strike lines (they are not table rulings) and sets
     ``content.meta["struck"]`` to the indices of the struck words.
     """
+    import bisect
+
     struck: set[int] = set()
     used: list[Rule] = []
+    by_top = sorted(range(len(content.words)), key=lambda k: content.words[k].y1)
+    tops = [content.words[k].y1 for k in by_top]
+    tallest = max((w.y2 - w.y1 for w in content.words), default=0.0)
     for rule in content.rules:
         if not rule.horizontal or (rule.y2 - rule.y1) > 2.5:
             continue
         ry = (rule.y1 + rule.y2) / 2
-        hits = [k for k, w in enumerate(content.words)
-                if w.y1 + w.h * 0.3 <= ry <= w.y2 - w.h * 0.2
-                and w.x1 >= rule.x1 - 3 and w.x2 <= rule.x2 + 3]
+        near = by_top[bisect.bisect_left(tops, ry - tallest):bisect.bisect_right(tops, ry)]
+        hits = sorted(k for k in near
+                      for w in (content.words[k],)
+                      if w.y1 + w.h * 0.3 <= ry <= w.y2 - w.h * 0.2
+                      and w.x1 >= rule.x1 - 3 and w.x2 <= rule.x2 + 3)
         if not hits:
             continue
         covered = sum(content.words[k].x2 - content.words[k].x1 for k in hits)

@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from typing import Any
 
@@ -189,7 +190,8 @@ def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]
     grid: list[list[list[Word]]] = [[[] for _ in columns] for _ in ys]
     for c, col in enumerate(columns):
         for w in col:
-            r = min(range(len(ys)), key=lambda k: abs(ys[k] - w.cy))
+            k = bisect.bisect_left(ys, w.cy)  # the nearest row centre (ys is sorted)
+            r = min((j for j in (k - 1, k) if 0 <= j < len(ys)), key=lambda j: abs(ys[j] - w.cy))
             grid[r][c].append(w)
     out: list[list[Cell]] = []
     for row in grid:

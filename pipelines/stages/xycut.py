@@ -51,16 +51,16 @@ def _box(it: Item) -> Box:
 def group_lines(words: list[Word]) -> list[list[Word]]:
     """Words → lines (top to bottom), each sorted left to right."""
     lines: list[list[Word]] = []
+    ly1 = ly2 = 0.0  # the vertical extent of the last line, kept as it grows
     for w in sorted(words, key=lambda w: (w.cy, w.x1)):
         if lines:
-            last = lines[-1]
-            ly1 = min(x.y1 for x in last)
-            ly2 = max(x.y2 for x in last)
             ov = min(ly2, w.y2) - max(ly1, w.y1)
-            if ov > 0.5 * min(ly2 - ly1, w.h):
-                last.append(w)
+            if ov > 0.5 * min(ly2 - ly1, w.y2 - w.y1):
+                lines[-1].append(w)
+                ly1, ly2 = min(ly1, w.y1), max(ly2, w.y2)
                 continue
         lines.append([w])
+        ly1, ly2 = w.y1, w.y2
     for line in lines:
         line.sort(key=lambda w: w.x1)
     return lines
