@@ -83,8 +83,7 @@ def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> l
     if len(rows) > 80:
         return best
     out: list[int] = []
-    # the rows with the widest words are the likely spanning ones (a few are tried)
-    for k in sorted(range(len(rows)), key=lambda k: -max((w.x2 - w.x1 for w in rows[k]), default=0))[:8]:
+    for k in sorted(range(len(rows)), key=lambda k: -max((w.x2 - w.x1 for w in rows[k]), default=0)):
         if len(out) >= len(rows) // 5:
             break
         trial = _gutters([r for i, r in enumerate(rows) if i != k and i not in out], unit)
