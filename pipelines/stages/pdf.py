@@ -251,8 +251,14 @@ def _read_tables(blocks: list[Block], words: list[Word], unit: float) -> None:
             [w for c in cols or [] for w in c if isinstance(w, Word)]
         rows = tables.read_region(b, mine, cols, unit)
         if rows is None:
-            # no reader accounted for every word: the region is text, not a table
-            out += layout.leaf_blocks(mine, layout.body_size(words)) if mine else []
+            # no reader accounted for every word: the region is text, not a table (laid out
+            # like any text: its own reading order, blocks at changes of style)
+            body = layout.body_size(words)
+            for leaf in layout.reading_order(list(mine), unit):
+                ws = [w for w in leaf if isinstance(w, Word)]
+                ws += [w for r in leaf if isinstance(r, Region)  # a table the cut saw in it
+                       for c in r.data.get("columns", []) for w in c if isinstance(w, Word)]
+                out += layout.leaf_blocks(ws, body)
             continue
         b.data["rows"] = rows
         b.kind = "table"

@@ -161,8 +161,11 @@ def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: flo
     band = [w for w in words if y1 < w.cy < y2]
     for line in group_lines(band):
         gap = max((b.x1 - a.x2 for a, b in zip(line, line[1:])), default=0.0)
-        if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6 and gap < 1.2 * statistics.median(w.h for w in line):
+        h = statistics.median(w.h for w in line)
+        if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6 and gap < 1.2 * h:
             return True  # running text across the rules' span
+        if len(line) >= 6 and line[-1].x2 - line[0].x1 >= 0.8 * (x2 - x1) and gap < 1.0 * h:
+            return True  # a line of prose as wide as the rules (between two ruled boxes)
         inner = [w for w in line if x1 - 6 <= (w.x1 + w.x2) / 2 <= x2 + 6]
         head = " ".join(w.text for w in inner[:3])
         if TABLE_CAPTION.match(head) or FIG_CAPTION.match(head) or head.startswith("Example"):

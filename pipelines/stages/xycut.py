@@ -133,6 +133,11 @@ class _Cutter:
                 box = union([_box(i) for i in items])
                 out.append([Region("text_table", *box, data={"columns": cols})])
                 return
+            bands = self.label_bands(cols)
+            if len(bands) > 1:
+                for band in bands:
+                    self.cut(band, out)
+                return
             for col in cols:
                 self.cut(col, out)
             return
@@ -198,6 +203,43 @@ class _Cutter:
         paired = sum(1 for line in left
                      if any(abs(statistics.fmean(w.cy for w in line) - y) < 0.4 * self.unit for y in ys))
         return paired == len(left)
+
+
+    def _labels(self, cols: list[list[Item]]) -> list[tuple[float, float]] | None:
+        """(centre, top) of each line of a narrow left column of short labels that each sit
+        on a line of the part to their right; None when ``cols`` is not that."""
+        if len(cols) != 2 or any(isinstance(i, Region) for i in cols[0]):
+            return None
+        left = group_lines([w for w in cols[0] if isinstance(w, Word)])
+        right = group_lines([w for w in cols[1] if isinstance(w, Word)])
+        if not left or not right or statistics.median(len(line) for line in left) > 3:
+            return None
+        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
+        rw = max(i.x2 for i in cols[1]) - min(i.x1 for i in cols[1])
+        if lw > 0.6 * rw:
+            return None
+        out = []
+        for line in left:
+            cy = statistics.fmean(w.cy for w in line)
+            mate = [r for r in right if abs(statistics.fmean(w.cy for w in r) - cy) < 0.4 * self.unit]
+            if not mate:
+                return None
+            out.append((cy, min(min(w.y1 for w in line), min(w.y1 for w in mate[0]))))
+        return out
+
+    def label_bands(self, cols: list[list[Item]]) -> list[list[Item]]:
+        """Labels in a margin beside long values (a definition list whose values run to
+        paragraphs, code, boxes): the region cut above each label, so each label is read just
+        before its value and not all labels first."""
+        labels = self._labels(cols)
+        if not labels or len(labels) < 2 and labels[0][1] <= min(i.y1 for i in cols[1]) + 1:
+            return []
+        cuts = sorted(top for _, top in labels)
+        bands: list[list[Item]] = [[] for _ in range(len(cuts) + 1)]
+        for it in (*cols[0], *cols[1]):
+            cy = (it.y1 + it.y2) / 2
+            bands[sum(1 for c in cuts if cy >= c)].append(it)
+        return [b for b in bands if b]
 
 
 def _is_caption(items: list[Item]) -> bool:
