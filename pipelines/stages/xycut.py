@@ -187,14 +187,14 @@ class _Cutter:
 
 
     def labelled(self, cols: list[list[Item]]) -> bool:
-        """Two parts, the left one a narrow column of short labels, each on the line of a value
-        to its right: a borderless label/value list (a definition list, a form printed without
-        rules). It is read as a two-column table, so each label stays with its value."""
+        """Two parts, the left one a narrow column of short labels, each on the line of a short
+        value to its right: a borderless label/value list (a definition list, a form printed
+        without rules). It is read as a two-column table, so each label stays with its value."""
         if len(cols) != 2 or any(isinstance(i, Region) for c in cols for i in c):
             return False
         left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
-        if len(left) < 2 or len(right) < len(left):
-            return False
+        if len(left) < 2 or not len(left) <= len(right) <= 1.5 * len(left):
+            return False  # values that run to paragraphs: label_bands reads them instead
         lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
         rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
         if lw > 0.6 * rw or statistics.median(len(line) for line in left) > 3:
