@@ -181,6 +181,25 @@ def whitespace_grid(words: list[Word], unit: float, bounds: list[float] | None =
     return [[_text(c, unit) for c in _phrase_cells(line, bounds, unit, (), ext)] for line in lines]
 
 
+def _full_rules(hs: list[Rule], rx1: float, rx2: float, ry1: float, ry2: float) -> list[float]:
+    """The y of each inner horizontal rule that runs across (nearly) the whole table, its
+    segments taken together (a midrule drawn column by column)."""
+    out = []
+    for y in _cluster([(r.y1 + r.y2) / 2 for r in hs], 2.0):
+        if not ry1 + 2 < y < ry2 - 2:
+            continue
+        segs = sorted((r.x1, r.x2) for r in hs if abs((r.y1 + r.y2) / 2 - y) <= 2.0)
+        covered, right = 0.0, float("-inf")
+        for a, b in segs:
+            a = max(a, right)
+            if b > a:
+                covered += b - a
+            right = max(right, b)
+        if covered >= 0.9 * (rx2 - rx1):
+            out.append(y)
+    return out
+
+
 def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) -> list[list[Cell]]:
     """Rows × columns of a table with rules. Vertical rules give the columns (else the word
     gaps do); horizontal rules give the rows when every band between two of them holds cells of
@@ -194,18 +213,34 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
     inner_x = [x for x in xs if rx1 + 3 < x < rx2 - 3]
     lines = group_lines(words)
     # columns: the vertical rules, and the whitespace gutters inside the ruled columns (a table
-    # may rule some columns apart and leave others to alignment)
-    bounds = sorted(inner_x + [g for g in gap_columns(_split_at(lines, inner_x), unit, rx1, rx2)
+    # may rule some columns apart and leave others to alignment). Without vertical rules the
+    # gutters come from the body: the lines between the first inner rule across the whole
+    # table (under the header) and the last one (over notes under the table), when there are
+    # two body lines or more; header and notes then take the columns they stand over.
+    body = lines
+    full: list[float] = []
+    if not inner_x:
+        full = _full_rules(hs, rx1, rx2, ry1, ry2)
+        if full:
+            low = full[-1] if len(full) > 1 else ry2
+            inside = [ln for ln in lines if full[0] < statistics.fmean(w.cy for w in ln) < low]
+            if sum(1 for ln in lines if statistics.fmean(w.cy for w in ln) > low) > 2:
+                inside = [ln for ln in lines if statistics.fmean(w.cy for w in ln) > full[0]]
+            body = inside if len(inside) >= 2 else lines
+    bounds = sorted(inner_x + [g for g in gap_columns(_split_at(body, inner_x), unit, rx1, rx2)
                                if all(abs(g - x) > 4 for x in inner_x)])
     ys = [y for y in _cluster([(r.y1 + r.y2) / 2 for r in hs], 2.0) if ry1 + 2 < y < ry2 - 2]
     if not inner_x or not ys:
-        # partial rules under a header line give the columns its cells span
+        # partial rules under a header line give the columns its cells span (in the body they
+        # set off groups of rows instead)
         part = [r for r in hs if r.x2 - r.x1 < 0.9 * (rx2 - rx1)]
+        head_end = full[0] if not inner_x and full else ry2
         out = []
         ext = _extents(lines, bounds)
         for line in lines:
             bottom = max(w.y2 for w in line)
-            spans = [(r.x1, r.x2) for r in part if -1 <= r.y1 - bottom <= 0.8 * unit]
+            spans = [(r.x1, r.x2) for r in part
+                     if -1 <= r.y1 - bottom <= 0.8 * unit and r.y1 <= head_end + 2]
             # a rule under a header cell spans the columns of that cell only when the cell
             # is the one text over it (a rule above a total row has several cells over it)
             spans = [(a, b) for a, b in spans
