@@ -63,9 +63,15 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
             out.append((a + b) / 2)
         # a narrow gutter is a column only where some row shows a real gap across it: a word
         # space at the same place in every row ("row 1", "row 2", …) is not a column
-        elif len(gaps) >= max(3, 0.5 * multi) and max(gaps) >= wide:
+        elif _edged(rows, a, b) >= max(3, 0.5 * multi) and len(gaps) >= max(3, 0.5 * multi) and max(gaps) >= wide:
             out.append((a + b) / 2)
     return out
+
+
+def _edged(rows: list[list[Word]], a: float, b: float) -> int:
+    """Rows with a word ending right at ``a`` or starting right at ``b``: a column edge lines up
+    there (the longest cell of a left-aligned column, the start of the next one)."""
+    return sum(1 for line in rows if any(abs(w.x2 - a) <= 1.0 or abs(w.x1 - b) <= 1.0 for w in line))
 
 
 def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> list[float]:
@@ -178,7 +184,10 @@ def whitespace_grid(words: list[Word], unit: float, bounds: list[float] | None =
     if bounds is None:
         bounds = gap_columns(lines, unit, x1, x2)
     ext = _extents(lines, bounds)
-    return [[_text(c, unit) for c in _phrase_cells(line, bounds, unit, (), ext)] for line in lines]
+    rows = [[_text(c, unit) for c in _phrase_cells(line, bounds, unit, (), ext)] for line in lines]
+    # two gutters with only a spanning row's words between them leave a column no cell uses
+    used = [k for k in range(len(bounds) + 1) if any(r[k][0] for r in rows)]
+    return [[r[k] for k in used] for r in rows]
 
 
 def _full_rules(hs: list[Rule], rx1: float, rx2: float, ry1: float, ry2: float) -> list[float]:

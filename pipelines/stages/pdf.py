@@ -35,6 +35,7 @@ from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
 from pipelines.stages.pagerange import selected_pages
+from pipelines.stages.xycut import TABLE_CAPTION
 
 RASTER_DPI = 200  # digital pages, rendered only when an option needs pixels (1-D codes need 200)
 
@@ -249,6 +250,14 @@ def _read_tables(blocks: list[Block], words: list[Word], unit: float) -> None:
         cols = b.data.pop("columns", None)
         mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), b.box)] if ruled else \
             [w for c in cols or [] for w in c if isinstance(w, Word)]
+        lines = layout.group_lines(mine)
+        if not ruled and len(lines) > 2 and TABLE_CAPTION.match(layout.line_text(lines[0])):
+            # the table's caption, set close above it, came into the region: it stays a caption
+            top = {id(w) for w in lines[0]}
+            out += layout.leaf_blocks(lines[0], layout.body_size(words))
+            mine = [w for w in mine if id(w) not in top]
+            cols = [[w for w in c if id(w) not in top] for c in cols or []]
+            cols = [c for c in cols if c]
         rows = tables.read_region(b, mine, cols, unit)
         if rows is None:
             # no reader accounted for every word: the region is text, not a table (laid out

@@ -332,4 +332,12 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
         good.append(grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
     good.append(grid.whitespace_grid(words, unit))
     good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
-    return max(good, key=lambda r: max(len(x) for x in r)) if good else None
+    return max(good, key=_dense_columns) if good else None
+
+
+def _dense_columns(rows: list[list[Cell]]) -> int:
+    """Columns with text in at least half of the rows (a stray split of one row's cell adds a
+    column, never a dense one); ties keep the first reading."""
+    width = max(len(r) for r in rows)
+    return sum(1 for k in range(width)
+               if sum(1 for r in rows if k < len(r) and r[k][0].strip()) >= 0.5 * len(rows))
