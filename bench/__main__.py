@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness|batch] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch|tables] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", []], default=[],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", []],
+                    default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
                     help="run against this catalog (e.g. postgresql+psycopg://…) instead of a fresh SQLite file")
@@ -20,8 +21,10 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--keep", action="store_true", help="keep the list benchmark's SQLite catalog")
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
-    args = ap.parse_args(argv)
-    which = args.which or ["submit", "list", "parse", "fairness", "batch"]
+    args, extra = ap.parse_known_args(argv)
+    if extra and "tables" not in args.which:
+        ap.error(f"unrecognized arguments: {' '.join(extra)}")
+    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -38,6 +41,9 @@ def main(argv: list[str] | None = None) -> None:
     if "batch" in which:
         from bench import batch
         batch.run(docs=args.docs)
+    if "tables" in which:
+        from bench import tables
+        tables.main(extra)  # its own options: --manuals N, --no-fetch, --all, --cache DIR
 
 
 if __name__ == "__main__":

@@ -239,6 +239,9 @@ class PageResult(BaseModel):
     skew_angle: float | None = None
     # The whole page as a base64 PNG (``enrichment_options.include_full_page_image``).
     page_image: str | None = None
+    # What the parser had to work around on this page, in words a person can act on (e.g. text
+    # the layout could not place, added as plain text blocks). Empty on a clean page.
+    warnings: list[str] = Field(default_factory=list)
 
 
 class Chunk(BaseModel):

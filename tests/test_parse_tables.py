@@ -5,7 +5,15 @@ from __future__ import annotations
 from pipelines.document import convert
 from pipelines.models import DocumentInput, ParsingOptions
 from pipelines.stages.tables import table_rows
-from tests.docgen import cell_accuracy, dense_table_pdf, split_table_pdf, tables_pdf
+from tests.docgen import (
+    cell_accuracy,
+    dense_table_pdf,
+    drawn_rules_table_pdf,
+    sideways_table_pdf,
+    split_table_pdf,
+    tables_pdf,
+    wide_table_pdf,
+)
 
 
 def run(data: bytes, **opts: object):
@@ -73,3 +81,41 @@ def test_page_filling_table_has_no_header_or_footer() -> None:
     frags = run(doc.data).pages[0].fragments
     assert [f.fragment_type for f in frags] == ["table"]
     assert cell_accuracy(table_rows(frags[0]), doc.tables[0]) >= 0.98
+
+
+def test_wide_whitespace_table_keeps_all_its_columns() -> None:
+    """Ten tight columns under headers wider than their columns: the headers close the
+    full-height gutters, the gaps across the rows still give all ten columns."""
+    for gap in (9, 12, 16):
+        doc = wide_table_pdf(seed=26, gap=gap)
+        found = tables_of(run(doc.data))
+        assert len(found) == 1
+        assert found[0].content["columns"] == 10
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+
+
+def test_rules_drawn_as_filled_rectangles_and_zebra_rows() -> None:
+    """Booktabs-style rules drawn as thin filled boxes make a table, not a figure; shaded rows
+    behind the words are a background, not a grid of extra columns."""
+    for zebra in (False, True):
+        doc = drawn_rules_table_pdf(seed=27, zebra=zebra)
+        frags = run(doc.data).pages[0].fragments
+        assert not [f for f in frags if f.fragment_type == "figure"]
+        found = [f for f in frags if f.fragment_type == "table"]
+        assert len(found) == 1
+        assert found[0].content["columns"] == len(doc.tables[0][0])
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+
+
+def test_sideways_table_on_an_upright_page() -> None:
+    """A table set sideways on a portrait page is read in its own orientation; its box is on
+    the page as displayed (taller than wide)."""
+    for angle in (90, -90):
+        doc = sideways_table_pdf(seed=28, angle=angle)
+        page = run(doc.data).pages[0]
+        found = [f for f in page.fragments if f.fragment_type == "table"]
+        assert len(found) == 1
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+        b = found[0].bbox
+        assert b["y2"] - b["y1"] > b["x2"] - b["x1"]
+        assert 0 <= b["x1"] < b["x2"] <= page.width and 0 <= b["y1"] < b["y2"] <= page.height

@@ -26,6 +26,7 @@ class PageDraft:
     skew_angle: float | None = None
     page_image: str | None = None  # base64 PNG, once sealed
     ocr: bool = False  # text from OCR: fragments keep their word boxes
+    warnings: list[str] = field(default_factory=list)  # e.g. words the layout had to rescue
 
 
 def seal(draft: PageDraft, include_images: bool, full_page: bool) -> PageDraft:
@@ -85,6 +86,7 @@ def finish(result: DocumentResult, drafts: list[PageDraft], opts: ParsingOptions
     for d in drafts:
         page = PageResult(page_number=d.number, width=round(d.width), height=round(d.height))
         page.fragments = frag_mod.to_fragments(d.blocks, opts.table_output_mode, with_words=d.ocr)
+        page.warnings = list(d.warnings)
         if opts.skew_detection and d.skew_angle is not None:
             page.skew_angle = d.skew_angle
         if full:

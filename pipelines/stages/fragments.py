@@ -52,13 +52,19 @@ def repeated_margins(pages: list[list[Block]]) -> None:
 
 def _content(b: Block, mode: str) -> dict[str, Any]:
     text = b.text.strip()
+    marker = ""
     if b.kind == "list_item":
         head, _, rest = text.partition(" ")
         if rest and head in BULLETS:
-            text = rest
+            text, marker = rest, head
+    out: dict[str, Any] = {"content": text}
     if b.kind == "section_header":
-        return {"content": " ".join(text.split()), "level": int(b.data.get("level", 1))}
-    return {"content": text}
+        out = {"content": " ".join(text.split()), "level": int(b.data.get("level", 1))}
+    if marker:
+        out["marker"] = marker  # the bullet glyph, kept: it is part of the page's text
+    if b.data.get("recovered"):
+        out["recovered"] = True  # words the layout missed, added back as plain text
+    return out
 
 
 def to_fragments(blocks: list[Block], mode: str, with_words: bool = False) -> list[Fragment]:

@@ -7,20 +7,21 @@ is rendered at 200 dpi and goes through ``scan.raster_page``.
 
 Digital pages: words (``pdf_text``) → strike-through marks → form fields, ruled tables,
 pictures and vector drawings, barcodes and signatures as fixed regions → ``layout`` (XY-cut
-reading order, block types) → table cells. Ruled tables are read by pdfplumber on a crop
-(``lines`` strategy); whitespace tables from the XY-cut's own columns, which beat pdfplumber's
-``text`` strategy on our corpus (it split "storage 2" into two cells), with ``text`` as the
-fallback. ``disable_layout_detection`` skips all of that and returns the page text in
+reading order, block types) → table cells, from the page's own rules and words (``grid``) →
+the coverage check: every word of the text layer is in some block, or is added back as text
+with a warning (``coverage``). A page turned by ``/Rotate`` whose text then runs sideways is
+laid out in the text's own orientation. ``disable_layout_detection`` skips all of that and returns the page text in
 content-stream order as one text fragment.
 A page that fails records an ``ErrorItem`` for that page; the others go on.
 """
 
 from __future__ import annotations
 
+import bisect
 import statistics
 
 from pipelines.models import DocumentResult, ParsingOptions
-from pipelines.stages import barcodes, layout, marks, pdf_text, scan, tables
+from pipelines.stages import barcodes, coverage, layout, marks, pdf_text, scan, tables
 from pipelines.stages.drafts import (
     PageDraft,
     drop_inside,
@@ -34,6 +35,7 @@ from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
 from pipelines.stages.pagerange import selected_pages
+from pipelines.stages.xycut import TABLE_CAPTION
 
 RASTER_DPI = 200  # digital pages, rendered only when an option needs pixels (1-D codes need 200)
 
@@ -42,7 +44,6 @@ def load(result: DocumentResult) -> None:
     inp = result.input
     opts = inp.parsing
     doc = pdf_text.open_pdf(inp.data)
-    plumber = tables.PlumberPages(inp.data)
     try:
         with pdf_text.PDFIUM_LOCK:
             total = len(doc)
@@ -52,12 +53,13 @@ def load(result: DocumentResult) -> None:
         for n in numbers:
             try:
                 full = inp.enrichment.include_full_page_image
-                drafts.append(seal(_page(doc, n - 1, opts, plumber, full), opts.include_images, full))
+                drafts.append(seal(_page(doc, n - 1, opts, full), opts.include_images, full))
+            except coverage.TextLost:
+                raise  # strict mode (the test suite): a lost word fails the whole conversion
             except Exception as exc:  # noqa: BLE001 - one bad page must not sink the document
                 page_failed(result, n, exc)
         finish(result, drafts, opts)
     finally:
-        plumber.close()
         with pdf_text.PDFIUM_LOCK:
             doc.close()
 
@@ -81,11 +83,24 @@ def _is_scan(pc: PageContent) -> bool:
     return any(overlap(p, (0, 0, pc.width, pc.height)) > 0.5 * area for p in pc.pictures)
 
 
-def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
-          full_image: bool) -> PageDraft:
+def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     if opts.disable_layout_detection and not (opts.barcode_detection or opts.signature_detection):
         return _fast_page(doc, index, opts, full_image)
     pc = pdf_text.read_page(doc, index)
+    turned = None
+    if pc.meta["rotation"][0] and pdf_text.sideways(pc.words):
+        # a page turned for display (/Rotate) whose text runs sideways on screen: lay it out in
+        # the text's own orientation, and turn the boxes to the displayed page at the end
+        own = pdf_text.read_page(doc, index, turn=False)
+        if not pdf_text.sideways(own.words):
+            turned, display = own.meta["rotation"], (pc.width, pc.height)
+            pc = own
+    elif pdf_text.sideways(pc.words) and (quarter := pdf_text.text_turn(doc, index)):
+        # content set sideways on an upright page (a landscape table): the same, turning the
+        # page by the angle of its characters
+        display = (pc.width, pc.height)
+        pdf_text.turn_content(pc, quarter)
+        turned = ((360 - quarter) % 360, pc.width, pc.height)
     if _is_scan(pc):
         img = render_pdf_page(doc, index, OCR_DPI)
         return scan.raster_page(img, index + 1, pc.width / img.width, 72 * img.width / pc.width,
@@ -99,7 +114,7 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
         or full_image
     color = opts.include_images or full_image  # images handed back keep their colours
     image = render_pdf_page(doc, index, RASTER_DPI, grayscale=not color) if needs_pixels else None
-    px = image.width / pc.width if image is not None else RASTER_DPI / 72
+    px = image.width / (display[0] if turned else pc.width) if image is not None else RASTER_DPI / 72
     draft = PageDraft(index + 1, pc.width, pc.height, image=image, px_per_unit=px)
 
     pdf_text.mark_strikethrough(pc)
@@ -123,58 +138,141 @@ def _page(doc, index: int, opts: ParsingOptions, plumber: tables.PlumberPages,
             Block(r.kind, (r.x1, r.y1, r.x2, r.y2), data=r.data) for r in regions]
         return draft
 
+    # a filled box with words on it is a background (a shaded table row, a code listing on a
+    # tint, a slide's block): the words are read as they would be without it, never as a figure
+    fills = pc.meta.get("fills", [])
+    if fills:
+        shaded = _shades(fills, words)
+        pc.curves = [c for c in pc.curves if c not in shaded]
     # form fields: their values are not in the page text; they read as key/value regions
     regions += [Region("key_value_region", *f["box"], data={"key": f["key"], "value": f["value"]})
                 for f in pc.meta.get("fields", [])]
     for box in tables.ruled_regions(pc.rules, words):
-        regions.append(Region("table", *box, data={"ruled": True}))
+        mine = [r for r in pc.rules if inside((r.x1, r.y1, r.x2, r.y2), box, 3)]
+        regions.append(Region("table", *box, data={"ruled": True, "rules": mine}))
     fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]
     page_area = pc.width * pc.height
-    for pic in [*pc.pictures, *pdf_text.drawing_regions(pc)]:
+    body = layout.body_size(words)
+    drawings = pdf_text.drawing_regions(pc)
+    for pic in [*pc.pictures, *drawings]:
         if (pic[2] - pic[0]) * (pic[3] - pic[1]) > 0.6 * page_area:
             continue  # a page-sized picture is a background (a scan under its OCR text layer)
+        if _mostly_text(pic, words, body):
+            # running text over it: drawn shapes strung together across prose, or a picture
+            # whose bounds run far past what its clip shows: the words are body text
+            continue
         if not any(overlap(pic, f) > 0 for f in fixed):
             regions.append(Region("figure", *pic))
             fixed.append(pic)
     # words inside a figure, or small print just around it (axis labels, legends), belong to
     # the figure, not to the body text
-    body = layout.body_size(words)
+    taken: set[int] = set()
     for r in regions:
         if r.kind != "figure":
             continue
         grown = (r.x1 - 14, r.y1 - 14, r.x2 + 14, r.y2 + 14)
-        mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), (r.x1, r.y1, r.x2, r.y2))
-                or (w.size < body * 0.9 and inside((w.x1, w.y1, w.x2, w.y2), grown))]
+        mine = [w for w in words if id(w) not in taken and (
+                inside((w.x1, w.y1, w.x2, w.y2), (r.x1, r.y1, r.x2, r.y2))
+                or (w.size < body * 0.9 and inside((w.x1, w.y1, w.x2, w.y2), grown)))]
+        taken.update(id(w) for w in mine)
         if mine:
             r.data["text"] = " ".join(w.text for w in sorted(mine, key=lambda w: (round(w.cy), w.x1)))
             r.x1, r.y1 = min(r.x1, *(w.x1 for w in mine)), min(r.y1, *(w.y1 for w in mine))
             r.x2, r.y2 = max(r.x2, *(w.x2 for w in mine)), max(r.y2, *(w.y2 for w in mine))
-    words = drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions])
+    kept = words
+    # a figure holds exactly the words it took (its box then grew around them: a word of the
+    # text next to it may now lie inside the box, and stays text); other regions hold theirs
+    words = [w for w in drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions if r.kind != "figure"])
+             if id(w) not in taken]
     blocks = layout_page(words, regions, pc.height)
-    _read_tables(blocks, plumber, index, words)
+    unit = statistics.median([w.h for w in kept]) if kept else 10.0
+    _read_tables(blocks, kept, unit)
+    # the invariant: every word of the text layer is in some block, or is added back as text
+    draft.warnings += coverage.claim(pc.words, blocks, unit, where=f"page {index + 1}")
+    if turned is not None:
+        _turn_blocks(blocks, *turned)
+        draft.width, draft.height = display
     draft.blocks = blocks
     return draft
 
 
-def _read_tables(blocks: list[Block], plumber: tables.PlumberPages, index: int,
-                 words: list[Word]) -> None:
-    unit = statistics.median([w.h for w in words]) if words else 10.0
+def _turn_blocks(blocks: list[Block], rotation: int, w0: float, h0: float) -> None:
+    """Boxes laid out in the page's own space → the page as displayed."""
+    for b in blocks:
+        b.box = pdf_text.turn_box(b.box, rotation, w0, h0)
+        for row in b.data.get("rows") or []:
+            row[:] = [(t, pdf_text.turn_box(box, rotation, w0, h0) if box else None) for t, box in row]
+
+
+def _mostly_text(box, words: list[Word], body: float) -> bool:
+    """Whether running text (body-size words) fills more than a tenth of ``box``: a figure
+    region that large over prose is decoration strung together (margin marks, frames, a
+    subfigure's drawings chained to another's) or a clipped picture's full bounds, and its
+    words are body text."""
+    area = (box[2] - box[0]) * (box[3] - box[1])
+    ink = sum((w.x2 - w.x1) * (w.y2 - w.y1) for w in words
+              if w.size >= 0.9 * body and inside((w.x1, w.y1, w.x2, w.y2), box))
+    return area > 0 and ink > area / 10
+
+
+def _shades(fills: list, words: list[Word]) -> set:
+    """Filled boxes under words, and the strips that continue them (a listing's tinted
+    margins above and below its lines)."""
+    centres = sorted(((w.y1 + w.y2) / 2, (w.x1 + w.x2) / 2) for w in words)
+    ys = [c[0] for c in centres]
+    shaded = {b for b in fills
+              if any(b[0] <= x <= b[2] for _, x in centres[bisect.bisect_left(ys, b[1]):bisect.bisect_right(ys, b[3])])}
+    grew = True
+    while grew:
+        grew = False
+        for b in fills:
+            if b in shaded:
+                continue
+            for s in shaded:
+                ov = min(b[2], s[2]) - max(b[0], s[0])
+                if ov > 0.5 * min(b[2] - b[0], s[2] - s[0]) and b[1] <= s[3] + 1.5 and s[1] <= b[3] + 1.5:
+                    shaded.add(b)
+                    grew = True
+                    break
+    return shaded
+
+
+def _read_tables(blocks: list[Block], words: list[Word], unit: float) -> None:
+    """Cells for every table block. A reader that leaves words of the region out of its cells
+    (rows merged into one cell, or no cells at all) does not get the last word: the next reader
+    is tried, and when none holds every word the region is read as text blocks instead."""
+    out: list[Block] = []
     for b in blocks:
         if b.kind not in ("table", "text_table"):
+            out.append(b)
             continue
         ruled = b.kind == "table"
         cols = b.data.pop("columns", None)
-        rows: list[list[tables.Cell]] = []
-        if not ruled and cols:
-            # The XY-cut's own columns: pdfplumber's text strategy splits cells at word gaps
-            # ("storage | 2") on our corpus, the gutters found by the cut do not.
-            rows = tables.grid_from_columns([[w for w in c if isinstance(w, Word)] for c in cols], unit)
-        if len(rows) < 2:
-            page = plumber.page(index)
-            rows = tables.plumber_cells(page, b.box, ruled=ruled)
-            page.close()  # drop pdfplumber's parsed objects for this page
+        mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), b.box)] if ruled else \
+            [w for c in cols or [] for w in c if isinstance(w, Word)]
+        lines = layout.group_lines(mine)
+        if not ruled and len(lines) > 2 and TABLE_CAPTION.match(layout.line_text(lines[0])):
+            # the table's caption, set close above it, came into the region: it stays a caption
+            top = {id(w) for w in lines[0]}
+            out += layout.leaf_blocks(lines[0], layout.body_size(words))
+            mine = [w for w in mine if id(w) not in top]
+            cols = [[w for w in c if id(w) not in top] for c in cols or []]
+            cols = [c for c in cols if c]
+        rows = tables.read_region(b, mine, cols, unit)
+        if rows is None:
+            # no reader accounted for every word: the region is text, not a table (laid out
+            # like any text: its own reading order, blocks at changes of style)
+            body = layout.body_size(words)
+            for leaf in layout.reading_order(list(mine), unit):
+                ws = [w for w in leaf if isinstance(w, Word)]
+                ws += [w for r in leaf if isinstance(r, Region)  # a table the cut saw in it
+                       for c in r.data.get("columns", []) for w in c if isinstance(w, Word)]
+                out += layout.leaf_blocks(ws, body)
+            continue
         b.data["rows"] = rows
         b.kind = "table"
+        out.append(b)
+    blocks[:] = out
 
 
 def _stream_blocks(doc, index: int) -> list[Block]:

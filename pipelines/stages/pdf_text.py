@@ -48,13 +48,27 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
     return doc
 
 
-def _page_text(tp: pdfium.PdfTextPage, n: int) -> str:
+def _page_text(tp: pdfium.PdfTextPage, n: int) -> str | list[str]:
+    """The page's characters, one entry per PDFium character index. Characters outside the
+    BMP (math alphabets) take two indices, a surrogate pair: the pair is joined at the first
+    index and the second holds "" (a list is returned then), so indices stay aligned."""
     buf = ctypes.create_string_buffer((n + 1) * 2)
     raw.FPDFText_GetText(tp, 0, n, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort)))
     text = buf.raw[: n * 2].decode("utf-16-le", errors="replace")
-    if len(text) != n:  # surrogate pairs: fall back to one call per character
-        text = "".join(chr(raw.FPDFText_GetUnicode(tp, i) or 0xFFFD) for i in range(n))
-    return text
+    if len(text) == n:
+        return text
+    units = [int.from_bytes(buf.raw[2 * i: 2 * i + 2], "little") for i in range(n)]
+    out: list[str] = []
+    i = 0
+    while i < n:
+        u = units[i]
+        if 0xD800 <= u < 0xDC00 and i + 1 < n and 0xDC00 <= units[i + 1] < 0xE000:
+            out += [chr(0x10000 + ((u - 0xD800) << 10) + (units[i + 1] - 0xDC00)), ""]
+            i += 2
+            continue
+        out.append("\ufffd" if 0xD800 <= u < 0xE000 else chr(u))
+        i += 1
+    return out
 
 
 def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
@@ -91,7 +105,7 @@ def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
             if bold is None:
                 low = fname.lower()
                 bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
-            token = text[i: j + 1]
+            token = "".join(text[i: j + 1])
             if not token.isascii():
                 token = unicodedata.normalize("NFKC", token)  # ligatures, full-width forms
             words.extend(_split_on_gaps(tp, token, i, x1 - left, top - t, x2 - left, top - b,
@@ -148,6 +162,7 @@ def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageCo
                                   Rule(x1, y1, x1, y2), Rule(x2, y1, x2, y2)]
             elif w * h < 0.5 * content.width * content.height:  # not a page background
                 content.curves.append(box)
+                content.meta.setdefault("fills", []).append(box)  # shaded rows, listing backgrounds
             continue
         content.curves.append(box)
 
@@ -192,12 +207,15 @@ def _is_rect(obj, nseg: int) -> bool:
     return True
 
 
-def read_page(doc: pdfium.PdfDocument, index: int, graphics: bool = True) -> PageContent:
+def read_page(doc: pdfium.PdfDocument, index: int, graphics: bool = True, turn: bool = True) -> PageContent:
+    """Words, rules and pictures of one page, as displayed (after ``/Rotate``); with
+    ``turn=False`` in the page's own, unrotated space (``meta["rotation"]`` says how to turn a
+    box from there to the display: ``(degrees, width, height)`` for ``turn_box``)."""
     with PDFIUM_LOCK:
-        return _read_page(doc, index, graphics)
+        return _read_page(doc, index, graphics, turn)
 
 
-def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool) -> PageContent:
+def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool, turn: bool = True) -> PageContent:
     page = doc[index]
     try:
         width, height = page.get_size()  # as displayed, i.e. after /Rotate
@@ -209,8 +227,11 @@ def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool) -> PageConte
         if doc.formenv is not None:
             content.meta["fields"] = read_fields(doc, page, left, top)
         rotation = page.get_rotation() % 360
-        if rotation:
+        content.meta["rotation"] = (rotation, right - left, top - bottom)
+        if rotation and turn:
             _rotate(content, rotation, right - left, top - bottom)
+        elif rotation:
+            content.width, content.height = right - left, top - bottom
         return content
     finally:
         page.close()
@@ -256,6 +277,50 @@ def read_fields(doc: pdfium.PdfDocument, page: pdfium.PdfPage, left: float, top:
     return out
 
 
+def turn_box(b: tuple[float, float, float, float], rotation: int, w0: float, h0: float):
+    """A box from unrotated page space to the page as displayed."""
+    return _turn(b, rotation, w0, h0) if rotation else b
+
+
+def text_turn(doc: pdfium.PdfDocument, index: int, sample: int = 60) -> int:
+    """How far to turn the page clockwise (90 or 270) for its text to run left to right, from
+    the angle of its characters (0 when most are upright or the angle is unclear)."""
+    import math
+    from collections import Counter
+
+    with PDFIUM_LOCK:
+        page = doc[index]
+        try:
+            tp = page.get_textpage()
+            try:
+                n = tp.count_chars()
+                step = max(1, n // sample)
+                angles = Counter(round(math.degrees(raw.FPDFText_GetCharAngle(tp, i)) / 90) % 4
+                                 for i in range(0, n, step) if raw.FPDFText_GetUnicode(tp, i) > 32)
+            finally:
+                tp.close()
+        finally:
+            page.close()
+    if not angles:
+        return 0
+    quarter, count = angles.most_common(1)[0]
+    if count < 0.6 * sum(angles.values()):
+        return 0
+    return {3: 90, 1: 270}.get(quarter, 0)  # PDFium's angle 270: the text reads upwards
+
+
+def turn_content(content: PageContent, rotation: int) -> None:
+    """Turn everything on the page clockwise by ``rotation`` (90 or 270) in place."""
+    _rotate(content, rotation, content.width, content.height)
+    content.width, content.height = content.height, content.width
+
+
+def sideways(words: list[Word]) -> bool:
+    """Whether most of the text runs up or down the page (words taller than wide)."""
+    long = [w for w in words if len(w.text) >= 3]
+    return len(long) >= 5 and sum(1 for w in long if (w.y2 - w.y1) > 1.5 * (w.x2 - w.x1)) > 0.6 * len(long)
+
+
 def _turn(b: tuple[float, float, float, float], rotation: int, w0: float, h0: float):
     """A box from unrotated page space to the page as displayed (``/Rotate`` is clockwise)."""
     x1, y1, x2, y2 = b
@@ -273,6 +338,8 @@ def _rotate(content: PageContent, rotation: int, w0: float, h0: float) -> None:
         ru.x1, ru.y1, ru.x2, ru.y2 = _turn((ru.x1, ru.y1, ru.x2, ru.y2), rotation, w0, h0)
     content.pictures = [_turn(p, rotation, w0, h0) for p in content.pictures]
     content.curves = [_turn(p, rotation, w0, h0) for p in content.curves]
+    if "fills" in content.meta:
+        content.meta["fills"] = [_turn(p, rotation, w0, h0) for p in content.meta["fills"]]
     for f in content.meta.get("fields", []):
         f["box"] = _turn(f["box"], rotation, w0, h0)
 
@@ -283,15 +350,22 @@ def mark_strikethrough(content: PageContent) -> list[Rule]:
     Returns the rules used as strike lines (they are not table rulings) and sets
     ``content.meta["struck"]`` to the indices of the struck words.
     """
+    import bisect
+
     struck: set[int] = set()
     used: list[Rule] = []
+    by_top = sorted(range(len(content.words)), key=lambda k: content.words[k].y1)
+    tops = [content.words[k].y1 for k in by_top]
+    tallest = max((w.y2 - w.y1 for w in content.words), default=0.0)
     for rule in content.rules:
         if not rule.horizontal or (rule.y2 - rule.y1) > 2.5:
             continue
         ry = (rule.y1 + rule.y2) / 2
-        hits = [k for k, w in enumerate(content.words)
-                if w.y1 + w.h * 0.3 <= ry <= w.y2 - w.h * 0.2
-                and w.x1 >= rule.x1 - 3 and w.x2 <= rule.x2 + 3]
+        near = by_top[bisect.bisect_left(tops, ry - tallest):bisect.bisect_right(tops, ry)]
+        hits = sorted(k for k in near
+                      for w in (content.words[k],)
+                      if w.y1 + w.h * 0.3 <= ry <= w.y2 - w.h * 0.2
+                      and w.x1 >= rule.x1 - 3 and w.x2 <= rule.x2 + 3)
         if not hits:
             continue
         covered = sum(content.words[k].x2 - content.words[k].x1 for k in hits)

@@ -1,12 +1,14 @@
 """Tables: find them, read their cells, render them, merge the ones split across pages.
 
-* Ruled tables are found from the page's ruling lines (clusters of touching horizontal and
-  vertical rules, or three or more stacked horizontal rules) and read with pdfplumber's
-  ``lines`` strategy on a crop of that region.
-* Whitespace tables are found by the XY-cut (three or more aligned narrow columns, see
-  ``xycut``) and read from the cut's own columns (``grid_from_columns``), for digital and OCR'd
-  pages alike; pdfplumber's ``text`` strategy on the crop is the fallback when that yields fewer
-  than two rows (it split cells at word gaps on our corpus: "storage | 2").
+* Ruled tables are found from the page's ruling lines (grids of touching horizontal and
+  vertical rules; stacks of three or more horizontal rules, the booktabs style) and read by
+  ``grid.rule_grid`` from those rules and the words between them.
+* Whitespace tables are found by the XY-cut (three or more aligned narrow columns, or a narrow
+  column of labels beside their values, see ``xycut``) and read from the cut's own columns
+  (``grid_from_columns``), else from the word gaps (``grid.whitespace_grid``), for digital and
+  OCR'd pages alike.
+* A reader whose cells miss a word of the region is not used; when none holds every word, the
+  region is read as text (``read_region``).
 * Every table fragment carries ``content`` (HTML or Markdown per ``table_output_mode``),
   ``html``, ``markdown`` and ``cells`` with one bounding box per cell.
 * ``merge_tables``: a table that ends a page and one that starts the next page with the same
@@ -15,14 +17,16 @@
 
 from __future__ import annotations
 
-import io
+import bisect
 import statistics
 from typing import Any
 
 from pipelines.models import Fragment
+from pipelines.stages import grid
 from pipelines.stages.geometry import Box, Rule, Word, bbox_dict, inside, union
 from pipelines.stages.layout import group_lines
 from pipelines.stages.text import render_html_table, render_markdown_table, table_fragment
+from pipelines.stages.xycut import FIG_CAPTION, TABLE_CAPTION
 
 Cell = tuple[str, Box | None]
 
@@ -34,8 +38,25 @@ def _touch(a: Rule, b: Rule, tol: float = 2.5) -> bool:
     return (a.x1 - tol <= b.x2 and b.x1 - tol <= a.x2 and a.y1 - tol <= b.y2 and b.y1 - tol <= a.y2)
 
 
+def _positions(values: list[float], tol: float = 3.0) -> int:
+    """How many distinct positions ``values`` hold (clustered within ``tol``)."""
+    n, last = 0, None
+    for v in sorted(values):
+        if last is None or v - last > tol:
+            n += 1
+        last = v
+    return n
+
+
 def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
-    """Regions enclosed by ruling lines that hold at least two words."""
+    """Table regions drawn with rules, holding at least two words:
+
+    * grids: clusters of touching horizontal and vertical rules with at least three distinct
+      rows or columns of rules (a single ruled box around text is a frame, not a table);
+    * header-ruled tables (booktabs): a stack of at least three horizontal rules, the top and
+      the bottom one of the same span, the ones between them (``\\midrule``, ``\\cmidrule``)
+      no wider; rules drawn as thin filled rectangles count the same (``pdf_text``).
+    """
     lines = [r for r in rules if r.horizontal or r.vertical]
     parent = list(range(len(lines)))
 
@@ -45,81 +66,114 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
             i = parent[i]
         return i
 
-    for i in range(len(lines)):
-        for j in range(i + 1, len(lines)):
-            if _touch(lines[i], lines[j]):
+    order = sorted(range(len(lines)), key=lambda i: lines[i].x1)
+    for a, i in enumerate(order):  # sweep in x: only rules that can touch are compared
+        ri = lines[i]
+        for j in order[a + 1:]:
+            if lines[j].x1 - 2.5 > ri.x2:
+                break
+            if _touch(ri, lines[j]):
                 parent[find(i)] = find(j)
     groups: dict[int, list[Rule]] = {}
     for i, r in enumerate(lines):
         groups.setdefault(find(i), []).append(r)
-    stacked = sorted((r for r in lines if r.horizontal), key=lambda r: r.y1)
     regions: list[Box] = []
     for g in groups.values():
-        h = sum(1 for r in g if r.horizontal)
-        v = sum(1 for r in g if r.vertical)
-        if h >= 2 and v >= 2:
-            regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
-    # booktabs style: ≥3 horizontal rules of about the same span, no verticals
-    run: list[Rule] = []
-    for r in stacked:
-        if any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions):
+        hs = [r for r in g if r.horizontal]
+        vs = [r for r in g if r.vertical]
+        if len(hs) >= 2 and len(vs) >= 2:
+            rows = _positions([(r.y1 + r.y2) / 2 for r in hs])
+            cols = _positions([(r.x1 + r.x2) / 2 for r in vs])
+            if rows >= 3 or cols >= 3:
+                # the grid's width is that of its vertical rules: a rule running on past them
+                # (under a caption in the margin) is not part of the table
+                left, right = min(r.x1 for r in vs) - 3, max(r.x2 for r in vs) + 3
+                g = [r for r in g if r.x1 >= left - 6 and r.x2 <= right + 6]
+                regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
+    free = sorted((r for r in lines if r.horizontal and r.x2 - r.x1 >= 30
+                   and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
+                  key=lambda r: r.y1)
+    used: set[int] = set()
+    for i, top in enumerate(free):
+        if i in used:
             continue
-        if run and abs(r.x1 - run[-1].x1) < 6 and abs(r.x2 - run[-1].x2) < 6:
-            run.append(r)
+        members = [i]
+        bottom = None
+        for j in range(i + 1, len(free)):
+            r = free[j]
+            if r.x1 > top.x2 or r.x2 < top.x1:
+                continue  # beside the table (another table next to it)
+            if r.x1 < top.x1 - 6 or r.x2 > top.x2 + 6:
+                break  # a wider rule: the stack ends
+            if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1):
+                break  # the next table's caption: this stack ended before it
+            members.append(j)
+            if abs(r.x1 - top.x1) < 6 and abs(r.x2 - top.x2) < 6:
+                bottom = len(members)
+        if bottom is None or bottom < 3:
             continue
-        if len(run) >= 3:
-            regions.append(union([(x.x1, x.y1, x.x2, x.y2) for x in run]))
-        run = [r]
-    if len(run) >= 3:
-        regions.append(union([(x.x1, x.y1, x.x2, x.y2) for x in run]))
-    return [reg for reg in regions
-            if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
+        members = members[:bottom]
+        used.update(members)
+        regions.append(union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members]))
+    regions = [reg for reg in regions
+               if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
+    return [_grow(reg, words) for reg in regions]
+
+
+def _grow(region: Box, words: list[Word]) -> Box:
+    """A ruled region grown by the rows just above or below it that line up with its columns
+    (a table whose rules start at its third row, ``\\rowcolors[\\hline]{3}``): every word of such
+    a line starts where a word of the table starts, and it is no further away than a row."""
+    mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), region)]
+    lines = group_lines(mine)
+    if len(lines) < 2:
+        return region
+    starts = [w.x1 for w in mine]
+    pitch = statistics.median(statistics.fmean(w.cy for w in b) - statistics.fmean(w.cy for w in a)
+                              for a, b in zip(lines, lines[1:]))
+    x1, y1, x2, y2 = region
+    near = group_lines([w for w in words if x1 - 2 <= w.x1 and w.x2 <= x2 + 2
+                        and not inside((w.x1, w.y1, w.x2, w.y2), region)
+                        and (y1 - 3 * pitch < w.cy < y1 or y2 < w.cy < y2 + 3 * pitch)])
+    above = sorted((ln for ln in near if ln[0].cy < y1), key=lambda ln: -ln[0].cy)
+    below = sorted((ln for ln in near if ln[0].cy > y2), key=lambda ln: ln[0].cy)
+    edge = statistics.fmean(w.cy for w in lines[0])
+    for line in above:
+        cy = statistics.fmean(w.cy for w in line)
+        if edge - cy > 1.3 * pitch or len(line) < 2 or not all(
+                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
+            break
+        y1, edge = min(y1, min(w.y1 for w in line) - 1), cy
+    edge = statistics.fmean(w.cy for w in lines[-1])
+    for line in below:
+        cy = statistics.fmean(w.cy for w in line)
+        if cy - edge > 1.3 * pitch or len(line) < 2 or not all(
+                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
+            break
+        y2, edge = max(y2, max(w.y2 for w in line) + 1), cy
+    return (x1, y1, x2, y2)
+
+
+def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float) -> bool:
+    """Whether something between ``y1`` and ``y2`` ends a stack of rules: a line that starts a
+    table or figure caption, or a line of text running past both ends of the rules (prose
+    between two tables of the same width)."""
+    band = [w for w in words if y1 < w.cy < y2]
+    for line in group_lines(band):
+        gap = max((b.x1 - a.x2 for a, b in zip(line, line[1:])), default=0.0)
+        h = statistics.median(w.h for w in line)
+        if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6 and gap < 1.2 * h:
+            return True  # running text across the rules' span
+        if len(line) >= 6 and line[-1].x2 - line[0].x1 >= 0.8 * (x2 - x1) and gap < 1.0 * h:
+            return True  # a line of prose as wide as the rules (between two ruled boxes)
+        inner = [w for w in line if x1 - 6 <= (w.x1 + w.x2) / 2 <= x2 + 6]
+        head = " ".join(w.text for w in inner[:3])
+        if TABLE_CAPTION.match(head) or FIG_CAPTION.match(head) or head.startswith("Example"):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- reading cells
-
-
-class PlumberPages:
-    """pdfplumber opened lazily, once per document, only if a page has a table."""
-
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-        self._pdf: Any = None
-
-    def page(self, index: int) -> Any:
-        if self._pdf is None:
-            import pdfplumber
-
-            self._pdf = pdfplumber.open(io.BytesIO(self.data))
-        return self._pdf.pages[index]
-
-    def close(self) -> None:
-        if self._pdf is not None:
-            self._pdf.close()
-
-
-def plumber_cells(page: Any, region: Box, ruled: bool) -> list[list[Cell]]:
-    """Cells of the largest table pdfplumber finds in ``region`` of a pdfplumber page."""
-    x1, y1, x2, y2 = region
-    pad = 2.0
-    crop = page.crop((max(0, x1 - pad), max(0, y1 - pad),
-                      min(page.width, x2 + pad), min(page.height, y2 + pad)))
-    strategy = "lines" if ruled else "text"
-    settings = {"vertical_strategy": strategy, "horizontal_strategy": strategy}
-    if not ruled:
-        settings.update({"min_words_vertical": 2, "min_words_horizontal": 1})
-    tables = crop.find_tables(table_settings=settings)
-    if not tables:
-        return []
-    table = max(tables, key=lambda t: (t.bbox[2] - t.bbox[0]) * (t.bbox[3] - t.bbox[1]))
-    texts = table.extract()
-    rows: list[list[Cell]] = []
-    for row, row_text in zip(table.rows, texts):
-        cells = [((t or "").replace("\n", " ").strip(), tuple(c) if c else None)  # type: ignore[misc]
-                 for t, c in zip(row_text, row.cells)]
-        if any(t for t, _ in cells):
-            rows.append(cells)
-    return rows
 
 
 def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]]:
@@ -139,7 +193,8 @@ def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]
     grid: list[list[list[Word]]] = [[[] for _ in columns] for _ in ys]
     for c, col in enumerate(columns):
         for w in col:
-            r = min(range(len(ys)), key=lambda k: abs(ys[k] - w.cy))
+            k = bisect.bisect_left(ys, w.cy)  # the nearest row centre (ys is sorted)
+            r = min((j for j in (k - 1, k) if 0 <= j < len(ys)), key=lambda j: abs(ys[j] - w.cy))
             grid[r][c].append(w)
     out: list[list[Cell]] = []
     for row in grid:
@@ -235,3 +290,54 @@ def _close(current: dict[str, Any] | None, merged: list[dict[str, Any]], mode: s
         "merge_actions": {"pages": current["pages"], "target_columns": current["columns"]},
     })
     return None
+
+
+# ---------------------------------------------------------------- choosing a reader
+
+
+def _complete(rows: list[list[Cell]], words: list[Word]) -> bool:
+    """Whether the cells hold every word of the region (characters as a multiset: a reader may
+    split a word at a cell boundary, but may not leave one out)."""
+    from pipelines.stages.coverage import chars
+
+    have = chars(t for r in rows for t, _ in r)
+    want = chars(w.text for w in words)
+    return all(have.get(ch, 0) >= n for ch, n in want.items())
+
+
+def _shape_ok(rows: list[list[Cell]]) -> bool:
+    return len(rows) >= 2 and max((sum(1 for t, _ in r if t.strip()) for r in rows), default=0) >= 2
+
+
+def read_region(block: Any, words: list[Word], columns: list | None, unit: float) -> list[list[Cell]] | None:
+    """Cells of a table region from the first reader whose cells hold every word of the region
+    and that finds at least two rows and two columns; ``None`` when no reader does (the region
+    is then read as text). The readers work from the page's own words and rules: no second
+    parse of the page (pdfplumber's, which cost more than everything else on a page)."""
+    ruled = block.kind == "table"
+    tries: list[Any] = []
+    if ruled:
+        rules = block.data.pop("rules", [])
+        tries.append(lambda: grid.rule_grid(block.box, rules, words, unit))
+    if ruled:
+        for attempt in tries:
+            rows = attempt()
+            if rows and _shape_ok(rows) and _complete(rows, words):
+                return rows
+        return None
+    # a whitespace table: the XY-cut's columns, or the word gaps across the rows, whichever
+    # finds more columns (a header wider than its column closes the cut's full-height gutter)
+    good = []
+    if columns:
+        good.append(grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
+    good.append(grid.whitespace_grid(words, unit))
+    good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
+    return max(good, key=_dense_columns) if good else None
+
+
+def _dense_columns(rows: list[list[Cell]]) -> int:
+    """Columns with text in at least half of the rows (a stray split of one row's cell adds a
+    column, never a dense one); ties keep the first reading."""
+    width = max(len(r) for r in rows)
+    return sum(1 for k in range(width)
+               if sum(1 for r in rows if k < len(r) and r[k][0].strip()) >= 0.5 * len(rows))

@@ -51,16 +51,16 @@ def _box(it: Item) -> Box:
 def group_lines(words: list[Word]) -> list[list[Word]]:
     """Words → lines (top to bottom), each sorted left to right."""
     lines: list[list[Word]] = []
+    ly1 = ly2 = 0.0  # the vertical extent of the last line, kept as it grows
     for w in sorted(words, key=lambda w: (w.cy, w.x1)):
         if lines:
-            last = lines[-1]
-            ly1 = min(x.y1 for x in last)
-            ly2 = max(x.y2 for x in last)
             ov = min(ly2, w.y2) - max(ly1, w.y1)
-            if ov > 0.5 * min(ly2 - ly1, w.h):
-                last.append(w)
+            if ov > 0.5 * min(ly2 - ly1, w.y2 - w.y1):
+                lines[-1].append(w)
+                ly1, ly2 = min(ly1, w.y1), max(ly2, w.y2)
                 continue
         lines.append([w])
+        ly1, ly2 = w.y1, w.y2
     for line in lines:
         line.sort(key=lambda w: w.x1)
     return lines
@@ -129,9 +129,14 @@ class _Cutter:
             return
         cols = self.columns(items)
         if len(cols) > 1:
-            if self.tabular(cols):
+            if self.tabular(cols) or self.labelled(cols):
                 box = union([_box(i) for i in items])
                 out.append([Region("text_table", *box, data={"columns": cols})])
+                return
+            bands = self.label_bands(cols)
+            if len(bands) > 1:
+                for band in bands:
+                    self.cut(band, out)
                 return
             for col in cols:
                 self.cut(col, out)
@@ -179,6 +184,62 @@ class _Cutter:
                       if sum(any(abs(y - y2) < 0.5 * self.unit for y2 in other)
                              for other in centres[1:]) >= len(cols) // 2)
         return aligned >= max(2, 0.6 * len(first))
+
+
+    def labelled(self, cols: list[list[Item]]) -> bool:
+        """Two parts, the left one a narrow column of short labels, each on the line of a short
+        value to its right: a borderless label/value list (a definition list, a form printed
+        without rules). It is read as a two-column table, so each label stays with its value."""
+        if len(cols) != 2 or any(isinstance(i, Region) for c in cols for i in c):
+            return False
+        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(left) < 2 or not len(left) <= len(right) <= 1.5 * len(left):
+            return False  # values that run to paragraphs: label_bands reads them instead
+        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
+        rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
+        if lw > 0.6 * rw or statistics.median(len(line) for line in left) > 3:
+            return False
+        ys = [statistics.fmean(w.cy for w in line) for line in right]
+        paired = sum(1 for line in left
+                     if any(abs(statistics.fmean(w.cy for w in line) - y) < 0.4 * self.unit for y in ys))
+        return paired == len(left)
+
+
+    def _labels(self, cols: list[list[Item]]) -> list[tuple[float, float]] | None:
+        """(centre, top) of each line of a narrow left column of short labels that each sit
+        on a line of the part to their right; None when ``cols`` is not that."""
+        if len(cols) != 2 or any(isinstance(i, Region) for i in cols[0]):
+            return None
+        left = group_lines([w for w in cols[0] if isinstance(w, Word)])
+        right = group_lines([w for w in cols[1] if isinstance(w, Word)])
+        if not left or not right or statistics.median(len(line) for line in left) > 3:
+            return None
+        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
+        rw = max(i.x2 for i in cols[1]) - min(i.x1 for i in cols[1])
+        if lw > 0.6 * rw:
+            return None
+        out = []
+        for line in left:
+            cy = statistics.fmean(w.cy for w in line)
+            mate = [r for r in right if abs(statistics.fmean(w.cy for w in r) - cy) < 0.4 * self.unit]
+            if not mate:
+                return None
+            out.append((cy, min(min(w.y1 for w in line), min(w.y1 for w in mate[0]))))
+        return out
+
+    def label_bands(self, cols: list[list[Item]]) -> list[list[Item]]:
+        """Labels in a margin beside long values (a definition list whose values run to
+        paragraphs, code, boxes): the region cut above each label, so each label is read just
+        before its value and not all labels first."""
+        labels = self._labels(cols)
+        if not labels or len(labels) < 2 and labels[0][1] <= min(i.y1 for i in cols[1]) + 1:
+            return []
+        cuts = sorted(top for _, top in labels)
+        bands: list[list[Item]] = [[] for _ in range(len(cuts) + 1)]
+        for it in (*cols[0], *cols[1]):
+            cy = (it.y1 + it.y2) / 2
+            bands[sum(1 for c in cuts if cy >= c)].append(it)
+        return [b for b in bands if b]
 
 
 def _is_caption(items: list[Item]) -> bool:

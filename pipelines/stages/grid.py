@@ -1,0 +1,281 @@
+"""Table structure from the page's own geometry: words and ruling lines, no second PDF parser.
+
+* Columns come from vertical rules when the table has them (a ruled grid), else from the
+  whitespace between words across the table's rows (``gap_columns``): an x range that no word of
+  any row covers is a column gutter. Rows whose words bridge a gutter that every other row
+  leaves open are spanning cells (a header over two columns): they do not close the gutter, and
+  their text goes to the first column they span.
+* Rows come from horizontal rules in a ruled grid (a cell may hold several lines), else from the
+  text lines (booktabs tables rule only above and below the header and at the bottom).
+* Every word of the region lands in exactly one cell, so a table never loses a word.
+"""
+
+from __future__ import annotations
+
+import statistics
+
+from pipelines.stages.geometry import Box, Rule, Word, union
+from pipelines.stages.xycut import group_lines
+
+Cell = tuple[str, Box | None]
+
+
+def _cluster(values: list[float], tol: float) -> list[float]:
+    out: list[list[float]] = []
+    for v in sorted(values):
+        if out and v - out[-1][-1] <= tol:
+            out[-1].append(v)
+        else:
+            out.append([v])
+    return [statistics.fmean(c) for c in out]
+
+
+def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
+    """Middles of the x ranges that no word of ``rows`` covers and that separate words in
+    enough rows (see ``gap_columns``)."""
+    multi = sum(1 for line in rows if len(line) >= 2)
+    if multi < 2:
+        return []
+    spans = sorted((w.x1, w.x2) for line in rows for w in line)
+    runs: list[tuple[float, float]] = []
+    right = spans[0][1]
+    for a, b in spans[1:]:
+        if a > right:
+            runs.append((right, a))
+        right = max(right, b)
+    wide, narrow = max(0.45 * unit, 2.0), max(0.15 * unit, 1.0)
+    out = []
+    for a, b in runs:
+        if b - a < narrow:
+            continue
+        gaps = []
+        for line in rows:
+            left = [w.x2 for w in line if w.x2 <= a + 0.5]
+            right = [w.x1 for w in line if w.x1 >= b - 0.5]
+            if left and right:
+                gaps.append(min(right) - max(left))
+        em = statistics.median(w.size for line in rows for w in line)
+        if b - a >= wide and len(gaps) >= 2:
+            out.append((a + b) / 2)
+        # a gap clearly wider than a word space (a third of an em) separates cells even when
+        # only one row has words on both sides of it ("Style = Alternate" under "Feature")
+        elif len(gaps) >= 1 and b - a >= 0.45 * em:
+            out.append((a + b) / 2)
+        # a narrow gutter is a column only where some row shows a real gap across it: a word
+        # space at the same place in every row ("row 1", "row 2", …) is not a column
+        elif _edged(rows, a, b) >= max(3, 0.5 * multi) and len(gaps) >= max(3, 0.5 * multi) and max(gaps) >= wide:
+            out.append((a + b) / 2)
+    return out
+
+
+def _edged(rows: list[list[Word]], a: float, b: float) -> int:
+    """Rows with a word ending right at ``a`` or starting right at ``b``: a column edge lines up
+    there (the longest cell of a left-aligned column, the start of the next one)."""
+    return sum(1 for line in rows if any(abs(w.x2 - a) <= 1.0 or abs(w.x1 - b) <= 1.0 for w in line))
+
+
+def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> list[float]:
+    """Column boundaries (x of each gutter's middle) from the word gaps across ``lines``.
+
+    A gutter is an x range that no word covers. A wide one needs words on both sides of it in
+    two lines; a narrow one (tight columns leave gaps no wider than a word space) in at least
+    three lines and half of the lines with two or more words, which aligned word spaces in
+    running text never manage. A line whose words bridge gutters that all the other lines leave
+    open is a spanning row (a header over several columns): up to a fifth of the lines may be
+    set aside that way.
+    """
+    rows = [line for line in lines if line]
+    best = _gutters(rows, unit)
+    if len(rows) > 80:
+        return best
+    out: list[int] = []
+    for k in sorted(range(len(rows)), key=lambda k: -max((w.x2 - w.x1 for w in rows[k]), default=0)):
+        if len(out) >= len(rows) // 5:
+            break
+        trial = _gutters([r for i, r in enumerate(rows) if i != k and i not in out], unit)
+        if len(trial) > len(best):
+            out.append(k)
+            best = trial
+    return best
+
+
+def _split_at(lines: list[list[Word]], xs: list[float]) -> list[list[Word]]:
+    """Lines cut at the x positions ``xs`` (vertical rules): words on either side of a rule
+    are never one phrase."""
+    if not xs:
+        return lines
+    out: list[list[Word]] = []
+    for line in lines:
+        parts: dict[int, list[Word]] = {}
+        for w in line:
+            parts.setdefault(sum(1 for x in xs if w.x1 >= x), []).append(w)
+        out += [parts[k] for k in sorted(parts)]
+    return out
+
+
+def _extents(lines: list[list[Word]], bounds: list[float]) -> list[tuple[float, float] | None]:
+    """The x range of each column's words (those that stay between two boundaries)."""
+    edges = [float("-inf"), *bounds, float("inf")]
+    out: list[tuple[float, float] | None] = []
+    for a, b in zip(edges, edges[1:]):
+        ws = [w for line in lines for w in line if w.x1 >= a and w.x2 <= b]
+        out.append((min(w.x1 for w in ws), max(w.x2 for w in ws)) if ws else None)
+    return out
+
+
+def _phrase_cells(line: list[Word], bounds: list[float], unit: float,
+                  spans: list[tuple[float, float]] = (),  # type: ignore[assignment]
+                  extents: list[tuple[float, float] | None] | None = None) -> list[list[Word]]:
+    """The words of one line in columns: a phrase (words a word space apart) stays one cell.
+    A phrase that crosses a column boundary goes to the first column whose words it covers
+    for at least half their width (a header spanning columns), or, covering none, to the column
+    under its middle (a long header centred over a narrow column); without ``extents``, to the
+    column it starts in. ``spans``: the x ranges of partial rules right under this line
+    (``\\cmidrule``): a phrase over one belongs to the first column the rule spans."""
+    cells: list[list[Word]] = [[] for _ in range(len(bounds) + 1)]
+    min_gap = max(0.45 * unit, 2.0)
+    phrase: list[Word] = []
+
+    def flush() -> None:
+        if phrase:
+            x, right = phrase[0].x1, phrase[-1].x2
+            mid = (x + right) / 2
+            k = sum(1 for b in bounds if x >= b)
+            if any(a <= mid <= b for a, b in spans):
+                a = next(a for a, b in spans if a <= mid <= b)
+                k = sum(1 for b in bounds if a + 1 >= b)
+            elif extents and any(x < b < right for b in bounds):
+                covered = [j for j, e in enumerate(extents)
+                           if e and min(right, e[1]) - max(x, e[0]) >= 0.5 * (e[1] - e[0])]
+                k = covered[0] if covered else sum(1 for b in bounds if mid >= b)
+            cells[k].extend(phrase)
+            phrase.clear()
+
+    for w in line:
+        if phrase and (w.x1 - phrase[-1].x2 >= min_gap
+                       or any(phrase[-1].x2 <= b <= w.x1 for b in bounds)):
+            flush()
+        phrase.append(w)
+    flush()
+    return cells
+
+
+def _one_phrase(ws: list[Word], unit: float) -> bool:
+    """Words a word space apart from each other, left to right (one cell's text)."""
+    gap = max(0.45 * unit, 2.0)
+    return bool(ws) and all(b.x1 - a.x2 < gap for a, b in zip(ws, ws[1:]))
+
+
+def _text(ws: list[Word], unit: float) -> Cell:
+    if not ws:
+        return ("", None)
+    lines = group_lines(ws)
+    text = " ".join(" ".join(w.text for w in line) for line in lines)
+    return (text, union([(w.x1, w.y1, w.x2, w.y2) for w in ws]))
+
+
+def whitespace_grid(words: list[Word], unit: float, bounds: list[float] | None = None) -> list[list[Cell]]:
+    """Rows × columns of a table without vertical rules: a row per text line, columns from the
+    gaps between words (or ``bounds``)."""
+    lines = group_lines(words)
+    if not lines:
+        return []
+    x1, x2 = min(w.x1 for w in words), max(w.x2 for w in words)
+    if bounds is None:
+        bounds = gap_columns(lines, unit, x1, x2)
+    ext = _extents(lines, bounds)
+    rows = [[_text(c, unit) for c in _phrase_cells(line, bounds, unit, (), ext)] for line in lines]
+    # two gutters with only a spanning row's words between them leave a column no cell uses
+    used = [k for k in range(len(bounds) + 1) if any(r[k][0] for r in rows)]
+    return [[r[k] for k in used] for r in rows]
+
+
+def _full_rules(hs: list[Rule], rx1: float, rx2: float, ry1: float, ry2: float) -> list[float]:
+    """The y of each inner horizontal rule that runs across (nearly) the whole table, its
+    segments taken together (a midrule drawn column by column)."""
+    out = []
+    for y in _cluster([(r.y1 + r.y2) / 2 for r in hs], 2.0):
+        if not ry1 + 2 < y < ry2 - 2:
+            continue
+        segs = sorted((r.x1, r.x2) for r in hs if abs((r.y1 + r.y2) / 2 - y) <= 2.0)
+        covered, right = 0.0, float("-inf")
+        for a, b in segs:
+            a = max(a, right)
+            if b > a:
+                covered += b - a
+            right = max(right, b)
+        if covered >= 0.9 * (rx2 - rx1):
+            out.append(y)
+    return out
+
+
+def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) -> list[list[Cell]]:
+    """Rows × columns of a table with rules. Vertical rules give the columns (else the word
+    gaps do); horizontal rules give the rows when every band between two of them holds cells of
+    several lines (a multi-line cell), else each text line is a row."""
+    if not words:
+        return []
+    rx1, ry1, rx2, ry2 = region
+    vs = [r for r in rules if r.vertical and (r.y2 - r.y1) >= 0.6 * unit]
+    hs = [r for r in rules if r.horizontal]
+    xs = _cluster([(r.x1 + r.x2) / 2 for r in vs], 3.0)
+    inner_x = [x for x in xs if rx1 + 3 < x < rx2 - 3]
+    lines = group_lines(words)
+    # columns: the vertical rules, and the whitespace gutters inside the ruled columns (a table
+    # may rule some columns apart and leave others to alignment). Without vertical rules the
+    # gutters come from the body: the lines between the first inner rule across the whole
+    # table (under the header) and the last one (over notes under the table), when there are
+    # two body lines or more; header and notes then take the columns they stand over.
+    body = lines
+    full: list[float] = []
+    if not inner_x:
+        full = _full_rules(hs, rx1, rx2, ry1, ry2)
+        if full:
+            low = full[-1] if len(full) > 1 else ry2
+            inside = [ln for ln in lines if full[0] < statistics.fmean(w.cy for w in ln) < low]
+            if sum(1 for ln in lines if statistics.fmean(w.cy for w in ln) > low) > 2:
+                inside = [ln for ln in lines if statistics.fmean(w.cy for w in ln) > full[0]]
+            body = inside if len(inside) >= 2 else lines
+    bounds = sorted(inner_x + [g for g in gap_columns(_split_at(body, inner_x), unit, rx1, rx2)
+                               if all(abs(g - x) > 4 for x in inner_x)])
+    ys = [y for y in _cluster([(r.y1 + r.y2) / 2 for r in hs], 2.0) if ry1 + 2 < y < ry2 - 2]
+    if not inner_x or not ys:
+        # partial rules under a header line give the columns its cells span (in the body they
+        # set off groups of rows instead)
+        part = [r for r in hs if r.x2 - r.x1 < 0.9 * (rx2 - rx1)]
+        head_end = full[0] if not inner_x and full else ry2
+        out = []
+        ext = _extents(lines, bounds)
+        for line in lines:
+            bottom = max(w.y2 for w in line)
+            spans = [(r.x1, r.x2) for r in part
+                     if -1 <= r.y1 - bottom <= 0.8 * unit and r.y1 <= head_end + 2]
+            # a rule under a header cell spans the columns of that cell only when the cell
+            # is the one text over it (a rule above a total row has several cells over it)
+            spans = [(a, b) for a, b in spans
+                     if sum(1 for w in line if a <= (w.x1 + w.x2) / 2 <= b) == 1
+                     or _one_phrase([w for w in line if a <= (w.x1 + w.x2) / 2 <= b], unit)]
+            out.append([_text(c, unit) for c in _phrase_cells(line, bounds, unit, spans, ext)])
+        return out
+    # a ruled grid: one row per band between horizontal rules, unless a band's cells all hold
+    # the same number of lines (then the rules only set off groups of rows)
+    ext = _extents(lines, bounds)
+    bands: list[list[list[Word]]] = [[] for _ in range(len(ys) + 1)]
+    for line in lines:
+        cy = statistics.fmean(w.cy for w in line)
+        bands[sum(1 for y in ys if cy > y)].append(line)
+    rows: list[list[Cell]] = []
+    for band in bands:
+        if not band:
+            continue
+        per_col = [_phrase_cells(line, bounds, unit, (), ext) for line in band]
+        counts = {sum(1 for line in per_col if line[k]) for k in range(len(bounds) + 1)} - {0}
+        if len(band) > 1 and counts == {len(band)}:
+            rows += [[_text(c, unit) for c in line] for line in per_col]  # lines are rows
+            continue
+        merged: list[list[Word]] = [[] for _ in range(len(bounds) + 1)]
+        for line in per_col:
+            for k, c in enumerate(line):
+                merged[k].extend(c)
+        rows.append([_text(c, unit) for c in merged])
+    return rows
