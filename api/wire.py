@@ -125,6 +125,8 @@ def page_json(p: PageResult) -> dict[str, Any]:
         out["skew_angle"] = p.skew_angle
     if p.page_image:
         out["page_image"] = p.page_image
+    if p.warnings:  # e.g. words the layout missed, kept as plain text
+        out["warnings"] = p.warnings
     return out
 
 

@@ -46,6 +46,7 @@ PAGES = pa.schema([
     ("height", pa.int32()),
     ("skew_angle", pa.float64()),  # degrees, when skew_detection measured it
     ("page_image", pa.string()),  # base64 PNG, with include_full_page_image
+    ("warnings", pa.list_(pa.string())),  # what the parser met and recovered from on the page
 ])
 FRAGMENTS = pa.schema([
     ("parse_id", pa.string()),
@@ -107,7 +108,8 @@ def to_tables(job_id: str, result: DocumentResult) -> dict[str, pa.Table]:
         else json.dumps(result.merged_tables, ensure_ascii=False),
     }
     pages = [{"parse_id": job_id, "page_number": p.page_number, "width": p.width, "height": p.height,
-              "skew_angle": p.skew_angle, "page_image": p.page_image} for p in result.pages]
+              "skew_angle": p.skew_angle, "page_image": p.page_image, "warnings": p.warnings or None}
+             for p in result.pages]
     fragments = [_fragment_row(job_id, p.page_number, f) for p in result.pages for f in p.fragments]
     chunks = [{"parse_id": job_id, "chunk_index": i, "page_number": c.page_number, "content": c.content}
               for i, c in enumerate(result.chunks)]
@@ -215,7 +217,8 @@ class ResultReader:
         pending = next(frags, None)
         for r in page_rows:
             page = PageResult(page_number=r["page_number"], width=r["width"], height=r["height"],
-                              skew_angle=r["skew_angle"], page_image=r["page_image"])
+                              skew_angle=r["skew_angle"], page_image=r["page_image"],
+                              warnings=r.get("warnings") or [])
             while pending is not None and pending[0] < page.page_number:
                 pending = next(frags, None)
             while pending is not None and pending[0] == page.page_number:

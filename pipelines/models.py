@@ -346,8 +346,8 @@ class DocumentResult(BaseModel):
         if self.pages:
             sink(self)
             self.stored_fragment_types = self.fragment_types()
-            self.pages = [PageResult(page_number=p.page_number, width=p.width, height=p.height)
-                          for p in self.pages]
+            self.pages = [PageResult(page_number=p.page_number, width=p.width, height=p.height,
+                                     warnings=p.warnings) for p in self.pages]
             self.chunks, self.merged_tables = [], None
             self.stored = True
         return self

@@ -27,10 +27,11 @@ PREFECT_SETTINGS = Settings(data_dir=PREFECT_DIR, prefect={"port": PREFECT_PORT}
 os.environ.update(prefect_env(PREFECT_SETTINGS))
 
 # The document children's fork server, started as `docklake worker` starts it: before any thread,
-# with what the children use preloaded (otherwise each child imports pyarrow and fsspec itself).
+# with what the children use preloaded (otherwise each child imports pyarrow and fsspec itself),
+# and `tests`, which holds the children's conversions to the "no word dropped" invariant too.
 from pipelines import isolation  # noqa: E402
 
-isolation.start(preload=["assets.results", "pipelines.fetch"])
+isolation.start(preload=["assets.results", "pipelines.fetch", "tests"])
 
 from fastapi.testclient import TestClient  # noqa: E402
 

@@ -32,12 +32,16 @@ class JobReport:
 
     @property
     def problems(self) -> list[str]:
-        """Distinct problems with the pages they happened on (``error_message`` style)."""
+        """Distinct problems with the pages they happened on (``error_message`` style), then the
+        pages' warnings."""
         if self.result is not None and self.result.errors:
             text = self.result.error_message() or ""
         else:
             text = self.error or ""
-        return [p for p in (part.strip() for part in text.split("; ")) if p]
+        found = [p for p in (part.strip() for part in text.split("; ")) if p]
+        if self.result is not None:
+            found += [f"page {p.page_number}: {w}" for p in self.result.pages for w in p.warnings]
+        return found
 
     def log_lines(self) -> list[tuple[str, str]]:
         """``(level, message)`` pairs, ``level`` one of info/warning/error."""
