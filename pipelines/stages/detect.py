@@ -72,7 +72,9 @@ def _office_type(source: str | IO[bytes]) -> str | None:
     try:
         with zipfile.ZipFile(source) as zf:
             names = zf.namelist()
-    except (zipfile.BadZipFile, ValueError, OSError):
+    except (zipfile.BadZipFile, ValueError, OSError, NotImplementedError, EOFError):
+        # NotImplementedError: an entry claims a ZIP version zipfile does not know (a damaged or
+        # hostile file); the content decides nothing then
         return None
     for prefix, mime in _ZIP_MARKERS:
         if any(n.startswith(prefix) for n in names):
