@@ -9,15 +9,20 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import unquote
 
 from python_multipart import MultipartParser
 from python_multipart.multipart import parse_options_header
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
 from api.errors import ClientClosed
 from pipelines.errors import InvalidRequest, PayloadTooLarge
 from pipelines.models import labels_problem, text_problem
+from pipelines.records import FileRecord, Principal
+from pipelines.usecases import files
+from pipelines.usecases.runtime import Runtime
 
 FILE_PARTS = ("file_bytes", "file")
 MAX_FIELD_BYTES = 64 * 1024  # all non-file parts together (labels)
@@ -229,3 +234,14 @@ async def receive_upload(request: Request, spool_dir: str, max_bytes: int, *,
             raise
         raise InvalidRequest(f"malformed multipart body: {exc}", code="INVALID_MULTIPART") from exc
     return UploadedFile(st.path, st.file_name, st.size, st.digest.hexdigest(), st.labels, st.fields)
+
+
+async def receive_file(request: Request, rt: Runtime, principal: Principal) -> FileRecord:
+    """Receive a multipart upload and keep its file (``files.store``); the spooled copy is removed."""
+    s = rt.settings
+    up = await receive_upload(request, str(s.data_dir / "spool"), s.limits.max_upload_bytes)
+    try:
+        return await run_in_threadpool(files.store, rt, principal, Path(up.path or ""), file_name=up.file_name,
+                                       size=up.size, sha256=up.sha256, labels=up.labels)
+    finally:
+        up.discard()

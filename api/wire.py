@@ -14,7 +14,7 @@ from assets.pagination import Page
 from assets.results import ResultReader
 from pipelines.errors import InvalidQuery
 from pipelines.models import DocumentResult, PageResult
-from pipelines.records import Dataset, FileRecord, Job, JobStatus, JobSummary
+from pipelines.records import Dataset, FileRecord, Job, JobStatus, JobSummary, rfc3339
 from pipelines.stages.pagerange import PageRange
 
 
@@ -34,12 +34,6 @@ class JSON(JSONResponse):
 
     def render(self, content: Any) -> bytes:
         return dumps(content)
-
-
-def rfc3339(us: int | None) -> str | None:
-    if us is None:
-        return None
-    return datetime.fromtimestamp(us / 1_000_000, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def parse_rfc3339(value: str | None, name: str) -> int | None:

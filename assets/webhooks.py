@@ -10,22 +10,15 @@ from __future__ import annotations
 import base64
 import json
 import secrets
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
 
 from assets.catalog import jobs, now_us, webhook_attempts, webhook_deliveries, webhooks, write_txn
 from assets.pagination import Page, paginate
-from pipelines.records import Delivery, DeliveryStatus, JobStatus, Principal, Webhook
+from pipelines.records import Delivery, DeliveryStatus, JobStatus, Principal, Webhook, rfc3339
 
 EVENT_OF = {JobStatus.successful.value: "parse.completed", JobStatus.failure.value: "parse.failed"}
-
-
-def _rfc3339(us: int | None) -> str | None:
-    if us is None:
-        return None
-    return datetime.fromtimestamp(us / 1e6, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def _scoped(p: Principal) -> Any:
@@ -84,13 +77,13 @@ def enqueue(conn: Connection, job_id: str) -> int:
     now = now_us()
     payload = json.dumps({
         "type": event,
-        "timestamp": _rfc3339(now),
+        "timestamp": rfc3339(now),
         "data": {
             "parse_id": job["id"], "status": job["status"], "error": job["error"],
             "dataset_id": job["dataset_id"], "dataset_name": job["dataset_name"], "file_id": job["file_id"],
             "file_name": job["file_name"], "labels": job["labels"], "total_pages": job["total_pages"],
-            "parsed_pages_count": job["parsed_pages_count"], "created_at": _rfc3339(job["created_us"]),
-            "finished_at": _rfc3339(job["finished_us"]),
+            "parsed_pages_count": job["parsed_pages_count"], "created_at": rfc3339(job["created_us"]),
+            "finished_at": rfc3339(job["finished_us"]),
         },
     }, ensure_ascii=False, separators=(",", ":"))
     conn.execute(insert(webhook_deliveries), [

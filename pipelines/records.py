@@ -8,6 +8,7 @@ API's wire layer (``api.wire``) only ever see these, never a row or a dict.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from enum import Enum
 from typing import Any, Literal
 
@@ -248,3 +249,10 @@ class Delivery:
                    payload=r["payload"], status=DeliveryStatus(r["status"]), attempts=r["attempts"],
                    created_us=r["created_us"], next_attempt_us=r["next_attempt_us"], last_error=r["last_error"],
                    delivered_us=r["delivered_us"])
+
+
+def rfc3339(us: int | None) -> str | None:
+    """Microseconds since the epoch as an RFC 3339 UTC time (``…Z``), as the wire shows times."""
+    if us is None:
+        return None
+    return datetime.fromtimestamp(us / 1_000_000, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -10,7 +9,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.deps import PrincipalDep, RuntimeDep
 from api.schemas import UPLOAD_BODY, FileCreated, FileList, FileMetadata, responses
-from api.upload import receive_upload
+from api.upload import receive_file
 from api.wire import JSON, file_metadata, paginated, parse_rfc3339, rfc3339
 from assets.pagination import MAX_LIMIT
 from pipelines.usecases import files
@@ -21,13 +20,7 @@ router = APIRouter(prefix="/documents/v2/files", tags=["files"])
 @router.put("", response_model=FileCreated, response_class=JSON, responses=responses(400, 413, 499),
             openapi_extra=UPLOAD_BODY)
 async def upload_file(request: Request, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
-    s = rt.settings
-    up = await receive_upload(request, str(s.data_dir / "spool"), s.limits.max_upload_bytes)
-    try:
-        rec = await run_in_threadpool(files.store, rt, principal, Path(up.path), file_name=up.file_name,
-                                      size=up.size, sha256=up.sha256, labels=up.labels)
-    finally:
-        up.discard()
+    rec = await receive_file(request, rt, principal)
     return JSON({"file_id": rec.id, "created_at": rfc3339(rec.created_us)})
 
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from api import v1
 from api.deps import PrincipalDep, RuntimeDep
 from api.schemas import UPLOAD_BODY, responses
-from api.upload import receive_upload
+from api.upload import receive_file, receive_upload
 from api.wire import JSON, page_json, parse_rfc3339, rfc3339
 from assets.jobs import JobFilter
 from assets.pagination import MAX_LIMIT
@@ -154,13 +154,7 @@ async def list_files(principal: PrincipalDep, rt: RuntimeDep, cursor: str | None
 
 @router.post("/files", response_class=JSON, responses=responses(400, 413, 499), openapi_extra=UPLOAD_BODY)
 async def upload_file(request: Request, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
-    s = rt.settings
-    up = await receive_upload(request, str(s.data_dir / "spool"), s.limits.max_upload_bytes)
-    try:
-        rec = await run_in_threadpool(files.store, rt, principal, Path(up.path or ""), file_name=up.file_name,
-                                      size=up.size, sha256=up.sha256, labels=up.labels)
-    finally:
-        up.discard()
+    rec = await receive_file(request, rt, principal)
     return JSON({"id": rec.id})
 
 
