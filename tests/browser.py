@@ -142,19 +142,46 @@ class Dagster:
     def output(self) -> str:
         return self.log.read_text(errors="replace")
 
-    def wait_ready(self, timeout: float = 90.0) -> None:
-        """Until the webserver answers (the code location may still be loading)."""
+    def wait_ready(self, timeout: float = 180.0) -> None:
+        """Until the webserver answers and has the code location loaded. A location whose load
+        failed (a slow start on a busy machine can time out) is reloaded, as a person would press
+        "Reload" on the Deployment page; the webserver otherwise shows its assets as external."""
         deadline = time.monotonic() + timeout
+        errors: list[str] = []
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"dagster dev exited:\n{self.output()}")
             try:
-                if httpx.get(self.url + "/server_info", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
+                state = self.location_state()
+            except (httpx.HTTPError, ValueError, KeyError, TypeError):
+                state = None
+            if state == "loaded":
+                return
+            if state and state != "loading":
+                errors.append(state)
+                self.graphql("mutation { reloadWorkspace { __typename } }")
+                time.sleep(2)
             time.sleep(0.3)
-        raise RuntimeError(f"dagster dev did not answer in {timeout:.0f}s:\n{self.output()}")
+        raise RuntimeError(f"dagster dev did not load the code location in {timeout:.0f}s "
+                           f"(load errors: {errors}):\n{self.output()[-5000:]}")
+
+    def graphql(self, query: str, variables: dict | None = None) -> dict:
+        got = httpx.post(f"{self.url}/graphql", json={"query": query, "variables": variables or {}}, timeout=30)
+        got.raise_for_status()
+        return got.json()
+
+    def location_state(self) -> str:
+        """``loaded``, ``loading``, or the load error's message."""
+        data = self.graphql("""{ workspaceOrError { __typename ... on Workspace { locationEntries {
+            loadStatus locationOrLoadError { __typename ... on PythonError { message } } } } } }""")
+        entries = data["data"]["workspaceOrError"]["locationEntries"]
+        if not entries or any(e["loadStatus"] != "LOADED" for e in entries):
+            return "loading"
+        for e in entries:
+            loaded = e["locationOrLoadError"] or {}
+            if loaded.get("__typename") != "RepositoryLocation":
+                return loaded.get("message") or f"location not loaded: {loaded}"
+        return "loaded"
 
 
 def start_dagster(home: Path, env: dict[str, str]) -> Dagster:
