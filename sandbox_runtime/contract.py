@@ -147,30 +147,43 @@ def _choice(doc: dict[str, Any], key: str, choices: tuple[str, ...]) -> str:
 
 @dataclass
 class UserSpec:
-    """Who a process runs as: a user name, or uid and/or gid."""
+    """Who a process runs as: a user (name or uid) and optionally a group (gid or group name).
+    Given as ``"name"``, Docker-style ``"user:group"`` / ``"1000:1000"``, or ``{name?, uid?, gid?}``."""
 
     name: str | None = None
     uid: int | None = None
     gid: int | None = None
+    group: str | None = None
 
     @classmethod
     def parse(cls, value: Any) -> UserSpec | None:
         if value is None:
             return None
         if isinstance(value, str):
-            if not value:
-                raise invalid("'user' may not be empty")
-            return cls(name=value)
+            user, _, group = value.strip().partition(":")
+            if not user:
+                raise invalid("'user' needs a user name or uid, as in \"name\", \"1000\" or \"1000:1000\"")
+            spec = cls(name=None if user.isdigit() else user, uid=int(user) if user.isdigit() else None,
+                       gid=int(group) if group.isdigit() else None,
+                       group=group if group and not group.isdigit() else None)
+            return spec
         if isinstance(value, dict):
             spec = cls(name=_get(value, "name", str, "a string"),
                        uid=_get(value, "uid", int, "an integer"),
                        gid=_get(value, "gid", int, "an integer"))
-            if spec.name is None and spec.uid is None and spec.gid is None:
-                raise invalid("'user' needs a name, a uid or a gid")
+            if spec.name is None and spec.uid is None:
+                raise invalid("'user' needs a name or a uid")
+            if spec.name is not None and spec.uid is not None:
+                raise invalid("'user' takes a name or a uid, not both")
             if any(v is not None and v < 0 for v in (spec.uid, spec.gid)):
                 raise invalid("'user' uid and gid may not be negative")
             return spec
-        raise invalid("'user' must be a user name or an object {name?, uid?, gid?}")
+        raise invalid("'user' must be a user name, \"uid:gid\", or an object {name?, uid?, gid?}")
+
+    def __str__(self) -> str:
+        who = self.name if self.name is not None else str(self.uid)
+        group = self.group if self.group is not None else self.gid
+        return who if group is None else f"{who}:{group}"
 
 
 @dataclass

@@ -11,6 +11,7 @@ Finished processes stay listed (the oldest are forgotten beyond ``FINISHED_KEPT`
 
 from __future__ import annotations
 
+import grp
 import itertools
 import os
 import pwd
@@ -220,28 +221,26 @@ def _identity(user: UserSpec | None) -> dict[str, Any]:
     """Popen's ``user``/``group``/``extra_groups`` and the HOME/USER variables for ``user``."""
     if user is None:
         return {}
-    env: dict[str, str] = {}
-    uid, gid = user.uid, user.gid
-    if user.name is not None:
+    gid = user.gid
+    if user.group is not None:
         try:
-            pw = pwd.getpwnam(user.name)
+            gid = grp.getgrnam(user.group).gr_gid
         except KeyError:
+            raise invalid(f"unknown group {user.group!r} (no such entry in /etc/group)") from None
+    try:
+        pw = pwd.getpwnam(user.name) if user.name is not None else pwd.getpwuid(user.uid)  # type: ignore[arg-type]
+    except KeyError:
+        if user.name is not None:
             raise invalid(f"unknown user {user.name!r} (no such entry in /etc/passwd)") from None
-        uid = pw.pw_uid
-        gid = pw.pw_gid if gid is None else gid
-        env = {"HOME": pw.pw_dir, "USER": pw.pw_name, "LOGNAME": pw.pw_name}
-    elif uid is not None and gid is None:
-        try:
-            gid = pwd.getpwuid(uid).pw_gid
-        except KeyError:
-            gid = uid
-    kwargs: dict[str, Any] = {"env": env}
-    if uid is not None:
-        kwargs["user"] = uid
-    if gid is not None:
-        kwargs["group"] = gid
-    if os.geteuid() == 0:  # drop the daemon's supplementary groups
-        kwargs["extra_groups"] = os.getgrouplist(user.name, gid) if user.name and gid is not None else []
+        pw = None  # a bare uid runs without a passwd entry, in group gid (else the uid)
+    uid = pw.pw_uid if pw else user.uid
+    if gid is None:
+        gid = pw.pw_gid if pw else uid
+    kwargs: dict[str, Any] = {"user": uid, "group": gid, "env": {}}
+    if pw:
+        kwargs["env"] = {"HOME": pw.pw_dir, "USER": pw.pw_name, "LOGNAME": pw.pw_name}
+    if os.geteuid() == 0:  # the daemon's own supplementary groups are not handed on
+        kwargs["extra_groups"] = os.getgrouplist(pw.pw_name, gid) if pw else []
     return kwargs
 
 

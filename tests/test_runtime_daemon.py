@@ -7,6 +7,7 @@ import glob
 import http.client
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -354,3 +355,45 @@ def test_oldest_python_and_sigterm_stops_the_children(tmp_path: Path) -> None:
     assert [n for n, _ in d.client.run("echo", ["ok"])] == ["started", "output", "exit"]
     assert d.stop() == 0
     assert wait_until(lambda: gone(sleeper.pid), 3)
+
+
+def test_user_switching(rt: RuntimeClient) -> None:
+    def ids(user) -> list[str]:
+        return [d["line"] for n, d in rt.run("sh", ["-c", "id -u; id -g; echo $HOME"], user=user) if n == "output"]
+
+    if os.geteuid() != 0:
+        e = api_error(lambda: ids("65534:65534"))
+        assert e.status == 400 and "cannot start" in e.message
+        return
+    nobody = pwd.getpwnam("nobody")
+    assert ids("nobody") == [str(nobody.pw_uid), str(nobody.pw_gid), nobody.pw_dir]
+    assert ids("65534:65534")[:2] == ["65534", "65534"]
+    assert ids({"uid": 65534, "gid": 12345})[:2] == ["65534", "12345"]
+    e = api_error(lambda: ids("nobody:no-such-group"))
+    assert e.status == 400 and "unknown group" in e.message
+
+
+def test_the_tensorlake_sdk_drives_the_daemon(daemon: Daemon) -> None:
+    """The unmodified SDK, pointed straight at the daemon (the proxy in between is the service's)."""
+    sandbox_mod = pytest.importorskip("tensorlake.sandbox")
+    sb = sandbox_mod.Sandbox("sbx-test", proxy_url=daemon.url, api_key=TOKEN)
+    assert sb.health().healthy and sb.daemon_info().version
+    result = sb.run("sh", ["-c", "echo out; echo err >&2; exit 3"])
+    assert (result.exit_code, result.stdout, result.stderr, result.reason.value) == (3, "out", "err", "exited")
+    assert sb.run("sleep", ["10"], timeout=0.3).reason.value == "timed_out"
+    cat = sb.start_process("cat", stdin_mode="pipe")
+    sb.write_stdin(cat.pid, b"via sdk\n")
+    sb.close_stdin(cat.pid)
+    assert [e.line for e in sb.follow_output(cat.pid)] == ["via sdk"]
+    assert sb.get_stdout(cat.pid).lines == ["via sdk"]
+    sleeper = sb.start_process("sleep", ["30"], name="sdk-sleeper")
+    assert sb.send_signal("sdk-sleeper", 15).success
+    sb.kill_process(sleeper.pid)
+    assert sleeper.pid in {p.pid for p in sb.list_processes()}
+    path = f"{daemon.root}/sdk/file.bin"
+    sb.write_file(path, b"\x00sdk\xff")
+    assert sb.read_file(path).value == b"\x00sdk\xff"
+    assert [e.name for e in sb.list_directory(f"{daemon.root}/sdk").entries] == ["file.bin"]
+    sb.delete_file(path)
+    with pytest.raises(Exception, match="PATH_TRAVERSAL"):
+        sb.read_file("/etc/passwd")
