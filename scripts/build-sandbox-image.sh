@@ -36,6 +36,7 @@ if [ "$rebuild" = 0 ] && docker image inspect "$image" >/dev/null 2>&1; then
   exit 0
 fi
 t_all="$(now)"
+old_id="$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)"
 
 # --- 1. Resolve the package set --------------------------------------------------------------
 # The roots, then their Depends/Pre-Depends recursively, taking the first alternative of an
@@ -179,6 +180,10 @@ tar --numeric-owner -C "$root" -c . | docker import \
   - "$image" >/dev/null
 rm -rf "$tmp"
 trap - EXIT
+# A rebuild leaves the previous image untagged: remove it (kept if a container still uses it).
+if [ -n "$old_id" ] && [ "$old_id" != "$(docker image inspect -f '{{.Id}}' "$image")" ]; then
+  docker rmi "$old_id" >/dev/null 2>&1 || true
+fi
 log "import: $(took "$t")"
 
 # --- 6. Verify ----------------------------------------------------------------------------------
