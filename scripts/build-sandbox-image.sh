@@ -47,62 +47,79 @@ old_id="$(docker image inspect -f '{{.Id}}' "$image" 2>/dev/null || true)"
 # depends on openssl, debconf and perl, for the postinst that builds the bundle).
 roots=(python3.11-minimal libpython3.11-stdlib busybox-static)
 skip=(dpkg install-info tar debconf perl-base)
-if ! apt-cache show --no-all-versions "${roots[@]}" ca-certificates >/dev/null 2>&1; then
-  log "apt lists lack the packages; running apt-get update"
-  $SUDO apt-get update -qq
-fi
-t="$(now)"
-mapfile -t pkgs < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
-    --no-breaks --no-replaces --no-enhances "${roots[@]}" 2>/dev/null |
-  awk -v roots="${roots[*]}" -v skip="${skip[*]}" '
-    # A block is "name" then "  Depends: x" lines; " |Depends: x" starts an or-group whose last
-    # member comes without the bar, so only the first member of a group is kept.
-    /^[^ ]/ { pkg = $1; in_or = 0; next }
-    /^ [ |](Pre)?Depends: / {
-      bar = ($0 ~ /^ \|/)
-      if (!in_or && $2 !~ /^</) deps[pkg] = deps[pkg] " " $2
-      in_or = bar
-    }
-    END {
-      split(skip, s, " "); for (i in s) skipped[s[i]] = 1
-      n = split(roots, q, " ")
-      for (i = 1; i <= n; i++) {
-        p = q[i]
-        if (p in want || p in skipped) continue
-        want[p] = 1; print p
-        m = split(deps[p], d, " "); for (j = 1; j <= m; j++) q[++n] = d[j]
+
+resolve() {  # sets pkgs
+  mapfile -t pkgs < <(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+      --no-breaks --no-replaces --no-enhances "${roots[@]}" 2>/dev/null |
+    awk -v roots="${roots[*]}" -v skip="${skip[*]}" '
+      # A block is "name" then "  Depends: x" lines; " |Depends: x" starts an or-group whose last
+      # member comes without the bar, so only the first member of a group is kept.
+      /^[^ ]/ { pkg = $1; in_or = 0; next }
+      /^ [ |](Pre)?Depends: / {
+        bar = ($0 ~ /^ \|/)
+        if (!in_or && $2 !~ /^</) deps[pkg] = deps[pkg] " " $2
+        in_or = bar
       }
-    }' | sort)
-[ "${#pkgs[@]}" -gt "${#roots[@]}" ] || { log "could not resolve the dependencies of ${roots[*]}"; exit 1; }
+      END {
+        split(skip, s, " "); for (i in s) skipped[s[i]] = 1
+        n = split(roots, q, " ")
+        for (i = 1; i <= n; i++) {
+          p = q[i]
+          if (p in want || p in skipped) continue
+          want[p] = 1; print p
+          m = split(deps[p], d, " "); for (j = 1; j <= m; j++) q[++n] = d[j]
+        }
+      }' | sort)
+}
+
+plan() {  # sets pkgs, files (the .deb names) and fetch (the packages the cache lacks); fails
+          # when apt cannot download every package (lists missing or stale)
+  resolve
+  [ "${#pkgs[@]}" -gt "${#roots[@]}" ] || return 1
+  local uris line f
+  mapfile -t uris < <(apt-get download --print-uris "${pkgs[@]}" ca-certificates 2>/dev/null)
+  [ "${#uris[@]}" -eq "$((${#pkgs[@]} + 1))" ] || return 1
+  files=() fetch=()
+  for line in "${uris[@]}"; do
+    f="$(awk '{ print $2 }' <<<"$line")"
+    files+=("$f")
+    [ -s "$debs/$f" ] || fetch+=("${f%%_*}")
+  done
+}
+
+download() {
+  [ "${#fetch[@]}" -gt 0 ] || return 0
+  log "downloading ${#fetch[@]} debs into $debs"
+  # The cache dir belongs to root, so apt's _apt sandbox user could not write it.
+  (cd "$debs" && apt-get download -q -o APT::Sandbox::User=root "${fetch[@]}" >/dev/null)
+}
+
+# A fresh machine may have no apt lists (only dpkg's status, which gives no download URIs), and
+# old lists name versions the mirror no longer has: then update once and plan again.
+t="$(now)"
+updated=0
+if ! plan; then
+  log "apt lists lack some packages; running apt-get update"
+  $SUDO apt-get update -qq && updated=1
+  plan || { log "cannot resolve or download ${roots[*]} and their dependencies"; exit 1; }
+fi
 log "packages (${#pkgs[@]} + ca-certificates): ${pkgs[*]}"
 log "resolve: $(took "$t")"
 
 # --- 2. Download what the cache lacks ---------------------------------------------------------
 t="$(now)"
-mapfile -t uris < <(apt-get download --print-uris "${pkgs[@]}" ca-certificates 2>/dev/null)
-if [ "${#uris[@]}" -lt "$((${#pkgs[@]} + 1))" ]; then
-  log "apt-get download --print-uris gave ${#uris[@]} of $((${#pkgs[@]} + 1)) packages; running apt-get update"
+if ! download; then
+  [ "$updated" = 0 ] || exit 1
+  log "apt-get download failed; running apt-get update and retrying"
   $SUDO apt-get update -qq
-  mapfile -t uris < <(apt-get download --print-uris "${pkgs[@]}" ca-certificates)
-fi
-files=()
-fetch=()
-for line in "${uris[@]}"; do
-  f="$(awk '{ print $2 }' <<<"$line")"
-  files+=("$f")
-  [ -s "$debs/$f" ] || fetch+=("$(awk '{ print $1 }' <<<"$line" | tr -d "'" | sed 's|.*/||; s|_.*||')")
-done
-if [ "${#fetch[@]}" -gt 0 ]; then
-  log "downloading ${#fetch[@]} debs into $debs"
-  # The cache dir belongs to root, so apt's _apt sandbox user could not write it.
-  (cd "$debs" && apt-get download -q -o APT::Sandbox::User=root "${fetch[@]}" >/dev/null) || {
-    log "apt-get download failed; running apt-get update and retrying"
-    $SUDO apt-get update -qq
-    (cd "$debs" && apt-get download -q -o APT::Sandbox::User=root "${fetch[@]}" >/dev/null)
-  }
+  plan && download || { log "cannot download the packages"; exit 1; }
 fi
 for f in "${files[@]}"; do
   [ -s "$debs/$f" ] || { log "missing $debs/$f after download"; exit 1; }
+done
+# Keep the cache to the current versions.
+for f in "$debs"/*.deb; do
+  [[ " ${files[*]} " == *" ${f##*/} "* ]] || rm -f "$f"
 done
 log "download (${#fetch[@]} of ${#files[@]} debs fetched, $(du -sh "$debs" | cut -f1) cache): $(took "$t")"
 
