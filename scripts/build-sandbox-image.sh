@@ -25,8 +25,10 @@ if [ "$rebuild" = 0 ] && docker image inspect "$image" >/dev/null 2>&1; then
 fi
 docker version >/dev/null 2>&1 || { log "no Docker engine answers; cannot build $image"; exit 1; }
 
-SUDO=""
-if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+# Root is needed for the rootfs (root-owned files, chown, chroot): re-run under sudo otherwise.
+if [ "$(id -u)" != 0 ]; then
+  exec sudo DOCKLAKE_DATA_DIR="$data_dir" bash "$0" "$@"
+fi
 mkdir -p "$debs"
 # One build at a time per data dir (two bootstraps may run at once).
 exec 9>"$work/.lock"
@@ -100,7 +102,7 @@ t="$(now)"
 updated=0
 if ! plan; then
   log "apt lists lack some packages; running apt-get update"
-  $SUDO apt-get update -qq && updated=1
+  apt-get update -qq && updated=1
   plan || { log "cannot resolve or download ${roots[*]} and their dependencies"; exit 1; }
 fi
 log "packages (${#pkgs[@]} + ca-certificates): ${pkgs[*]}"
@@ -111,7 +113,7 @@ t="$(now)"
 if ! download; then
   [ "$updated" = 0 ] || exit 1
   log "apt-get download failed; running apt-get update and retrying"
-  $SUDO apt-get update -qq
+  apt-get update -qq
   plan && download || { log "cannot download the packages"; exit 1; }
 fi
 for f in "${files[@]}"; do
