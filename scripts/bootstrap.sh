@@ -3,7 +3,8 @@
 #   - Debian packages (docker.io, tesseract; for the tests also postgresql and the headless
 #     browser chromium + chromium-driver that tests/test_browser_ui.py drives with selenium),
 #   - a .venv with the project and its pinned dependencies,
-#   - a running Docker engine (dockerd is started when none answers).
+#   - a running Docker engine (dockerd is started when none answers),
+#   - the sandbox base image (scripts/build-sandbox-image.sh), when the engine lacks it.
 # Usage: scripts/bootstrap.sh [run|test]
 set -euo pipefail
 mode="${1:-run}"
@@ -77,5 +78,14 @@ if ! docker version >/dev/null 2>&1; then
   fi
   # Nothing that runs today needs the engine yet: say so loudly, but do not stop the service.
   docker version >/dev/null 2>&1 || log "WARNING: dockerd failed to start (see $data_dir/dockerd.log); sandboxes will be unavailable"
+fi
+
+# Sandbox base image (docklake/sandbox-base), built from Debian packages when the engine lacks
+# it; the script itself returns at once when the image is present.
+if docker version >/dev/null 2>&1; then
+  DOCKLAKE_DATA_DIR="$data_dir" bash scripts/build-sandbox-image.sh ||
+    log "WARNING: building the sandbox base image failed; sandboxes will be unavailable"
+else
+  log "WARNING: no Docker engine answers; the sandbox base image is not built"
 fi
 log "ready"
