@@ -11,9 +11,11 @@ from fastapi.routing import APIRoute
 from api import docs, errors
 from api.limits import BodyLimitMiddleware
 from api.logging import RequestContextMiddleware
-from api.routes import datasets, files, health, jobs, query, v1, webhooks
+from api.proxy import SandboxProxyMiddleware
+from api.routes import datasets, files, health, jobs, query, sandboxes, v1, webhooks
 from api.services import Services
 from pipelines.settings import Settings
+from pipelines.usecases.sandboxes import Runner
 
 
 def _operation_id(route: APIRoute) -> str:
@@ -21,13 +23,16 @@ def _operation_id(route: APIRoute) -> str:
     return f"{tag}-{route.name}"
 
 
-def create_app(settings: Settings | None = None, services: Services | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, services: Services | None = None,
+               sandbox_runner: Runner | None = None) -> FastAPI:
+    """``sandbox_runner`` runs the sandboxes' background steps when the app builds its own
+    services (``docklake serve`` passes Prefect's)."""
     settings = settings or (services.settings if services else Settings())
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         owned = services is None
-        app.state.services = services or Services.build(settings)
+        app.state.services = services or Services.build(settings, sandbox_runner)
         try:
             yield
         finally:
@@ -41,6 +46,7 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
         app.state.services = services
     app.add_middleware(BodyLimitMiddleware)
     app.add_middleware(RequestContextMiddleware)
+    app.add_middleware(SandboxProxyMiddleware)
     errors.install(app)
     docs.install(app)
     app.include_router(health.router)
@@ -50,4 +56,6 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(query.router)
     app.include_router(webhooks.router)
     app.include_router(v1.router)
+    app.include_router(sandboxes.router)
+    app.include_router(sandboxes.namespaced)
     return app

@@ -78,7 +78,7 @@ def serve(
     from api.app import create_app
     from pipelines.children import Supervised
     from pipelines.logs import configure_logging
-    from pipelines.prefect_server import ManagedPrefectServer
+    from pipelines.prefect_server import ManagedPrefectServer, prefect_env
 
     settings = _settings(data_dir, host=host, port=port, workers=workers)
     settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -123,8 +123,11 @@ def serve(
     console.print(f"[bold]docklake[/] API on {base}  (docs {base}/docs)")
     if settings.managed_prefect:
         console.print(f"Prefect UI on {settings.prefect_ui_url}")
+    os.environ.update(prefect_env(settings))  # the sandboxes' steps are task runs of this server
+    from pipelines.sandbox_flows import prefect_runner
+
     try:
-        uvicorn.run(create_app(settings), host=settings.api.host, port=settings.api.port, log_config=None,
+        uvicorn.run(create_app(settings, sandbox_runner=prefect_runner()), host=settings.api.host, port=settings.api.port, log_config=None,
                     access_log=False)
     finally:
         stop.set()

@@ -31,6 +31,10 @@ class ClientClosed(e.DocklakeError):
 
 STATUS: list[tuple[type[e.DocklakeError], int]] = [
     (Unauthorized, 401),
+    (e.SandboxNotFound, 404),
+    (e.SandboxConflict, 409),
+    (e.SandboxInvalid, 400),
+    (e.SandboxUnavailable, 500),
     (ClientClosed, 499),
     (e.NotFound, 404),
     (e.AlreadyExists, 409),
@@ -39,6 +43,13 @@ STATUS: list[tuple[type[e.DocklakeError], int]] = [
     (e.InvalidRequest, 400),
     (e.DocumentError, 400),
 ]
+
+
+SANDBOX_PATHS = ("/sandboxes", "/snapshots", "/archived-sandboxes", "/v1/namespaces/")
+
+
+def is_sandbox_path(request: Request) -> bool:
+    return request.url.path.startswith(SANDBOX_PATHS)
 
 
 def status_for(exc: e.DocklakeError) -> int:
@@ -74,11 +85,15 @@ def _validation_message(exc: RequestValidationError) -> str:
 def install(app: FastAPI) -> None:
     @app.exception_handler(e.DocklakeError)
     async def _docklake(request: Request, exc: e.DocklakeError) -> Response:
+        if isinstance(exc, e.SandboxError) or (is_sandbox_path(request) and not isinstance(exc, Unauthorized)):
+            return PlainTextResponse(exc.message, status_code=status_for(exc))
         return api_error(request, status_for(exc), exc.message, exc.code)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> Response:
         msg = _validation_message(exc)
+        if is_sandbox_path(request):  # sandbox endpoints answer text/plain, whatever was invalid
+            return PlainTextResponse(f"Invalid request: {msg}", status_code=422)
         if any(err.get("loc", ("",))[0] == "body" for err in exc.errors()):
             return PlainTextResponse(f"Invalid request body: {msg}", status_code=422)
         details = [{"property": ".".join(str(x) for x in err.get("loc", ())[1:]), "message": err.get("msg")}

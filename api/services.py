@@ -3,6 +3,7 @@ and a short-lived cache of checked API keys."""
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
 from dataclasses import dataclass, field
@@ -12,9 +13,11 @@ from sqlalchemy import Engine
 
 from assets import keys as keys_repo
 from assets.storage import Storage
+from pipelines.containers import Containers
 from pipelines.records import Principal
 from pipelines.settings import Settings
 from pipelines.usecases.runtime import Runtime
+from pipelines.usecases.sandboxes import Runner, Sandboxes
 
 LEFTOVER_AGE_S = 3600.0
 
@@ -36,15 +39,24 @@ def _sweep(spool: Path, storage: Storage) -> None:
 @dataclass
 class Services:
     rt: Runtime
+    sandboxes: Sandboxes
     _auth_cache: dict[str, tuple[Principal, float]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @classmethod
-    def build(cls, settings: Settings) -> Services:
+    def build(cls, settings: Settings, runner: Runner | None = None) -> Services:
+        """``runner`` runs the sandboxes' background steps (the orchestration layer passes one that
+        makes each a Prefect task run; plain threads otherwise)."""
         rt = Runtime.build(settings)
         keys_repo.sync_configured(rt.engine, settings.configured_keys)
         _sweep(settings.data_dir / "spool", rt.storage)
-        return cls(rt)
+        # containers are labelled with the catalog they belong to: installations sharing an engine
+        # (or test runs) never reconcile away each other's sandboxes
+        owner = hashlib.sha256(settings.storage.catalog_url.encode()).hexdigest()[:16]
+        containers = Containers(settings.sandbox.docker_url, settings.data_dir / "sandboxes", owner)
+        sandboxes = Sandboxes(settings, rt.engine, containers, runner)
+        sandboxes.start()
+        return cls(rt, sandboxes)
 
     @property
     def settings(self) -> Settings:
@@ -78,4 +90,5 @@ class Services:
         return principal
 
     def close(self) -> None:
+        self.sandboxes.close()
         self.rt.close()

@@ -126,6 +126,57 @@ webhook_attempts = Table(
     Column("duration_ms", Integer, nullable=False),
 )
 
+# A sandbox's row outlives its container: a terminated sandbox stays (archived, restartable) for
+# the retention window. ``live_name`` is its name while it is not terminated (NULL after), so a
+# name is unique among live sandboxes of a namespace and a terminated one gives it up.
+sandboxes = Table(
+    "sandboxes",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("namespace", String(128), nullable=False),
+    Column("name", String(63)),
+    Column("live_name", String(63)),
+    Column("status", String(16), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("mounts", JSON, nullable=False),
+    Column("container_id", String(80)),
+    Column("address", String(64)),
+    Column("token", String(64)),
+    Column("generation", Integer, nullable=False, default=0),
+    Column("created_us", BigInteger, nullable=False),
+    Column("updated_us", BigInteger, nullable=False),
+    Column("terminated_us", BigInteger),
+    Column("termination_reason", Text),
+    Column("error_details", JSON),
+    Column("restore_snapshot_id", String(40)),
+    Column("last_active_us", BigInteger),
+    UniqueConstraint("organization_id", "project_id", "namespace", "live_name", name="uq_sandboxes_live_name"),
+    Index("ix_sandboxes_scope_created", "organization_id", "project_id", "namespace", "created_us", "id"),
+    Index("ix_sandboxes_status", "status"),
+)
+
+sandbox_snapshots = Table(
+    "sandbox_snapshots",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("namespace", String(128), nullable=False),
+    Column("sandbox_id", String(40), nullable=False),
+    Column("snapshot_type", String(16), nullable=False),
+    Column("reason", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("spec", JSON, nullable=False),
+    Column("image", Text),
+    Column("size_bytes", BigInteger),
+    Column("error", Text),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_sandbox_snapshots_sandbox_created", "sandbox_id", "created_us"),
+    Index("ix_sandbox_snapshots_scope_created", "organization_id", "project_id", "namespace", "created_us", "id"),
+)
+
 jobs = Table(
     "jobs",
     metadata,

@@ -15,6 +15,11 @@
         ├── EmptyDocument         – no pages
         ├── ImageTooLarge         – over the pixel limit (decompression bomb)
         └── DocumentTooLarge      – over a page, column or result-size limit
+    SandboxError                  – sandbox endpoints (text/plain bodies)
+    ├── SandboxInvalid            – bad request or unsuitable state (400)
+    ├── SandboxNotFound           – no such sandbox, snapshot or mount (404)
+    ├── SandboxConflict           – name taken, wrong state, mount conflict (409)
+    └── SandboxUnavailable        – no Docker engine, or it failed (500)
 
 The API maps this tree to the spec's error bodies in one place (``api/errors.py``); each class
 carries the Tensorlake ``ApiErrorCode`` that goes on the wire.
@@ -103,6 +108,26 @@ class DocumentTooLarge(DocumentError):
     """More pages, table columns or result bytes than the configured limits allow."""
 
     code = "INVALID_FILE"
+
+
+class SandboxError(DocklakeError):
+    code = "SANDBOX_ERROR"
+
+
+class SandboxInvalid(SandboxError):
+    code = "INVALID_REQUEST"
+
+
+class SandboxNotFound(SandboxError):
+    code = "NOT_FOUND"
+
+
+class SandboxConflict(SandboxError):
+    code = "CONFLICT"
+
+
+class SandboxUnavailable(SandboxError):
+    code = "ENGINE_UNAVAILABLE"
 
 
 def describe(exc: BaseException) -> str:

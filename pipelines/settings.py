@@ -123,6 +123,31 @@ class WebhookSettings(_Group):
     timeout_s: float = Field(10.0, description="How long one attempt waits for the receiver.")
 
 
+class SandboxSettings(_Group):
+    """Sandboxes: containers on a Docker engine, each running the runtime daemon."""
+
+    docker_url: str = Field("", description="Docker engine to run sandboxes on (default: `DOCKER_HOST`, else "
+                            "the local socket).")
+    image: str = Field("docklake/sandbox-base:2", description="Image of a sandbox whose request names none "
+                       "(built offline by `scripts/build-sandbox-image.sh`).")
+    public_url: str = Field("", description="Base address clients reach the API at, for `sandbox_url` and "
+                            "`ingress_endpoint` (default: `http://<api host>:<api port>`).")
+    proxy_domain: str = Field("", description="Host names `<id>.<domain>` and `<port>-<id>.<domain>` reach a "
+                              "sandbox through the proxy (besides `<id>.local` and the `sandbox_url` path).")
+    timeout_s: int = Field(600, description="Idle time after which an unnamed sandbox is terminated and a named "
+                           "one suspended, when the request gives no `timeout_secs`.")
+    max_per_project: int = Field(50, description="Sandboxes that may run at once in one organization/project.")
+    pids_limit: int = Field(512, description="Processes one sandbox may hold at once.")
+    start_timeout_s: float = Field(30.0, description="How long a sandbox may take to answer health checks "
+                                   "after its container starts.")
+    copy_timeout_s: float = Field(60.0, description="How long copies may take to be ready (then 504).")
+    retention_s: int = Field(48 * 3600, description="How long a terminated sandbox can be restarted and is "
+                             "listed as archived; its snapshots are removed after this.")
+    snapshot_on_terminate: bool = Field(True, description="Keep a filesystem snapshot of a sandbox when it is "
+                                        "terminated, so a restart restores its files.")
+    reaper_s: float = Field(5.0, description="How often idle sandboxes and expired archives are looked for.")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="DOCKLAKE_", env_nested_delimiter="__", extra="ignore")
 
@@ -139,6 +164,7 @@ class Settings(BaseSettings):
     storage: StorageSettings = Field(default_factory=StorageSettings)
     prefect: PrefectSettings = Field(default_factory=PrefectSettings)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
+    sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
 
     @field_validator("api_keys")
     @classmethod
@@ -175,12 +201,20 @@ class Settings(BaseSettings):
             return self.prefect.public_url.rstrip("/")
         return self.effective_prefect_api_url.removesuffix("/api")
 
+    @property
+    def sandbox_public_url(self) -> str:
+        """Where clients reach the API (and the sandbox proxy in it)."""
+        if self.sandbox.public_url:
+            return self.sandbox.public_url.rstrip("/")
+        host = "127.0.0.1" if self.api.host in ("0.0.0.0", "::", "") else self.api.host
+        return f"http://{host}:{self.api.port}"
+
     def environment(self) -> dict[str, str]:
         """These settings as ``DOCKLAKE_*`` variables, for child processes (every value, so a
         child built from them equals this object)."""
         env = {"DOCKLAKE_DATA_DIR": str(self.data_dir), "DOCKLAKE_API_KEYS": self.api_keys,
                "DOCKLAKE_LOG_LEVEL": self.log_level, "DOCKLAKE_LOG_JSON": str(self.log_json).lower()}
-        for group in ("api", "worker", "limits", "ocr", "storage", "prefect", "webhooks"):
+        for group in ("api", "worker", "limits", "ocr", "storage", "prefect", "webhooks", "sandbox"):
             for name, value in getattr(self, group).model_dump().items():
                 key = f"DOCKLAKE_{group.upper()}__{name.upper()}"
                 if value is None:

@@ -7,7 +7,7 @@
 # The image has no apt, dpkg or perl; its shell and coreutils are busybox.
 # Usage: scripts/build-sandbox-image.sh [--rebuild]
 set -euo pipefail
-image="docklake/sandbox-base:1"
+image="docklake/sandbox-base:2"
 
 here="$(cd "$(dirname "$0")/.." && pwd)"
 data_dir="${DOCKLAKE_DATA_DIR:-$here/.docklake}"
@@ -179,8 +179,9 @@ echo sandbox > "$root/etc/hostname"
 mkdir -p "$root"/{proc,sys,dev,run,root,tmp,var/tmp,workspace}
 chmod 1777 "$root/tmp" "$root/var/tmp"
 chmod 700 "$root/root"
-# /workspace belongs to the unprivileged user 1000, so a sandbox run as 1000:1000 can write it.
-chown 1000:1000 "$root/workspace"
+# /workspace is writable by every user, like /tmp: sandboxes run as root with every capability
+# dropped (no CAP_DAC_OVERRIDE), and a process may also run as user 1000.
+chmod 1777 "$root/workspace"
 # The dynamic linker's cache (ld.so.conf.d comes with libc6).
 ldconfig -r "$root"
 # Byte-compile the standard library once here: the root is read-only in a sandbox, so without

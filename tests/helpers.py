@@ -34,3 +34,21 @@ def sse_events(text: str) -> list[tuple[str, str]]:
             elif field == "data":
                 data.append(value)
     return events
+
+
+def remove_sandboxes_of(owner: str) -> None:
+    """Remove every container and snapshot image one installation (its catalog) left on the
+    Docker engine."""
+    import docker
+
+    from pipelines.containers import LABEL_OWNER
+
+    engine = docker.from_env()
+    for c in engine.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={owner}"}):
+        c.remove(force=True)
+    # by tag, newest first: a snapshot of a sandbox made from a snapshot is a child image, and an
+    # image with children can only be untagged (it goes with its last child)
+    images = engine.images.list(filters={"label": f"{LABEL_OWNER}={owner}"})
+    for image in sorted(images, key=lambda i: i.attrs["Created"], reverse=True):
+        for tag in image.tags:
+            engine.images.remove(tag, force=True)

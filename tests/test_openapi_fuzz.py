@@ -24,13 +24,15 @@ from schemathesis.specs.openapi.checks import (
 from api.app import create_app
 from api.services import Services
 from pipelines.settings import Settings
-from tests.helpers import API_KEYS, A
+from tests.helpers import API_KEYS, A, remove_sandboxes_of
 
 # Built when the module is collected: schemathesis makes one test per operation from the schema.
 _DATA = Path(tempfile.mkdtemp(prefix="docklake-fuzz-"))
 atexit.register(shutil.rmtree, _DATA, True)
 # the session's Prefect server (tests/conftest.py starts it; /readyz checks it)
 SERVICES = Services.build(Settings(data_dir=_DATA, api_keys=API_KEYS, prefect={"api_url": os.environ["PREFECT_API_URL"]}))
+# the sandboxes the fuzzer creates are real containers: removed when the module is done
+atexit.register(lambda: (SERVICES.close(), remove_sandboxes_of(SERVICES.sandboxes.containers.owner)))
 schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(services=SERVICES))
 # schema-valid and schema-invalid input both (invalid input is where server errors hide); NUL
 # bytes too; a fixed seed so a failure reproduces
