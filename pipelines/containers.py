@@ -191,6 +191,13 @@ class Containers:
                 client.close()
         raise ContainerError(f"the sandbox's runtime daemon did not answer within {timeout_s:.0f}s")
 
+    def healthy(self, address: str, token: str) -> bool:
+        try:
+            with RuntimeClient(f"http://{address}", token=token, timeout=2.0) as client:
+                return bool(client.health().get("healthy"))
+        except (OSError, RuntimeApiError):
+            return False
+
     def address(self, container_id: str) -> str | None:
         try:
             c = self.client.containers.get(container_id)

@@ -21,7 +21,8 @@ import uvicorn
 
 from api.app import create_app
 from api.services import Services
-from pipelines.containers import LABEL_SANDBOX, Containers, Launch
+from pipelines.containers import LABEL_OWNER, LABEL_SANDBOX, Containers, Launch
+from pipelines.records import Principal
 from pipelines.sandbox_records import Resources
 from pipelines.settings import Settings
 from sandbox_runtime.client import RuntimeClient
@@ -71,9 +72,9 @@ def engine() -> docker.DockerClient:
     return docker.from_env()
 
 
-def settings_for(data_dir: Path) -> Settings:
+def settings_for(data_dir: Path, **sandbox: object) -> Settings:
     return Settings(data_dir=data_dir, api_keys=API_KEYS, api={"port": free_port()},
-                    sandbox={"reaper_s": 0.3, "start_timeout_s": 60})
+                    sandbox={"reaper_s": 0.3, "start_timeout_s": 60, "pool_size": 0, **sandbox})
 
 
 @pytest.fixture(scope="module")
@@ -371,7 +372,6 @@ def test_idle_sandboxes_time_out(live: Live) -> None:
 def test_a_restarted_service_reconciles_with_the_engine(tmp_path: Path) -> None:
     settings = settings_for(tmp_path / "docklake")
     first = Services.build(settings)
-    from pipelines.records import Principal
     from pipelines.usecases.sandboxes import CreateRequest
 
     me = Principal("org-a", "proj-a")
@@ -452,3 +452,40 @@ def test_lifecycle_steps_are_prefect_task_runs(tmp_path: Path, prefect_api: str)
     finally:
         services.close()
         remove_sandboxes_of(services.sandboxes.containers.owner)
+
+
+def test_unnamed_default_sandboxes_come_from_a_warm_pool(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    services = Services.build(settings_for(tmp_path / "docklake", pool_size=1))
+    owner = services.sandboxes.containers.owner
+
+    def pooled() -> list:
+        return [c for c in engine().containers.list(filters={"label": f"{LABEL_OWNER}={owner}"})
+                if c.labels[LABEL_SANDBOX].startswith("pool")]
+
+    def wait_pooled(but_not: str | None = None) -> str:
+        deadline = time.monotonic() + 60
+        while not ((ids := [c.id for c in pooled() if c.id != but_not]) and services.sandboxes.warm_count()):
+            assert time.monotonic() < deadline, "the pool was not filled"
+            time.sleep(0.1)
+        return ids[0]
+
+    try:
+        with TestClient(create_app(services=services)) as c:
+            assert pooled() == []  # nothing is started before anyone asks for a sandbox
+            first = c.post("/sandboxes", json={}, headers=A).json()
+            warm = wait_pooled()
+            second = c.post("/sandboxes", json={}, headers=A).json()
+            assert services.sandboxes.reload(services.sandboxes.find(
+                Principal("org-a", "proj-a"), "default", second["sandbox_id"])).container_id == warm
+            sb2 = services.sandboxes.find(Principal("org-a", "proj-a"), "default", second["sandbox_id"])
+            assert RuntimeClient(f"http://{sb2.address}", token=sb2.token).health() == {"healthy": True}
+            assert wait_pooled(but_not=warm) != warm  # and it is filled again
+            named = c.post("/sandboxes", json={"name": "own-box"}, headers=A).json()
+            assert container_of(named["sandbox_id"]) is not None  # a named sandbox boots its own
+            for sb in (first, second, named):
+                c.delete(f"/sandboxes/{sb['sandbox_id']}", headers=A)
+    finally:
+        services.close()
+        remove_sandboxes_of(owner)
