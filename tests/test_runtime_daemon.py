@@ -397,3 +397,28 @@ def test_the_tensorlake_sdk_drives_the_daemon(daemon: Daemon) -> None:
     sb.delete_file(path)
     with pytest.raises(Exception, match="PATH_TRAVERSAL"):
         sb.read_file("/etc/passwd")
+
+
+def test_output_lines_ring_long_lines_and_unterminated_last_line(rt: RuntimeClient) -> None:
+    script = ("import sys; w = sys.stdout.write\n"
+              "for i in range(12000): w(f'line {i}\\n')\n"
+              "w('x' * 100000 + '\\n'); w('no newline at the end')")
+    p = rt.start(sys.executable, ["-c", script])
+    ended(rt, p.pid)
+    lines = wait_until(lambda: (got := rt.output(p.pid)) and got[-1] == "no newline at the end" and got)
+    assert len(lines) == 10_000  # the ring keeps the last 10,000 lines
+    assert lines[-4] == "line 11999" and lines[-3] == "x" * 65536 and lines[-2] == "x" * (100000 - 65536)
+
+
+def test_exit_is_noticed_without_a_pidfd(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernels without pidfd_open (or seccomp refusing it): the exit is polled for instead."""
+    from sandbox_runtime import processes
+    from sandbox_runtime.contract import CommandSpec
+
+    monkeypatch.setattr(processes, "_pidfd_open", lambda pid: None)
+    table = processes.ProcessTable()
+    p = table.start(CommandSpec(command="sh", args=["-c", "echo a; exit 4"]))
+    assert p.wait_done(5) and p.exit_status()["exit_code"] == 4
+    assert [ln.text for ln in p.lines()] == ["a"]
+    p = table.start(CommandSpec(command="sleep", args=["30"]), timeout=0.2)
+    assert p.wait_done(5) and p.exit_status()["reason"] == "timed_out"
