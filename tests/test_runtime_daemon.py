@@ -62,9 +62,16 @@ class Daemon:
                 self.proc.kill()
 
 
+def _oldest_python() -> str:
+    """Python 3.9, the floor for sandbox images, when installed (pyenv); else this interpreter."""
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3.9")))
+    return found[-1] if found else sys.executable
+
+
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    d = Daemon(tmp_path_factory.mktemp("runtime"), entrypoint=("sh", "-c", "echo entrypoint up; sleep 120"))
+    d = Daemon(tmp_path_factory.mktemp("runtime"), python=_oldest_python(),
+               entrypoint=("sh", "-c", "echo entrypoint up; sleep 120"))
     yield d
     d.stop()
 
@@ -284,6 +291,9 @@ def test_files_round_trip(daemon: Daemon, rt: RuntimeClient) -> None:
     e = api_error(lambda: rt.list_dir(f"{root}/plain.txt"))
     assert (e.status, e.code) == (400, ErrorCode.NOT_A_DIRECTORY)
     assert api_error(lambda: rt.read_file("relative/path")).status == 400
+    odd = f"{root}/with space/ünï+code&x=1.txt"
+    rt.write_file(odd, b"odd")
+    assert rt.read_file(odd) == b"odd" and (root / "with space/ünï+code&x=1.txt").read_bytes() == b"odd"
 
 
 def test_files_refuse_traversal(daemon: Daemon, rt: RuntimeClient) -> None:
@@ -342,15 +352,8 @@ def test_the_daemon_imports_only_the_standard_library(tmp_path: Path) -> None:
     assert out.stdout.strip() == "[]"
 
 
-def _python39() -> str:
-    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3.9")))
-    return found[-1] if found else sys.executable
-
-
-def test_oldest_python_and_sigterm_stops_the_children(tmp_path: Path) -> None:
-    """Under Python 3.9 when installed (the floor for sandbox images); SIGTERM ends the daemon and
-    the processes it started."""
-    d = Daemon(tmp_path, python=_python39())
+def test_sigterm_stops_the_daemon_and_its_processes(tmp_path: Path) -> None:
+    d = Daemon(tmp_path)
     sleeper = d.client.start("sleep", ["60"])
     assert [n for n, _ in d.client.run("echo", ["ok"])] == ["started", "output", "exit"]
     assert d.stop() == 0
