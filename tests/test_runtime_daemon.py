@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_runtime.client import RuntimeClient
-from sandbox_runtime.contract import ErrorCode, RuntimeApiError
+from sandbox_runtime.contract import TOKEN_ENV, ErrorCode, RuntimeApiError
 from tests.helpers import free_port, sse_events
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,17 +29,22 @@ TOKEN = "test-token-1"
 
 
 class Daemon:
-    def __init__(self, tmp: Path, python: str = sys.executable, entrypoint: tuple[str, ...] = ()) -> None:
+    def __init__(self, tmp: Path, python: str = sys.executable, entrypoint: tuple[str, ...] = (),
+                 token_in_env: bool = False) -> None:
         self.port = free_port()
         self.root = tmp / "root"
         self.root.mkdir()
-        token_file = tmp / "token"
-        token_file.write_text(TOKEN + "\n")
         argv = [python, "-m", "sandbox_runtime", "--host", "127.0.0.1", "--port", str(self.port),
-                "--token-file", str(token_file), "--files-root", str(self.root), "--quiet"]
+                "--files-root", str(self.root), "--quiet"]
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        if token_in_env:
+            env[TOKEN_ENV] = TOKEN
+        else:
+            token_file = tmp / "token"
+            token_file.write_text(TOKEN + "\n")
+            argv += ["--token-file", str(token_file)]
         if entrypoint:
             argv += ["--", *entrypoint]
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
         self.url = f"http://127.0.0.1:{self.port}"
         self.client = RuntimeClient(self.url, token=TOKEN)
@@ -320,6 +325,7 @@ def test_auth(daemon: Daemon) -> None:
         assert resp.status == 401 and json.loads(resp.read())["code"] == ErrorCode.INVALID_TOKEN
     e = api_error(lambda: RuntimeClient(daemon.url, token="wrong").info())
     assert (e.status, e.code) == (401, ErrorCode.INVALID_TOKEN)
+    assert api_error(lambda: RuntimeClient(daemon.url).wait_healthy(timeout=5)).status == 401  # at once
     assert daemon.raw("GET", "/api/v1/health").status == 200
 
 
@@ -352,10 +358,12 @@ def test_the_daemon_imports_only_the_standard_library(tmp_path: Path) -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_sigterm_stops_the_daemon_and_its_processes(tmp_path: Path) -> None:
-    d = Daemon(tmp_path)
+def test_token_from_the_environment_is_hidden_and_sigterm_stops_everything(tmp_path: Path) -> None:
+    d = Daemon(tmp_path, token_in_env=True)
+    assert d.raw("GET", "/api/v1/info", token=None).status == 401
     sleeper = d.client.start("sleep", ["60"])
-    assert [n for n, _ in d.client.run("echo", ["ok"])] == ["started", "output", "exit"]
+    events = list(d.client.run("sh", ["-c", f"echo ${{{TOKEN_ENV}:-unset}}"]))
+    assert [d for n, d in events if n == "output"][0]["line"] == "unset"  # processes never see it
     assert d.stop() == 0
     assert wait_until(lambda: gone(sleeper.pid), 3)
 
