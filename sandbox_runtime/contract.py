@@ -6,6 +6,7 @@ Standard library only, Python 3.9+: this package is bind-mounted read-only into 
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import signal as _signal
@@ -78,8 +79,10 @@ def os_error(e: OSError, what: str) -> RuntimeApiError:
     reason = e.strerror or str(e)
     if isinstance(e, FileNotFoundError):
         return not_found(f"{what}: {reason}")
-    if isinstance(e, PermissionError):
+    if isinstance(e, PermissionError) or e.errno == errno.EROFS:
         return RuntimeApiError(403, ErrorCode.PERMISSION_DENIED, f"{what}: {reason}")
+    if e.errno == errno.ENAMETOOLONG:
+        return invalid(f"{what}: {reason}")
     if isinstance(e, IsADirectoryError):
         return RuntimeApiError(400, ErrorCode.IS_DIRECTORY, f"{what}: {reason}")
     if isinstance(e, NotADirectoryError):
