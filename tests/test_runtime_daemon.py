@@ -433,3 +433,17 @@ def test_exit_is_noticed_without_a_pidfd(monkeypatch: pytest.MonkeyPatch) -> Non
     assert [ln.text for ln in p.lines()] == ["a"]
     p = table.start(CommandSpec(command="sleep", args=["30"]), timeout=0.2)
     assert p.wait_done(5) and p.exit_status()["reason"] == "timed_out"
+
+
+def test_concurrent_runs_each_get_their_own_stream(daemon: Daemon) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> tuple[list[str], dict]:
+        with RuntimeClient(daemon.url, token=TOKEN) as c:
+            events = list(c.run("sh", ["-c", f"echo run-{i}; sleep 0.2; echo done-{i}; exit {i}"]))
+        return [d["line"] for n, d in events if n == "output"], events[-1][1]
+
+    with ThreadPoolExecutor(12) as pool:
+        results = list(pool.map(one, range(12)))
+    for i, (lines, exit_) in enumerate(results):
+        assert lines == [f"run-{i}", f"done-{i}"] and exit_["exit_code"] == i
