@@ -23,7 +23,9 @@ TOKEN_ENV = "DOCKLAKE_RUNTIME_TOKEN"
 that no process it starts can read it."""
 
 OUTPUT_LINES_KEPT = 10_000
-"""Each process keeps its last 10,000 output lines (stdout and stderr together); older lines drop."""
+OUTPUT_CHARS_KEPT = 16 * 1024 * 1024
+"""Each process keeps its last 10,000 output lines (stdout and stderr together), and of them at
+most 16 Mi characters; older lines drop."""
 
 
 class ErrorCode:

@@ -5,8 +5,9 @@ process group: a kill (DELETE) and a run's timeout reach the whole tree it spawn
 through ``/signal`` goes to the process itself, as ``kill(1)`` would.
 
 Output is kept per process as lines with a timestamp (ms since epoch) and a stream name, in a ring
-of the last ``OUTPUT_LINES_KEPT`` (10,000) lines; a line longer than 64 KiB is cut into pieces.
-Finished processes stay listed (the oldest are forgotten beyond ``FINISHED_KEPT``).
+of the last ``OUTPUT_LINES_KEPT`` (10,000) lines holding at most ``OUTPUT_CHARS_KEPT`` (16 Mi)
+characters; a line longer than 64 KiB is cut into pieces. Finished processes stay listed (the
+oldest are forgotten beyond ``FINISHED_KEPT``, 1,000).
 
 Each process has one thread: it reads both pipes and learns of the exit through a pidfd (polled
 every 50 ms where pidfd_open is missing), and enforces a run's timeout. Starting one thread rather
@@ -31,6 +32,7 @@ from typing import IO, Any, NamedTuple
 from sandbox_runtime.contract import (
     EXITED,
     NAME_RULE,
+    OUTPUT_CHARS_KEPT,
     OUTPUT_LINES_KEPT,
     RUNNING,
     SIGNALED,
@@ -88,7 +90,8 @@ class Process:
         self._kill_at = time.monotonic() + timeout if timeout else None
         self._stdin = popen.stdin
         self._stdin_lock = threading.Lock()
-        self._lines: deque[Line] = deque(maxlen=OUTPUT_LINES_KEPT)
+        self._lines: deque[Line] = deque()
+        self._chars_kept = 0
         self._next_seq = 0
         self._done = False  # exited and output drained (or the grace passed)
         self._cond = threading.Condition()
@@ -166,8 +169,12 @@ class Process:
                 for at in range(0, max(len(raw), 1), MAX_LINE):
                     text = raw[at:at + MAX_LINE]
                     text = text[:-1] if text.endswith(b"\r") else text
-                    self._lines.append(Line(self._next_seq, ts, stream, text.decode("utf-8", "replace")))
+                    line = Line(self._next_seq, ts, stream, text.decode("utf-8", "replace"))
+                    self._lines.append(line)
                     self._next_seq += 1
+                    self._chars_kept += len(line.text)
+            while len(self._lines) > OUTPUT_LINES_KEPT or self._chars_kept > OUTPUT_CHARS_KEPT:
+                self._chars_kept -= len(self._lines.popleft().text)
             self._cond.notify_all()
 
     def lines(self, streams: Sequence[str] = STREAMS) -> list[Line]:

@@ -447,3 +447,14 @@ def test_concurrent_runs_each_get_their_own_stream(daemon: Daemon) -> None:
         results = list(pool.map(one, range(12)))
     for i, (lines, exit_) in enumerate(results):
         assert lines == [f"run-{i}", f"done-{i}"] and exit_["exit_code"] == i
+
+
+def test_the_output_ring_is_bounded_in_characters_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox_runtime import processes
+    from sandbox_runtime.contract import CommandSpec
+
+    monkeypatch.setattr(processes, "OUTPUT_CHARS_KEPT", 1000)
+    p = processes.ProcessTable().start(CommandSpec(command="sh", args=["-c", "for i in 1 2 3 4 5; do "
+                                                                        "printf '%0400d\\n' $i; done"]))
+    assert p.wait_done(5)
+    assert [int(ln.text) for ln in p.lines()] == [4, 5]  # 2 x 400 characters fit in 1000, 3 do not
