@@ -333,7 +333,7 @@ def test_malformed_requests_never_stop_the_daemon(daemon: Daemon, rt: RuntimeCli
     junk = [b"GARBAGE\r\n\r\n", b"\x00\xff\xfe binary \r\n\r\n", b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n",
             b"POST /api/v1/processes HTTP/1.1\r\nContent-Length: 100\r\nAuthorization: Bearer " + TOKEN.encode()
             + b"\r\n\r\n{\"comm",
-            b"PUT /api/v1/files?path=/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer "
+            b"PUT /api/v1/files?path=" + str(daemon.root / "x").encode() + b" HTTP/1.1\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer "
             + TOKEN.encode() + b"\r\n\r\nzz\r\n",
             b"GET /api/v1/health HTTP/1.1\r\nContent-Length: -5\r\n\r\n"]
     for raw in junk:
@@ -344,6 +344,16 @@ def test_malformed_requests_never_stop_the_daemon(daemon: Daemon, rt: RuntimeCli
         assert not answer or b"Traceback" not in answer
         assert rt.health() == {"healthy": True}
     assert daemon.proc.poll() is None
+    assert not (daemon.root / "x").exists()  # the broken chunked upload left no file
+
+
+def test_chunked_upload(daemon: Daemon) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", daemon.port)
+    path = f"{daemon.root}/chunked.bin"
+    conn.request("PUT", f"/api/v1/files?path={path}", body=iter([b"part one, ", b"part two"]),
+                 headers={"Authorization": f"Bearer {TOKEN}"}, encode_chunked=True)
+    assert conn.getresponse().status == 204
+    assert Path(path).read_bytes() == b"part one, part two"
 
 
 def test_the_daemon_imports_only_the_standard_library(tmp_path: Path) -> None:
