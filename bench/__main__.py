@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness|batch|tables] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", []],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", []],
                     default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     args, extra = ap.parse_known_args(argv)
     if extra and "tables" not in args.which:
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables"]
+    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -44,6 +44,9 @@ def main(argv: list[str] | None = None) -> None:
     if "tables" in which:
         from bench import tables
         tables.main(extra)  # its own options: --manuals N, --no-fetch, --all, --cache DIR
+    if "runtime" in which:
+        from bench import runtime
+        runtime.run()
 
 
 if __name__ == "__main__":

@@ -125,7 +125,11 @@ class RuntimeClient:
             try:
                 if self.health().get("healthy"):
                     return time.monotonic() - start
-            except (OSError, RuntimeApiError):
+            except RuntimeApiError as e:
+                if e.status == 401:
+                    raise  # waiting longer will not help
+                self.close()
+            except OSError:
                 self.close()
             if time.monotonic() - start > timeout:
                 raise TimeoutError(f"the runtime at {self._netloc} was not healthy within {timeout} s")

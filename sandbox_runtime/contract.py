@@ -6,6 +6,7 @@ Standard library only, Python 3.9+: this package is bind-mounted read-only into 
 
 from __future__ import annotations
 
+import errno
 import json
 import re
 import signal as _signal
@@ -22,7 +23,9 @@ TOKEN_ENV = "DOCKLAKE_RUNTIME_TOKEN"
 that no process it starts can read it."""
 
 OUTPUT_LINES_KEPT = 10_000
-"""Each process keeps its last 10,000 output lines (stdout and stderr together); older lines drop."""
+OUTPUT_CHARS_KEPT = 16 * 1024 * 1024
+"""Each process keeps its last 10,000 output lines (stdout and stderr together), and of them at
+most 16 Mi characters; older lines drop."""
 
 
 class ErrorCode:
@@ -78,8 +81,10 @@ def os_error(e: OSError, what: str) -> RuntimeApiError:
     reason = e.strerror or str(e)
     if isinstance(e, FileNotFoundError):
         return not_found(f"{what}: {reason}")
-    if isinstance(e, PermissionError):
+    if isinstance(e, PermissionError) or e.errno == errno.EROFS:
         return RuntimeApiError(403, ErrorCode.PERMISSION_DENIED, f"{what}: {reason}")
+    if e.errno == errno.ENAMETOOLONG:
+        return invalid(f"{what}: {reason}")
     if isinstance(e, IsADirectoryError):
         return RuntimeApiError(400, ErrorCode.IS_DIRECTORY, f"{what}: {reason}")
     if isinstance(e, NotADirectoryError):

@@ -312,7 +312,7 @@ class Handler(BaseHTTPRequestHandler):
             self.stream(b"".join(_output(ln) for ln in batch) if batch else KEEPALIVE)
 
     def log_request(self, code: Any = "-", size: Any = "-") -> None:
-        if not self.server.quiet and not self.path.endswith("/health"):
+        if not self.server.quiet and not getattr(self, "path", "").endswith("/health"):
             self.log_message('"%s" %s', self.requestline, code)
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 (the stdlib's name)
@@ -417,8 +417,7 @@ def read_file(h: Handler) -> None:
 
 
 def write_file(h: Handler) -> None:
-    body = h.body()
-    h.server.files.write(h.query("path"), body, getattr(body, "left", None))
+    h.server.files.write(h.query("path"), h.body())
     h.send(204)
 
 

@@ -50,9 +50,9 @@ class Files:
             raise RuntimeApiError(400, ErrorCode.IS_DIRECTORY, f"{path} is a directory")
         return open(real, "rb")  # OSErrors become answers in the daemon (os_error)
 
-    def write(self, path: str | None, body: IO[bytes], length: int | None) -> None:
-        """Write ``length`` bytes of ``body`` (all of it when None) to ``path``, creating parent
-        directories; the file is replaced atomically."""
+    def write(self, path: str | None, body: IO[bytes]) -> None:
+        """Write what ``body`` reads (until it gives ``b""``) to ``path``, creating parent
+        directories; the file is replaced atomically, only once the whole body has arrived."""
         real = self.resolve(path)
         if os.path.isdir(real):
             raise RuntimeApiError(400, ErrorCode.IS_DIRECTORY, f"{path} is a directory")
@@ -63,14 +63,8 @@ class Files:
         fd, tmp = tempfile.mkstemp(dir=parent, prefix=".upload-")
         try:
             with os.fdopen(fd, "wb") as out:
-                remaining = length
-                while remaining is None or remaining > 0:
-                    chunk = body.read(CHUNK if remaining is None else min(CHUNK, remaining))
-                    if not chunk:
-                        break
+                for chunk in iter(lambda: body.read(CHUNK), b""):
                     out.write(chunk)
-                    if remaining is not None:
-                        remaining -= len(chunk)
             if os.path.exists(real):
                 shutil.copymode(real, tmp)
             else:

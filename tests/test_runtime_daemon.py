@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from sandbox_runtime.client import RuntimeClient
-from sandbox_runtime.contract import ErrorCode, RuntimeApiError
+from sandbox_runtime.contract import TOKEN_ENV, ErrorCode, RuntimeApiError
 from tests.helpers import free_port, sse_events
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,17 +29,22 @@ TOKEN = "test-token-1"
 
 
 class Daemon:
-    def __init__(self, tmp: Path, python: str = sys.executable, entrypoint: tuple[str, ...] = ()) -> None:
+    def __init__(self, tmp: Path, python: str = sys.executable, entrypoint: tuple[str, ...] = (),
+                 token_in_env: bool = False) -> None:
         self.port = free_port()
         self.root = tmp / "root"
         self.root.mkdir()
-        token_file = tmp / "token"
-        token_file.write_text(TOKEN + "\n")
         argv = [python, "-m", "sandbox_runtime", "--host", "127.0.0.1", "--port", str(self.port),
-                "--token-file", str(token_file), "--files-root", str(self.root), "--quiet"]
+                "--files-root", str(self.root), "--quiet"]
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        if token_in_env:
+            env[TOKEN_ENV] = TOKEN
+        else:
+            token_file = tmp / "token"
+            token_file.write_text(TOKEN + "\n")
+            argv += ["--token-file", str(token_file)]
         if entrypoint:
             argv += ["--", *entrypoint]
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
         self.proc = subprocess.Popen(argv, env=env, stderr=subprocess.PIPE, text=True)
         self.url = f"http://127.0.0.1:{self.port}"
         self.client = RuntimeClient(self.url, token=TOKEN)
@@ -62,9 +67,16 @@ class Daemon:
                 self.proc.kill()
 
 
+def _oldest_python() -> str:
+    """Python 3.9, the floor for sandbox images, when installed (pyenv); else this interpreter."""
+    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3.9")))
+    return found[-1] if found else sys.executable
+
+
 @pytest.fixture(scope="module")
 def daemon(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
-    d = Daemon(tmp_path_factory.mktemp("runtime"), entrypoint=("sh", "-c", "echo entrypoint up; sleep 120"))
+    d = Daemon(tmp_path_factory.mktemp("runtime"), python=_oldest_python(),
+               entrypoint=("sh", "-c", "echo entrypoint up; sleep 120"))
     yield d
     d.stop()
 
@@ -284,6 +296,9 @@ def test_files_round_trip(daemon: Daemon, rt: RuntimeClient) -> None:
     e = api_error(lambda: rt.list_dir(f"{root}/plain.txt"))
     assert (e.status, e.code) == (400, ErrorCode.NOT_A_DIRECTORY)
     assert api_error(lambda: rt.read_file("relative/path")).status == 400
+    odd = f"{root}/with space/ünï+code&x=1.txt"
+    rt.write_file(odd, b"odd")
+    assert rt.read_file(odd) == b"odd" and (root / "with space/ünï+code&x=1.txt").read_bytes() == b"odd"
 
 
 def test_files_refuse_traversal(daemon: Daemon, rt: RuntimeClient) -> None:
@@ -310,6 +325,7 @@ def test_auth(daemon: Daemon) -> None:
         assert resp.status == 401 and json.loads(resp.read())["code"] == ErrorCode.INVALID_TOKEN
     e = api_error(lambda: RuntimeClient(daemon.url, token="wrong").info())
     assert (e.status, e.code) == (401, ErrorCode.INVALID_TOKEN)
+    assert api_error(lambda: RuntimeClient(daemon.url).wait_healthy(timeout=5)).status == 401  # at once
     assert daemon.raw("GET", "/api/v1/health").status == 200
 
 
@@ -317,7 +333,7 @@ def test_malformed_requests_never_stop_the_daemon(daemon: Daemon, rt: RuntimeCli
     junk = [b"GARBAGE\r\n\r\n", b"\x00\xff\xfe binary \r\n\r\n", b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n",
             b"POST /api/v1/processes HTTP/1.1\r\nContent-Length: 100\r\nAuthorization: Bearer " + TOKEN.encode()
             + b"\r\n\r\n{\"comm",
-            b"PUT /api/v1/files?path=/x HTTP/1.1\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer "
+            b"PUT /api/v1/files?path=" + str(daemon.root / "x").encode() + b" HTTP/1.1\r\nTransfer-Encoding: chunked\r\nAuthorization: Bearer "
             + TOKEN.encode() + b"\r\n\r\nzz\r\n",
             b"GET /api/v1/health HTTP/1.1\r\nContent-Length: -5\r\n\r\n"]
     for raw in junk:
@@ -328,6 +344,16 @@ def test_malformed_requests_never_stop_the_daemon(daemon: Daemon, rt: RuntimeCli
         assert not answer or b"Traceback" not in answer
         assert rt.health() == {"healthy": True}
     assert daemon.proc.poll() is None
+    assert not (daemon.root / "x").exists()  # the broken chunked upload left no file
+
+
+def test_chunked_upload(daemon: Daemon) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", daemon.port)
+    path = f"{daemon.root}/chunked.bin"
+    conn.request("PUT", f"/api/v1/files?path={path}", body=iter([b"part one, ", b"part two"]),
+                 headers={"Authorization": f"Bearer {TOKEN}"}, encode_chunked=True)
+    assert conn.getresponse().status == 204
+    assert Path(path).read_bytes() == b"part one, part two"
 
 
 def test_the_daemon_imports_only_the_standard_library(tmp_path: Path) -> None:
@@ -342,17 +368,12 @@ def test_the_daemon_imports_only_the_standard_library(tmp_path: Path) -> None:
     assert out.stdout.strip() == "[]"
 
 
-def _python39() -> str:
-    found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.9*/bin/python3.9")))
-    return found[-1] if found else sys.executable
-
-
-def test_oldest_python_and_sigterm_stops_the_children(tmp_path: Path) -> None:
-    """Under Python 3.9 when installed (the floor for sandbox images); SIGTERM ends the daemon and
-    the processes it started."""
-    d = Daemon(tmp_path, python=_python39())
+def test_token_from_the_environment_is_hidden_and_sigterm_stops_everything(tmp_path: Path) -> None:
+    d = Daemon(tmp_path, token_in_env=True)
+    assert d.raw("GET", "/api/v1/info", token=None).status == 401
     sleeper = d.client.start("sleep", ["60"])
-    assert [n for n, _ in d.client.run("echo", ["ok"])] == ["started", "output", "exit"]
+    events = list(d.client.run("sh", ["-c", f"echo ${{{TOKEN_ENV}:-unset}}"]))
+    assert [d for n, d in events if n == "output"][0]["line"] == "unset"  # processes never see it
     assert d.stop() == 0
     assert wait_until(lambda: gone(sleeper.pid), 3)
 
@@ -397,3 +418,53 @@ def test_the_tensorlake_sdk_drives_the_daemon(daemon: Daemon) -> None:
     sb.delete_file(path)
     with pytest.raises(Exception, match="PATH_TRAVERSAL"):
         sb.read_file("/etc/passwd")
+
+
+def test_output_lines_ring_long_lines_and_unterminated_last_line(rt: RuntimeClient) -> None:
+    script = ("import sys; w = sys.stdout.write\n"
+              "for i in range(12000): w(f'line {i}\\n')\n"
+              "w('x' * 100000 + '\\n'); w('no newline at the end')")
+    p = rt.start(sys.executable, ["-c", script])
+    ended(rt, p.pid)
+    lines = wait_until(lambda: (got := rt.output(p.pid)) and got[-1] == "no newline at the end" and got)
+    assert len(lines) == 10_000  # the ring keeps the last 10,000 lines
+    assert lines[-4] == "line 11999" and lines[-3] == "x" * 65536 and lines[-2] == "x" * (100000 - 65536)
+
+
+def test_exit_is_noticed_without_a_pidfd(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kernels without pidfd_open (or seccomp refusing it): the exit is polled for instead."""
+    from sandbox_runtime import processes
+    from sandbox_runtime.contract import CommandSpec
+
+    monkeypatch.setattr(processes, "_pidfd_open", lambda pid: None)
+    table = processes.ProcessTable()
+    p = table.start(CommandSpec(command="sh", args=["-c", "echo a; exit 4"]))
+    assert p.wait_done(5) and p.exit_status()["exit_code"] == 4
+    assert [ln.text for ln in p.lines()] == ["a"]
+    p = table.start(CommandSpec(command="sleep", args=["30"]), timeout=0.2)
+    assert p.wait_done(5) and p.exit_status()["reason"] == "timed_out"
+
+
+def test_concurrent_runs_each_get_their_own_stream(daemon: Daemon) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> tuple[list[str], dict]:
+        with RuntimeClient(daemon.url, token=TOKEN) as c:
+            events = list(c.run("sh", ["-c", f"echo run-{i}; sleep 0.2; echo done-{i}; exit {i}"]))
+        return [d["line"] for n, d in events if n == "output"], events[-1][1]
+
+    with ThreadPoolExecutor(12) as pool:
+        results = list(pool.map(one, range(12)))
+    for i, (lines, exit_) in enumerate(results):
+        assert lines == [f"run-{i}", f"done-{i}"] and exit_["exit_code"] == i
+
+
+def test_the_output_ring_is_bounded_in_characters_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    from sandbox_runtime import processes
+    from sandbox_runtime.contract import CommandSpec
+
+    monkeypatch.setattr(processes, "OUTPUT_CHARS_KEPT", 1000)
+    p = processes.ProcessTable().start(CommandSpec(command="sh", args=["-c", "for i in 1 2 3 4 5; do "
+                                                                        "printf '%0400d\\n' $i; done"]))
+    assert p.wait_done(5)
+    assert [int(ln.text) for ln in p.lines()] == [4, 5]  # 2 x 400 characters fit in 1000, 3 do not
