@@ -7,7 +7,7 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", []],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", []],
                     default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
@@ -24,7 +24,7 @@ def main(argv: list[str] | None = None) -> None:
     args, extra = ap.parse_known_args(argv)
     if extra and "tables" not in args.which:
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime"]
+    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -47,6 +47,9 @@ def main(argv: list[str] | None = None) -> None:
     if "runtime" in which:
         from bench import runtime
         runtime.run()
+    if "sandbox" in which:
+        from bench import sandbox
+        sandbox.run()
 
 
 if __name__ == "__main__":

@@ -107,7 +107,9 @@ class ApiServer:
     """The docklake API under uvicorn in a child process, as ``docklake serve`` runs it (minus the
     workers and the Prefect server): a fresh data dir, one API key, logs to a file."""
 
-    def __init__(self, data_dir: Path | None = None, catalog_url: str = "") -> None:
+    def __init__(self, data_dir: Path | None = None, catalog_url: str = "",
+                 extra_env: dict[str, str] | None = None) -> None:
+        self.extra_env = extra_env or {}
         self._tmp = None if data_dir else tempfile.TemporaryDirectory(prefix="docklake-bench-")
         self.data_dir = Path(data_dir or self._tmp.name)  # type: ignore[union-attr]
         self.catalog_url = catalog_url
@@ -127,6 +129,7 @@ class ApiServer:
         )
         if self.catalog_url:
             env["DOCKLAKE_STORAGE__CATALOG_URL"] = self.catalog_url
+        env.update(self.extra_env)
         return env
 
     def __enter__(self) -> ApiServer:
