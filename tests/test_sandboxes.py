@@ -236,6 +236,10 @@ def test_named_sandbox_suspends_and_resumes_with_its_files_again_and_again(live:
     assert live.http.post("/sandboxes/keeper/suspend").status_code == 200  # already suspended
     assert sb["sandbox_id"] in [s["sandbox_id"] for s in live.http.get("/sandboxes?status=suspended").json()["sandboxes"]]
     assert container_of(sb["sandbox_id"]) is None  # suspended frees the container
+    r = live.http.post("/sandboxes/keeper/resume")  # without wait_ms: accepted, on its way
+    assert r.status_code == 202
+    live.wait_status("keeper", "running")
+    live.http.post("/sandboxes/keeper/suspend?wait_ms=30000")
     for _ in range(3):
         r = live.http.post("/sandboxes/keeper/resume?wait_ms=30000")
         assert (r.status_code, r.json()["status"]) == (200, "running")
@@ -275,6 +279,9 @@ def test_snapshots_restore_into_new_sandboxes(live: Live) -> None:
 
     mem = live.http.post(f"/sandboxes/{sb['sandbox_id']}/snapshot", json={"snapshot_type": "memory"})
     assert mem.status_code == 400 and "CRIU" in mem.text
+    # the capability says so up front (this engine is not experimental and has no CRIU)
+    assert live.http.get("/readyz").json()["sandboxes"] == {
+        "engine": True, "image": True, "memory_snapshots": False, "file_systems": False, "warm": 0}
 
     restored = live.create(snapshot_id=snap_id)
     assert restored["resources"]["memory_mb"] == 256 and restored["resources"]["cpus"] == 0.5  # inherited
@@ -410,6 +417,33 @@ def test_the_tensorlake_sdk_drives_sandboxes(live: Live) -> None:
         assert "sdk.txt" in [e.name for e in sandbox.list_directory("/workspace").value.entries]
         listed = Sandbox.list(api_url=live.url, api_key=KEY_A)
         assert sandbox.sandbox_id in [s.sandbox_id for s in listed]
+        # start, list, signal, kill; a stdin round trip
+        from tensorlake.sandbox.models import StdinMode
+
+        sleeper = sandbox.start_process("sleep", ["300"]).value
+        assert sleeper.pid in [p.pid for p in sandbox.list_processes()]
+        assert sandbox.send_signal(sleeper.pid, 15).value.success
+        deadline = time.monotonic() + 10
+        while (state := sandbox.get_process(sleeper.pid).value).status.value == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert state.status.value == "signaled"
+        cat = sandbox.start_process("cat", stdin_mode=StdinMode.PIPE).value
+        sandbox.write_stdin(cat.pid, b"through stdin\n")
+        sandbox.close_stdin(cat.pid)
+        deadline = time.monotonic() + 10
+        while sandbox.get_process(cat.pid).value.status.value == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert sandbox.get_stdout(cat.pid).value.lines == ["through stdin"]
+        other = sandbox.start_process("sleep", ["300"]).value
+        sandbox.kill_process(other.pid)
+        deadline = time.monotonic() + 10
+        while (state := sandbox.get_process(other.pid).value).status.value == "running":
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert (state.status.value, state.signal) == ("signaled", 9)
+
         sandbox.suspend()
         assert live.get(sandbox.sandbox_id)["status"] == "suspended"
         sandbox.resume()

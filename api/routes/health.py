@@ -43,7 +43,9 @@ async def readyz(services: ServicesDep) -> Response:
     except httpx.HTTPError as exc:
         checks["prefect"] = f"error: {exc!r}"
     ready = all(v == "ok" for v in checks.values())
-    return JSONResponse({"ready": ready, "checks": checks}, status_code=200 if ready else 503)
+    sandboxes = await run_in_threadpool(services.sandboxes.capabilities)
+    return JSONResponse({"ready": ready, "checks": checks, "sandboxes": sandboxes},
+                        status_code=200 if ready else 503)
 
 
 @router.get("/metrics", response_class=PlainTextResponse,

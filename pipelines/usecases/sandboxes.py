@@ -258,6 +258,13 @@ class Sandboxes:
                 and sb.spec.image == self.cfg.image and sb.spec.resources == Resources()
                 and sb.spec.entrypoint is None and sb.spec.network == NetworkPolicy())
 
+    def capabilities(self) -> dict[str, object]:
+        """What sandboxes can do on this host (``/readyz`` shows it)."""
+        engine = self.containers.available()
+        return {"engine": engine, "image": engine and self.containers.image_exists(self.cfg.image),
+                "memory_snapshots": engine and self.containers.memory_snapshots(), "file_systems": False,
+                "warm": self.warm_count()}
+
     def warm_count(self) -> int:
         """Pool containers ready to be handed out."""
         with self._pool_lock:
