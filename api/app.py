@@ -12,7 +12,7 @@ from api import docs, errors
 from api.limits import BodyLimitMiddleware
 from api.logging import RequestContextMiddleware
 from api.proxy import SandboxProxyMiddleware
-from api.routes import datasets, files, health, jobs, query, sandboxes, v1, webhooks
+from api.routes import datasets, file_systems, files, health, jobs, query, sandboxes, v1, webhooks
 from api.services import Services
 from pipelines.settings import Settings
 from pipelines.usecases.sandboxes import Runner
@@ -58,4 +58,5 @@ def create_app(settings: Settings | None = None, services: Services | None = Non
     app.include_router(v1.router)
     app.include_router(sandboxes.router)
     app.include_router(sandboxes.namespaced)
+    app.include_router(file_systems.router)
     return app

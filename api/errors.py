@@ -45,7 +45,7 @@ STATUS: list[tuple[type[e.DocklakeError], int]] = [
 ]
 
 
-SANDBOX_PATHS = ("/sandboxes", "/snapshots", "/archived-sandboxes", "/v1/namespaces/")
+SANDBOX_PATHS = ("/sandboxes", "/snapshots", "/archived-sandboxes", "/file-systems", "/v1/namespaces/")
 
 
 def is_sandbox_path(request: Request) -> bool:

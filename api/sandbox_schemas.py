@@ -225,3 +225,32 @@ def sandbox_responses(*codes: int, copy: bool = False) -> dict[int | str, dict[s
                                    "request (text/plain).", "model": CopyResponse, **TEXT}
         out[504] = {"description": "A copy was not ready in time (CopySandboxResponse).", "model": CopyResponse}
     return out
+
+
+class FileSystemIn(_In):
+    name: str = Field(min_length=1, max_length=63)
+
+    _nul = field_validator("name")(_no_nul)
+
+
+class FileSystemInfo(BaseModel):
+    file_system_id: str
+    name: str
+    status: str
+    created_at: int = Field(description="Milliseconds since the epoch.")
+
+
+class FileSystemList(BaseModel):
+    file_systems: list[FileSystemInfo]
+
+
+class FileSystemSnapshotInfo(BaseModel):
+    snapshot_id: str
+    file_system_id: str
+    status: str
+    size_bytes: int
+    created_at: int = Field(description="Milliseconds since the epoch.")
+
+
+class FileSystemSnapshotList(BaseModel):
+    snapshots: list[FileSystemSnapshotInfo]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pipelines.sandbox_records import Sandbox, SandboxStatus, Snapshot
+from pipelines.sandbox_records import FileSystem, FileSystemSnapshot, Sandbox, SandboxStatus, Snapshot
 
 
 def sandbox_url(public_url: str, sb: Sandbox) -> str | None:
@@ -70,3 +70,12 @@ def copied(sb: Sandbox, public_url: str) -> dict[str, Any]:
             "sandbox_url": sandbox_url(public_url, sb),
             "ingress_endpoint": public_url if sb.status != SandboxStatus.terminated else None,
             "termination_reason": sb.termination_reason, "error_details": sb.error_details}
+
+
+def file_system(fs: FileSystem) -> dict[str, Any]:
+    return {"file_system_id": fs.name, "name": fs.name, "status": "ready", "created_at": fs.created_us // 1000}
+
+
+def file_system_snapshot(s: FileSystemSnapshot) -> dict[str, Any]:
+    return {"snapshot_id": s.id, "file_system_id": s.file_system_id, "status": "completed",
+            "size_bytes": s.size_bytes, "created_at": s.created_us // 1000}

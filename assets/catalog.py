@@ -177,6 +177,27 @@ sandbox_snapshots = Table(
     Index("ix_sandbox_snapshots_scope_created", "organization_id", "project_id", "namespace", "created_us", "id"),
 )
 
+file_systems = Table(
+    "file_systems",
+    metadata,
+    Column("organization_id", String(128), primary_key=True),
+    Column("project_id", String(128), primary_key=True),
+    Column("name", String(63), primary_key=True),
+    Column("created_us", BigInteger, nullable=False),
+)
+
+file_system_snapshots = Table(
+    "file_system_snapshots",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("file_system_id", String(63), nullable=False),
+    Column("size_bytes", BigInteger, nullable=False),
+    Column("created_us", BigInteger, nullable=False),
+    Index("ix_file_system_snapshots_fs", "organization_id", "project_id", "file_system_id", "created_us"),
+)
+
 jobs = Table(
     "jobs",
     metadata,

@@ -23,7 +23,8 @@ import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 
 import sandbox_runtime
-from pipelines.sandbox_records import DAEMON_PORT, Resources
+from pipelines import mounts
+from pipelines.sandbox_records import DAEMON_PORT, Bind, Resources
 from sandbox_runtime.client import RuntimeClient
 from sandbox_runtime.contract import RuntimeApiError
 
@@ -58,6 +59,7 @@ class Launch:
     token: str
     hostname: str
     pids_limit: int
+    binds: tuple[Bind, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -150,7 +152,8 @@ class Containers:
                 nano_cpus=max(int(cpus * 1e9), 10_000_000), pids_limit=req.pids_limit,
                 network=network,
                 volumes={str(self._runtime_dir): {"bind": f"{RUNTIME_MOUNT}/sandbox_runtime", "mode": "ro"},
-                         str(token_file): {"bind": TOKEN_PATH, "mode": "ro"}},
+                         str(token_file): {"bind": TOKEN_PATH, "mode": "ro"},
+                         **{b.source: {"bind": b.target, "mode": "ro" if b.read_only else "rw"} for b in req.binds}},
             )
         except ImageNotFound as exc:
             raise ContainerError(f"image {req.image!r} is not on the Docker engine: build or load it first "
@@ -190,6 +193,28 @@ class Containers:
             if client is not None:
                 client.close()
         raise ContainerError(f"the sandbox's runtime daemon did not answer within {timeout_s:.0f}s")
+
+    def _pid(self, container_id: str) -> int:
+        try:
+            pid = int(self.client.containers.get(container_id).attrs["State"]["Pid"])
+        except NotFound as exc:
+            raise ContainerError("the sandbox's container is gone") from exc
+        if pid <= 0:
+            raise ContainerError("the sandbox's container is not running")
+        return pid
+
+    def mount(self, container_id: str, bind: Bind) -> None:
+        """Bind a host directory into the running container (no restart)."""
+        try:
+            mounts.attach(self._pid(container_id), bind.source, bind.target, bind.read_only)
+        except mounts.MountError as exc:
+            raise ContainerError(f"mounting at {bind.target} failed: {exc}") from exc
+
+    def unmount(self, container_id: str, target: str) -> None:
+        try:
+            mounts.detach(self._pid(container_id), target)
+        except mounts.MountError as exc:
+            raise ContainerError(f"unmounting {target} failed: {exc}") from exc
 
     def healthy(self, address: str, token: str) -> bool:
         try:

@@ -81,6 +81,15 @@ class Mount:
 
 
 @dataclass(frozen=True)
+class Bind:
+    """A host directory bound into a sandbox (what a mount resolves to)."""
+
+    source: str
+    target: str
+    read_only: bool
+
+
+@dataclass(frozen=True)
 class SandboxSpec:
     """What a sandbox is made of; copies and restarts inherit all of it."""
 
@@ -172,3 +181,29 @@ class Snapshot:
     image: str | None = None  # the committed image holding the filesystem
     size_bytes: int | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class FileSystem:
+    """A project's persistent directory that sandboxes mount (``file_system_id`` is its name)."""
+
+    name: str
+    organization_id: str
+    project_id: str
+    created_us: int
+
+
+@dataclass(frozen=True)
+class FileSystemSnapshot:
+    """A permanent, read-only copy of a file system, which a mount can pin (``snapshot_id``)."""
+
+    id: str
+    file_system_id: str
+    organization_id: str
+    project_id: str
+    created_us: int
+    size_bytes: int
+
+
+def new_fs_snapshot_id() -> str:
+    return "fssnap" + secrets.token_hex(10)

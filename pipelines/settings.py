@@ -138,6 +138,7 @@ class SandboxSettings(_Group):
                            "one suspended, when the request gives no `timeout_secs`.")
     pool_size: int = Field(2, description="Containers kept started and idle for unnamed sandboxes of the default "
                            "image and resources (filled after the first sandbox is asked for; 0: none).")
+    max_mounts: int = Field(8, description="File systems one sandbox may have mounted at once.")
     max_per_project: int = Field(50, description="Sandboxes that may run at once in one organization/project.")
     pids_limit: int = Field(512, description="Processes one sandbox may hold at once.")
     start_timeout_s: float = Field(30.0, description="How long a sandbox may take to answer health checks "

@@ -7,8 +7,10 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
 from schemathesis import GenerationMode
@@ -31,13 +33,19 @@ _DATA = Path(tempfile.mkdtemp(prefix="docklake-fuzz-"))
 atexit.register(shutil.rmtree, _DATA, True)
 # the session's Prefect server (tests/conftest.py starts it; /readyz checks it)
 SERVICES = Services.build(Settings(data_dir=_DATA, api_keys=API_KEYS, prefect={"api_url": os.environ["PREFECT_API_URL"]}))
-# the sandboxes the fuzzer creates are real containers: removed when the module is done
-atexit.register(lambda: (SERVICES.close(), remove_sandboxes_of(SERVICES.sandboxes.containers.owner)))
 schema = schemathesis.openapi.from_asgi("/openapi.json", create_app(services=SERVICES))
 # schema-valid and schema-invalid input both (invalid input is where server errors hide); NUL
 # bytes too; a fixed seed so a failure reproduces
 schema.config.generation.update(modes=[GenerationMode.POSITIVE, GenerationMode.NEGATIVE], allow_x00=True,
                                 deterministic=True)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _remove_sandboxes() -> Iterator[None]:
+    """The sandboxes the fuzzer creates are real containers: removed when the module is done."""
+    yield
+    SERVICES.close()
+    remove_sandboxes_of(SERVICES.sandboxes.containers.owner)
 
 
 # What this test holds the API to. Not "schema-valid input is accepted": a forged cursor or an

@@ -281,7 +281,7 @@ def test_snapshots_restore_into_new_sandboxes(live: Live) -> None:
     assert mem.status_code == 400 and "CRIU" in mem.text
     # the capability says so up front (this engine is not experimental and has no CRIU)
     assert live.http.get("/readyz").json()["sandboxes"] == {
-        "engine": True, "image": True, "memory_snapshots": False, "file_systems": False, "warm": 0}
+        "engine": True, "image": True, "memory_snapshots": False, "file_systems": True, "warm": 0}
 
     restored = live.create(snapshot_id=snap_id)
     assert restored["resources"]["memory_mb"] == 256 and restored["resources"]["cpus"] == 0.5  # inherited
@@ -353,18 +353,86 @@ def test_restart_brings_back_the_same_sandbox_with_its_files(live: Live) -> None
     live.http.delete(f"/sandboxes/{usurper['sandbox_id']}")
 
 
-def test_file_systems_are_refused_clearly_on_this_executor(live: Live) -> None:
-    sb = live.create()
-    mount = {"file_system_id": "fs1", "mount_path": "/mnt/data"}
-    r = live.http.post(f"/sandboxes/{sb['sandbox_id']}/file_systems", json={**mount, "snapshot_id": "s1"})
-    assert r.status_code == 400 and "read_only" in r.text
-    r = live.http.post(f"/sandboxes/{sb['sandbox_id']}/file_systems", json=mount)
-    assert r.status_code == 400 and "file-system support" in r.text
-    r = live.http.request("DELETE", f"/sandboxes/{sb['sandbox_id']}/file_systems", json={"mount_path": "/mnt/data"})
-    assert r.status_code == 404 and "nothing is mounted" in r.text
-    r = live.http.post("/sandboxes", json={"file_systems": [mount]})
-    assert r.status_code == 400
-    live.http.delete(f"/sandboxes/{sb['sandbox_id']}")
+def wait_for(what: str, check: object, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():  # type: ignore[operator]
+        assert time.monotonic() < deadline, f"not within {timeout:.0f}s: {what}"
+        time.sleep(0.1)
+
+
+def test_file_systems_mount_at_creation_and_while_running(live: Live) -> None:
+    r = live.http.post("/file-systems", json={"name": "shared"})
+    assert r.status_code == 200 and r.json()["file_system_id"] == "shared"
+    assert live.http.post("/file-systems", json={"name": "shared"}).status_code == 409
+    assert live.http.post("/file-systems", json={"name": "Bad_Name"}).status_code == 400
+    assert live.http.get("/file-systems/shared", headers=B).status_code == 404  # another tenant's
+    assert "shared" in [f["name"] for f in live.http.get("/file-systems").json()["file_systems"]]
+
+    # mounted at creation, kept across suspend and resume
+    a = live.create(name="fs-user", file_systems=[{"file_system_id": "shared", "mount_path": "/mnt/shared"}])
+    assert a["file_systems"] == [{"file_system_id": "shared", "mount_path": "/mnt/shared", "read_only": False,
+                                  "snapshot_id": None}]
+    live.runtime(a).write_file("/mnt/shared/a.txt", b"on the file system")
+    assert live.http.post("/sandboxes/fs-user/suspend?wait_ms=30000").json()["status"] == "suspended"
+    assert live.http.post("/sandboxes/fs-user/resume?wait_ms=30000").json()["status"] == "running"
+    a = live.get("fs-user")
+    assert live.runtime(a).read_file("/mnt/shared/a.txt") == b"on the file system"
+    unknown = live.http.post("/sandboxes", json={"file_systems": [{"file_system_id": "nope", "mount_path": "/x"}]})
+    assert unknown.status_code == 400 and "does not exist" in unknown.text
+
+    # attached to a running sandbox: 200 once recorded, mounted right after
+    b = live.create()
+    sid = b["sandbox_id"]
+    r = live.http.post(f"/sandboxes/{sid}/file_systems", json={"file_system_id": "shared", "mount_path": "/data"})
+    assert r.status_code == 200 and [m["mount_path"] for m in r.json()["file_systems"]] == ["/data"]
+    rt = live.runtime(b)
+
+    def readable() -> bool:
+        try:
+            return rt.read_file("/data/a.txt") == b"on the file system"
+        except RuntimeApiError:
+            return False
+
+    wait_for("the attached file system shows in the sandbox", readable)
+    # a permanent snapshot, pinned read-only
+    snap = live.http.post("/file-systems/shared/snapshots").json()
+    assert snap["status"] == "completed" and snap["size_bytes"] == len(b"on the file system")
+    rt.write_file("/data/later.txt", b"after the snapshot")
+    pin = {"file_system_id": "shared", "mount_path": "/pinned", "read_only": True, "snapshot_id": snap["snapshot_id"]}
+    assert live.http.post(f"/sandboxes/{sid}/file_systems", json=pin).status_code == 200
+    wait_for("the pinned snapshot shows", lambda: live.run(b, "ls /pinned")[1] == "a.txt")
+    code, out = live.run(b, "echo x > /pinned/b.txt")
+    assert code != 0 and "Read-only" in out
+
+    # rule 3 and 4
+    bad = [({**pin, "read_only": False, "mount_path": "/p2"}, 400), ({**pin, "mount_path": "relative"}, 400),
+           ({"file_system_id": "shared", "mount_path": "/data"}, 409)]
+    for body, status in bad:
+        r = live.http.post(f"/sandboxes/{sid}/file_systems", json=body)
+        assert (r.status_code, r.headers["content-type"].split(";")[0]) == (status, "text/plain"), (body, r.text)
+    r = live.http.request("DELETE", f"/sandboxes/{sid}/file_systems", json={"mount_path": "/nothing"})
+    assert r.status_code == 404
+    r = live.http.request("DELETE", f"/sandboxes/{sid}/file_systems", json={"mount_path": "/data"})
+    assert r.status_code == 200 and [m["mount_path"] for m in r.json()["file_systems"]] == ["/pinned"]
+    wait_for("the detached file system is gone", lambda: not readable())
+    assert live.http.delete("/file-systems/shared").status_code == 409  # still mounted
+
+    # a mount that cannot converge terminates the sandbox, saying why
+    c = live.create()
+    r = live.http.post(f"/sandboxes/{c['sandbox_id']}/file_systems",
+                       json={"file_system_id": "ghost", "mount_path": "/ghost"})
+    assert r.status_code == 200
+    gone = live.wait_status(c["sandbox_id"], "terminated")
+    assert gone["termination_reason"] == "file_system_mount_failed"
+    assert gone["error_details"]["file_system_id"] == "ghost" and "does not exist" in gone["error_details"]["message"]
+    r = live.http.post(f"/sandboxes/{c['sandbox_id']}/file_systems", json={"file_system_id": "shared",
+                                                                          "mount_path": "/late"})
+    assert r.status_code == 409  # not running
+
+    for sb in (a, b):
+        live.http.delete(f"/sandboxes/{sb['sandbox_id']}")
+    assert live.http.delete("/file-systems/shared").status_code == 204
+    assert live.http.get("/file-systems/shared").status_code == 404
 
 
 def test_idle_sandboxes_time_out(live: Live) -> None:

@@ -49,6 +49,7 @@ from pipelines.sandbox_records import (
     new_snapshot_id,
 )
 from pipelines.settings import Settings
+from pipelines.usecases.file_systems import FileSystems, Unresolvable
 
 log = structlog.get_logger("docklake.sandboxes")
 S = SandboxStatus
@@ -131,6 +132,7 @@ def copy_names(source: Sandbox, times: int, name: str | None) -> list[str | None
 class Sandboxes:
     def __init__(self, settings: Settings, engine: Engine, containers: Containers,
                  runner: Runner | None = None) -> None:
+        self.file_systems = FileSystems(engine, settings.data_dir / "file-systems")
         self.settings = settings
         self.cfg = settings.sandbox
         self.engine = engine
@@ -204,8 +206,10 @@ class Sandboxes:
         if req.name is not None:
             check_name(req.name)
         ports = check_ports(req.exposed_ports)
-        if req.file_systems:
-            self._no_file_systems()
+        mounts: list[Mount] = []
+        for m in req.file_systems:
+            self._check_mount(m, mounts, p)
+            mounts.append(m)
         source: Snapshot | None = None
         if req.snapshot_id:
             source = repo.get_snapshot(self.engine, req.snapshot_id, p)
@@ -231,8 +235,9 @@ class Sandboxes:
         now = now_us()
         sb = Sandbox(id=new_sandbox_id(), organization_id=p.organization_id, project_id=p.project_id, namespace=ns,
                      name=req.name, status=S.pending, spec=spec, created_us=now, updated_us=now,
-                     restore_snapshot_id=source.id if source else None, last_active_us=now)
-        warm = self._claim_warm() if self._pool_fits(sb, source) else None
+                     restore_snapshot_id=source.id if source else None, last_active_us=now,
+                     mounts=tuple(mounts))
+        warm = self._claim_warm() if self._pool_fits(sb, source) and not mounts else None
         if warm is not None:
             sb = replace(sb, status=S.running, container_id=warm.started.container_id,
                          address=warm.started.address, token=warm.token, generation=1)
@@ -262,7 +267,7 @@ class Sandboxes:
         """What sandboxes can do on this host (``/readyz`` shows it)."""
         engine = self.containers.available()
         return {"engine": engine, "image": engine and self.containers.image_exists(self.cfg.image),
-                "memory_snapshots": engine and self.containers.memory_snapshots(), "file_systems": False,
+                "memory_snapshots": engine and self.containers.memory_snapshots(), "file_systems": engine,
                 "warm": self.warm_count()}
 
     def warm_count(self) -> int:
@@ -326,8 +331,10 @@ class Sandboxes:
                         internet=sb.spec.network.allow_internet_access, token=token,
                         hostname=sb.name or sb.id, pids_limit=self.cfg.pids_limit)
         try:
+            owner = Principal(sb.organization_id, sb.project_id)
+            launch = replace(launch, binds=tuple(self.file_systems.resolve(owner, m) for m in sb.mounts))
             started = self.containers.launch(launch, self.cfg.start_timeout_s)
-        except ContainerError as exc:
+        except (ContainerError, Unresolvable) as exc:
             log.warning("sandbox_start_failed", sandbox_id=sb.id, error=str(exc))
             repo.transition(self.engine, sb.id, None, status=S.terminated, terminated_us=now_us(),
                             termination_reason=reason_on_failure, error_details={"message": str(exc)},
@@ -636,26 +643,76 @@ class Sandboxes:
 
     # -- file systems -----------------------------------------------------------------------------
 
-    def _no_file_systems(self) -> None:
-        raise SandboxInvalid("this executor has no file-system support: attaching file systems is not "
-                             "available on this host")
+    def _check_mount(self, mount: Mount, existing: list[Mount] | tuple[Mount, ...], p: Principal,
+                     *, resolve: bool = True) -> None:
+        """Rule 3's 400s and 409s; at creation also that the file system exists (400)."""
+        path = mount.mount_path
+        if not path.startswith("/") or "\x00" in path or any(part == ".." for part in path.split("/")) \
+                or path.rstrip("/") in ("", "/proc", "/sys", "/dev", "/opt/docklake", "/run/docklake"):
+            raise SandboxInvalid(f"mount_path {path!r} must be an absolute path outside the system directories")
+        if mount.snapshot_id and not mount.read_only:
+            raise SandboxInvalid("a snapshot_id pin is only valid together with read_only: true")
+        if any(m.mount_path.rstrip("/") == path.rstrip("/") for m in existing):
+            raise SandboxConflict(f"something is already mounted at {path!r}")
+        if len(existing) >= self.cfg.max_mounts:
+            raise SandboxConflict(f"a sandbox may have {self.cfg.max_mounts} file systems mounted at most "
+                                  "(DOCKLAKE_SANDBOX__MAX_MOUNTS)")
+        if resolve:
+            try:
+                self.file_systems.resolve(p, mount)
+            except Unresolvable as exc:
+                raise SandboxInvalid(str(exc)) from None
 
     def attach(self, p: Principal, ns: str, id_or_name: str, mount: Mount) -> Sandbox:
+        """Persist the mount and answer; it is applied in the background. A file system (or pin)
+        that does not exist terminates the sandbox, with the reason (the spec's state table)."""
         sb = self.find(p, ns, id_or_name)
-        if not mount.mount_path.startswith("/"):
-            raise SandboxInvalid(f"mount_path {mount.mount_path!r} must be absolute")
-        if mount.snapshot_id and not mount.read_only:
-            raise SandboxInvalid("a snapshot_id pin needs read_only: true")
-        self._no_file_systems()
-        return sb
+        self._check_mount(mount, (), p, resolve=False)  # the 400s first
+        if sb.status != S.running:
+            raise SandboxConflict(f"sandbox {sb.id!r} is {sb.status.value}, not running")
+        self._check_mount(mount, sb.mounts, p, resolve=False)
+        if not repo.transition(self.engine, sb.id, [S.running], mounts=(*sb.mounts, mount)):
+            raise SandboxConflict(f"sandbox {sb.id!r} changed state meanwhile; retry")
+
+        def step() -> None:
+            with self._locks(sb.id):
+                current = self.reload(sb)
+                if current.status != S.running or not current.container_id:
+                    return
+                try:
+                    self.containers.mount(current.container_id, self.file_systems.resolve(p, mount))
+                except (Unresolvable, ContainerError) as exc:
+                    log.warning("file_system_mount_failed", sandbox_id=sb.id, error=str(exc))
+                    if repo.transition(self.engine, sb.id, [S.running], status=S.terminated,
+                                       terminated_us=now_us(), termination_reason="file_system_mount_failed",
+                                       error_details={"file_system_id": mount.file_system_id,
+                                                      "mount_path": mount.mount_path, "message": str(exc)}):
+                        self._runner(f"terminate-{sb.id}", lambda: self._finish_termination(sb.id))
+
+        self._runner(f"mount-{sb.id}", step)
+        return self.reload(sb)
 
     def detach(self, p: Principal, ns: str, id_or_name: str, mount_path: str) -> Sandbox:
         sb = self.find(p, ns, id_or_name)
-        if not any(m.mount_path == mount_path for m in sb.mounts):
+        kept = tuple(m for m in sb.mounts if m.mount_path.rstrip("/") != mount_path.rstrip("/"))
+        if len(kept) == len(sb.mounts):
             raise SandboxNotFound(f"nothing is mounted at {mount_path!r}")
         if sb.status != S.running:
             raise SandboxConflict(f"sandbox {sb.id!r} is {sb.status.value}, not running")
-        return sb
+        if not repo.transition(self.engine, sb.id, [S.running], mounts=kept):
+            raise SandboxConflict(f"sandbox {sb.id!r} changed state meanwhile; retry")
+
+        def step() -> None:
+            with self._locks(sb.id):
+                current = self.reload(sb)
+                if current.container_id and current.status == S.running:
+                    try:
+                        self.containers.unmount(current.container_id, mount_path)
+                    except ContainerError as exc:
+                        log.warning("file_system_unmount_failed", sandbox_id=sb.id, error=str(exc))
+
+        self._runner(f"unmount-{sb.id}", step)
+        return self.reload(sb)
 
     # -- the background loop: idle timeout, expiry, reconciliation --------------------------------
 
