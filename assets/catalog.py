@@ -31,6 +31,8 @@ from sqlalchemy import (
     create_engine,
     event,
 )
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from tenacity import retry, retry_if_exception, stop_after_delay, wait_exponential_jitter
 
 from pipelines.settings import StorageSettings
 
@@ -288,6 +290,19 @@ def make_engine(url: str, *, pool_size: int = 10, max_overflow: int = 20) -> Eng
 
         return engine
     return create_engine(url, pool_pre_ping=True, pool_size=pool_size, max_overflow=max_overflow)
+
+
+def is_transient(exc: BaseException) -> bool:
+    """The catalog is away for a moment (a restart, a dropped connection, SQLite busy), rather
+    than the statement being wrong."""
+    return isinstance(exc, (OperationalError, InterfaceError)) or (
+        isinstance(exc, DBAPIError) and exc.connection_invalidated)
+
+
+# A worker's catalog calls wait out an outage of up to two minutes instead of failing a job or
+# the worker; the call is one transaction, so trying it again is safe.
+waits_out_outages = retry(retry=retry_if_exception(is_transient), wait=wait_exponential_jitter(multiplier=0.2, max=5),
+                          stop=stop_after_delay(120), reraise=True)
 
 
 @contextmanager

@@ -9,6 +9,7 @@ never finished twice even if two workers ran it.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ from sqlalchemy import (
     func,
     insert,
     literal_column,
+    not_,
     select,
     table,
     text,
@@ -28,7 +30,7 @@ from sqlalchemy import (
 )
 
 from assets import webhooks
-from assets.catalog import jobs, now_us, write_txn
+from assets.catalog import jobs, now_us, waits_out_outages, write_txn
 from assets.files import substring_match
 from assets.pagination import Page, in_page_order, paginate
 from pipelines.models import ParseRequest
@@ -193,8 +195,10 @@ def _fts_rowids(needle: str) -> Any:
 # ---------------------------------------------------------------- worker side
 
 
+@waits_out_outages
 def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: int = 3, *,
-          after_org: str = "", busy: dict[str, int] | None = None, per_org: int | None = None) -> list[Job]:
+          after_org: str = "", busy: dict[str, int] | None = None, per_org: int | None = None,
+          holding: Collection[str] = ()) -> list[Job]:
     """Claim up to ``limit`` runnable jobs, sharing them fairly between organizations.
 
     Processing jobs whose lease expired (their worker died) come first. Then pending jobs, one
@@ -204,13 +208,16 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
     ``per_org`` in all, so one tenant's backlog never fills a worker.
 
     Jobs that already failed ``max_attempts`` claims (they keep killing their worker) are closed
-    as ``failure`` instead of being run again.
+    as ``failure`` instead of being run again. ``holding``: the jobs ``owner`` is running; their
+    leases may have run out while the catalog was away, but they are not abandoned.
     """
     claimed: list[Job] = []
     busy = dict(busy or {})
     with write_txn(engine) as conn:
         now = _db_now_us(conn)
         expired = and_(jobs.c.status == PROCESSING, jobs.c.lease_expires_us < now)
+        if holding:
+            expired = and_(expired, not_(and_(jobs.c.lease_owner == owner, jobs.c.id.in_(list(holding)))))
         pending = and_(jobs.c.status == PENDING, jobs.c.lease_expires_us.is_(None))
         lock = engine.dialect.name == "postgresql"
 
@@ -218,14 +225,18 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
             for row in rows:
                 if len(claimed) >= limit:
                     return
-                if row.attempts >= max_attempts:
+                # This owner's own expired job that it is not running: a claim whose commit it
+                # never heard of (the catalog dropped the connection just then). It never ran, so
+                # the attempt is not counted again; a worker that died comes back as a new owner.
+                mine = getattr(row, "lease_owner", None) == owner
+                if row.attempts >= max_attempts and not mine:
                     conn.execute(update(jobs).where(jobs.c.id == row.id).values(
                         status=FAILURE, finished_us=now, lease_owner=None, lease_expires_us=None,
                         error=f"the job was abandoned by its worker {row.attempts} times; giving up"))
                     continue
                 done = conn.execute(update(jobs).where(jobs.c.id == row.id, runnable).values(
                     status=PROCESSING, lease_owner=owner, lease_expires_us=now + int(lease_s * 1e6),
-                    attempts=row.attempts + 1, started_us=now)).rowcount
+                    attempts=row.attempts + (0 if mine else 1), started_us=now)).rowcount
                 if done:
                     job = Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one())
                     job.reclaimed_from = getattr(row, "lease_owner", None)
@@ -289,6 +300,7 @@ def _db_now_us(conn: Any) -> int:
     return now_us()
 
 
+@waits_out_outages
 def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int:
     if not job_ids:
         return 0
@@ -300,12 +312,14 @@ def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int
         ).rowcount
 
 
+@waits_out_outages
 def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: str) -> None:
     with write_txn(engine) as conn:
         conn.execute(update(jobs).where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner)
                      .values(flow_run_id=flow_run_id))
 
 
+@waits_out_outages
 def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: JobStatus | str,
            error: str | None, result_key: str | None, total_pages: int | None,
            parsed_pages_count: int) -> bool:
@@ -325,6 +339,7 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: Job
         return done
 
 
+@waits_out_outages
 def release(engine: Engine, owner: str) -> int:
     """Hand back every job ``owner`` holds (graceful shutdown): they become pending again."""
     with write_txn(engine) as conn:
@@ -332,4 +347,17 @@ def release(engine: Engine, owner: str) -> int:
             update(jobs).where(jobs.c.lease_owner == owner, jobs.c.status == PROCESSING)
             .values(status=PENDING, lease_owner=None, lease_expires_us=None,
                     attempts=jobs.c.attempts - 1)
+        ).rowcount
+
+
+@waits_out_outages
+def release_jobs(engine: Engine, owner: str, job_ids: list[str]) -> int:
+    """Hand back those of ``job_ids`` that ``owner`` still holds, without counting the attempt:
+    they could not run because something around them (the orchestrator) was away."""
+    if not job_ids:
+        return 0
+    with write_txn(engine) as conn:
+        return conn.execute(
+            update(jobs).where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner, jobs.c.status == PROCESSING)
+            .values(status=PENDING, lease_owner=None, lease_expires_us=None, attempts=jobs.c.attempts - 1)
         ).rowcount

@@ -104,7 +104,13 @@ class Storage:
         return removed
 
     def ping(self) -> None:
-        """Raise if the storage cannot be reached."""
+        """Raise if the storage cannot be reached, or its bucket (for object stores: the first
+        part of the root) does not exist: nothing could be stored there."""
+        protocols = self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
+        local = any(p in ("file", "local", "memory") for p in protocols)
+        top = None if local else self.root.strip("/").split("/", 1)[0]
+        if top and not self.fs.exists(top):
+            raise FileNotFoundError(f"the bucket {top!r} does not exist: create it first")
         self.fs.exists(self.root)
 
 

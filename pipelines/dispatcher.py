@@ -10,6 +10,11 @@ per job), so micro-batching still happens when many jobs wait.
 The catalog lease is the exactly-once guard: a heartbeat thread renews the leases of every job in
 flight, so a worker that dies simply lets them expire and another (or the restarted) worker
 claims them again; a job is closed only by the worker that still holds it.
+
+Outages are waited out, never counted against a job: the catalog calls retry for up to two
+minutes (``assets.catalog.waits_out_outages``) and the loop survives longer ones; a batch whose
+flow run could not be started or kept (the Prefect API away) hands its unfinished jobs back
+without spending their attempts, and claiming pauses until the Prefect API answers again.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import threading
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
+import httpx
 import structlog
 from prefect import tags
 
@@ -76,6 +82,7 @@ class Dispatcher:
         self._last_org = ""
         self._batches: set[asyncio.Task[None]] = set()
         self._heartbeat: Heartbeat | None = None
+        self._orchestrator_down = False
 
     @property
     def max_in_flight(self) -> int:
@@ -115,7 +122,7 @@ class Dispatcher:
         for per_org in (max(1, self.max_in_flight // 2), max(1, self.max_in_flight - 1)):
             more = await asyncio.to_thread(
                 jobs_repo.claim, self.rt.engine, self.owner, want - len(batch), s.lease_s, s.max_attempts,
-                after_org=self._last_org, busy=busy, per_org=per_org)
+                after_org=self._last_org, busy=busy, per_org=per_org, holding=list(self._in_flight))
             batch += more
             for j in more:
                 busy[j.organization_id] = busy.get(j.organization_id, 0) + 1
@@ -140,8 +147,14 @@ class Dispatcher:
             datasets = {f"dataset:{j.dataset_name or j.dataset_id}" for j in batch if j.dataset_name or j.dataset_id}
             with tags(worker_tag(self.owner), *orgs, *datasets):
                 await process_jobs(batch, self.owner, label=flow_name(batch))
-        except Exception as exc:  # noqa: BLE001 - the flow failed as a whole; leases will expire
-            log.error("flow_failed", error=repr(exc))
+        except Exception as exc:  # noqa: BLE001
+            # process_jobs turns every document's failure into its job's outcome: what escapes is
+            # the orchestrator's (its API unreachable or failing). The documents not finished go
+            # back to pending with their attempt unspent, and claiming waits for the API.
+            handed_back = await asyncio.to_thread(jobs_repo.release_jobs, self.rt.engine, self.owner,
+                                                  [j.id for j in batch])
+            self._orchestrator_down = True
+            log.error("flow_failed", error=repr(exc), handed_back=handed_back)
         finally:
             for j in batch:
                 self._in_flight.pop(j.id, None)
@@ -177,6 +190,27 @@ class Dispatcher:
                 except TimeoutError:
                     pass
 
+    async def _wait_for_orchestrator(self) -> None:
+        """After a flow run could not be started: probe the Prefect API (backing off up to 30 s)
+        until it answers, before claiming again."""
+        url = self.rt.settings.effective_prefect_api_url.rstrip("/") + "/health"
+        delay = 1.0
+        async with httpx.AsyncClient(timeout=5.0) as client:
+            while not self._stopping.is_set():
+                try:
+                    if (await client.get(url)).status_code == 200:
+                        log.info("orchestrator_back", url=url)
+                        self._orchestrator_down = False
+                        return
+                except httpx.HTTPError:
+                    pass
+                log.warning("orchestrator_unreachable", url=url, retry_in_s=delay)
+                try:
+                    await asyncio.wait_for(self._stopping.wait(), delay)
+                except TimeoutError:
+                    pass
+                delay = min(30.0, delay * 2)
+
     async def run_forever(self) -> None:
         self._prepare_loop()
         log.info("dispatcher_started", owner=self.owner, max_in_flight=self.max_in_flight)
@@ -185,8 +219,19 @@ class Dispatcher:
         try:
             while not self._stopping.is_set():
                 self._wake.clear()
+                if self._orchestrator_down:
+                    await self._wait_for_orchestrator()
+                    continue
                 room = self.max_in_flight - len(self._in_flight)
-                batch = await self._claim(room) if room > 0 else []
+                try:
+                    batch = await self._claim(room) if room > 0 else []
+                except Exception as exc:  # noqa: BLE001 - the catalog away longer than the retries
+                    log.error("claim_failed", error=repr(exc))
+                    try:
+                        await asyncio.wait_for(self._stopping.wait(), 5.0)
+                    except TimeoutError:
+                        pass
+                    continue
                 if batch:
                     for part in by_organization(batch):
                         task = asyncio.create_task(self._run_batch(part))
@@ -198,7 +243,11 @@ class Dispatcher:
                 except TimeoutError:
                     pass
         finally:
-            released = jobs_repo.release(self.rt.engine, self.owner)
+            try:
+                released = jobs_repo.release(self.rt.engine, self.owner)
+            except Exception as exc:  # noqa: BLE001 - their leases expire instead
+                released = 0
+                log.error("release_failed", error=repr(exc))
             sender.cancel()
             for task in list(self._batches):
                 task.cancel()

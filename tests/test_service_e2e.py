@@ -144,7 +144,8 @@ def test_first_start_prints_one_key_that_works_and_keys_create(service: Service,
     assert httpx.get(service.base + "/documents/v2/files",
                      headers={"Authorization": f"Bearer {key}"}).json()["items"] == []
     ready = httpx.get(service.base + "/readyz").json()
-    assert ready == {"ready": True, "checks": {"catalog": "ok", "storage": "ok", "prefect": "ok"}}
+    assert (ready["ready"], ready["checks"]) == (True, {"catalog": "ok", "storage": "ok", "prefect": "ok"})
+    assert ready["sandboxes"]["engine"] is True and ready["sandboxes"]["image"] is True
 
 
 def test_real_tensorlake_sdk_round_trip(service: Service, tmp_path: Path) -> None:

@@ -1,0 +1,112 @@
+"""Outages are waited out, never counted against a job: a standalone ``docklake worker`` on a
+PostgreSQL catalog keeps going through a Prefect API that is away for longer than three lease
+periods and through a dropped catalog, and every job ends ``successful`` exactly once."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from fastapi.testclient import TestClient
+from sqlalchemy import text
+
+from api.app import create_app
+from api.services import Services
+from pipelines.settings import Settings
+from tests.forwarder import Forwarder
+from tests.helpers import API_KEYS, A
+from tests.postgres import admin_execute
+
+ROOT = Path(__file__).resolve().parent.parent
+LEASE_S = 4
+
+
+def submit(client: TestClient, n: int, tag: str) -> list[str]:
+    ids = []
+    for i in range(n):
+        r = client.post("/documents/v2/parse", json={"raw_text": f"{tag} document {i}", "mime_type": "text/plain"},
+                        headers=A)
+        assert r.status_code == 200, r.text
+        ids.append(r.json()["parse_id"])
+    return ids
+
+
+def statuses(services: Services, ids: list[str]) -> dict[str, tuple[str, int, str | None]]:
+    with services.engine.connect() as conn:
+        rows = conn.execute(text("SELECT id, status, attempts, error FROM jobs")).all()
+    return {r[0]: (r[1], r[2], r[3]) for r in rows if r[0] in ids}
+
+
+def wait_done(services: Services, ids: list[str], timeout: float) -> dict[str, tuple[str, int, str | None]]:
+    deadline = time.monotonic() + timeout
+    while True:
+        now = statuses(services, ids)
+        if all(s in ("successful", "failure") for s, _, _ in now.values()) and len(now) == len(ids):
+            return now
+        assert time.monotonic() < deadline, f"not all done: {sorted(set(s for s, _, _ in now.values()))}"
+        time.sleep(0.5)
+
+
+def test_a_worker_waits_out_prefect_and_catalog_outages(postgres_url: str, prefect_api: str, tmp_path: Path) -> None:
+    admin_execute(postgres_url.rsplit("/", 1)[0] + "/postgres", "CREATE DATABASE outages")
+    catalog = postgres_url.rsplit("/", 1)[0] + "/outages"
+    pg = urlsplit(catalog.replace("postgresql+psycopg", "http"))
+    prefect = urlsplit(prefect_api)
+    pg_fw = Forwarder(pg.hostname, pg.port).start()
+    prefect_fw = Forwarder(prefect.hostname, prefect.port).start()
+
+    storage = f"file://{tmp_path / 'storage'}"
+    settings = Settings(data_dir=tmp_path / "api", api_keys=API_KEYS, prefect={"api_url": prefect_api},
+                        storage={"url": storage, "catalog_url": catalog})
+    services = Services.build(settings)  # migrates the fresh database
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "DOCKLAKE_"))}
+    env.update(DOCKLAKE_DATA_DIR=str(tmp_path / "worker"), DOCKLAKE_API_KEYS=API_KEYS,
+               DOCKLAKE_STORAGE__URL=storage,
+               DOCKLAKE_STORAGE__CATALOG_URL=catalog.replace(f":{pg.port}/", f":{pg_fw.port}/"),
+               DOCKLAKE_PREFECT__API_URL=f"http://127.0.0.1:{prefect_fw.port}/api",
+               DOCKLAKE_WORKER__LEASE_S=str(LEASE_S), DOCKLAKE_LOG_JSON="false")
+    log = open(tmp_path / "worker.log", "wb")
+    worker = subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=ROOT, env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        with TestClient(create_app(services=services)) as client:
+            first = submit(client, 5, "before")
+            wait_done(services, first, 120)
+
+            # the Prefect API away for more than three leases: jobs claimed meanwhile must not
+            # be spent by failing to start their flow runs
+            prefect_fw.cut()
+            during = submit(client, 8, "prefect-away")
+            time.sleep(4 * LEASE_S)
+            assert worker.poll() is None, "the worker exited during the Prefect outage"
+            prefect_fw.restore()
+            wait_done(services, during, 180)
+
+            # the catalog dropped for a while, with jobs in flight
+            more = submit(client, 8, "catalog-away")
+            time.sleep(0.5)
+            pg_fw.cut()
+            time.sleep(8)
+            assert worker.poll() is None, "the worker exited during the catalog outage"
+            pg_fw.restore()
+            done = wait_done(services, first + during + more, 180)
+        assert worker.poll() is None
+        failed = {i: s for i, s in done.items() if s[0] != "successful"}
+        assert failed == {}, f"jobs lost to outages: {failed}\n{(tmp_path / 'worker.log').read_text()[-3000:]}"
+        groups = {**{i: "before" for i in first}, **{i: "prefect" for i in during}, **{i: "catalog" for i in more}}
+        spent = [(groups[i], a) for i, (_, a, _) in done.items() if a != 1]
+        assert spent == [], f"outages spent attempts: {spent}\n{(tmp_path / 'worker.log').read_text()[-6000:]}"
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()
+        services.close()
+        pg_fw.cut()
+        prefect_fw.cut()
