@@ -160,8 +160,13 @@ class SandboxProxyMiddleware:
                 if not message.get("more_body", False):
                     return
 
+        # a body only when the request has one: a body-less GET sent on as chunked leaves the
+        # daemon unread bytes, and a socket closed with unread bytes is reset, cutting the reply
+        names = {k.lower() for k, _ in headers}
+        has_body = "transfer-encoding" in {k.decode("latin-1").lower() for k, _ in scope["headers"]} or (
+            "content-length" in names and dict((k.lower(), v) for k, v in headers)["content-length"] != "0")
         client = self.client()
-        request = client.build_request(scope["method"], url, headers=headers, content=body())
+        request = client.build_request(scope["method"], url, headers=headers, content=body() if has_body else None)
         try:
             upstream = await client.send(request, stream=True)
         except httpx.TimeoutException:

@@ -53,7 +53,8 @@ class Services:
         # containers are labelled with the catalog they belong to: installations sharing an engine
         # (or test runs) never reconcile away each other's sandboxes
         owner = hashlib.sha256(settings.storage.catalog_url.encode()).hexdigest()[:16]
-        containers = Containers(settings.sandbox.docker_url, settings.data_dir / "sandboxes", owner)
+        containers = Containers(settings.sandbox.docker_url, settings.data_dir / "sandboxes", owner,
+                                read_only_root=settings.sandbox.read_only_root, tmp_mb=settings.sandbox.tmp_mb)
         sandboxes = Sandboxes(settings, rt.engine, containers, runner)
         sandboxes.start()
         return cls(rt, sandboxes)

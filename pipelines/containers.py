@@ -9,12 +9,16 @@ seccomp profile, memory (no swap beyond it), CPU and process limits from the req
 as PID 1. Networking: a sandbox that may not reach the internet sits on an internal bridge
 (no route out) with inter-container traffic off; one that may, on a bridge with NAT, also with
 inter-container traffic off. The service reaches the daemon at the container's bridge address.
-The root filesystem stays writable: it is what a filesystem snapshot (``docker commit``) keeps.
+With ``read_only_root`` (the default) the image is mounted read-only and a sandbox's writable
+state is its workspace, a host directory bound at ``/workspace`` (also its ``HOME``), beside a
+tmpfs ``/tmp``: a filesystem snapshot is a copy of that directory, taken with the container
+paused. Without it the root filesystem is writable and a snapshot is ``docker commit``.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +41,10 @@ SNAPSHOT_REPO = "docklake/snapshot"
 NET_ISOLATED = "docklake-sandboxes"
 NET_INTERNET = "docklake-sandboxes-internet"
 RUNTIME_MOUNT = "/opt/docklake"
+WORKSPACE = "/workspace"
+# where a file system attached to a running sandbox may go when its root is read-only (a mount
+# point must be made, and only these are writable)
+LIVE_MOUNT_ROOTS = ("/mnt/", "/workspace/", "/tmp/")
 TOKEN_PATH = "/run/docklake/token"
 # python3 -c … runs the daemon from the read-only mount without putting it on the user's path
 BOOT = (f"import sys, runpy; sys.path.insert(0, {RUNTIME_MOUNT!r}); "
@@ -76,9 +84,13 @@ class Leftover:
 
 
 class Containers:
-    def __init__(self, docker_url: str, state_dir: Path, owner: str) -> None:
+    def __init__(self, docker_url: str, state_dir: Path, owner: str, *, read_only_root: bool = True,
+                 tmp_mb: int = 512) -> None:
         self._url = docker_url
         self.owner = owner
+        self.read_only_root = read_only_root
+        self._tmp_mb = tmp_mb
+        self._snapshot_dir = state_dir.parent / "sandbox-snapshots"
         self._state_dir = state_dir
         self._client: docker.DockerClient | None = None
         self._runtime_dir = Path(sandbox_runtime.__file__).resolve().parent
@@ -100,13 +112,18 @@ class Containers:
         except (ContainerError, DockerException):
             return False
 
-    def memory_snapshots(self) -> bool:
-        """Checkpointing memory needs an experimental engine with CRIU ≥ 4.1 on its path; Docker's
-        ``checkpoint`` API is only there when the engine is experimental."""
+    def memory_snapshots(self) -> str | None:
+        """None when memory can be checkpointed here, else why not. It never can yet: docklake
+        has no CRIU checkpoint path (it would need CRIU 4.1 or later, which Debian bookworm does
+        not ship, under an experimental engine), so a memory snapshot is refused, never quietly
+        taken as a filesystem one."""
         try:
-            return bool(self.client.info().get("ExperimentalBuild"))
+            experimental = bool(self.client.info().get("ExperimentalBuild"))
         except (ContainerError, DockerException):
-            return False
+            experimental = False
+        if not experimental:
+            return "this host's Docker engine is not experimental and has no CRIU 4.1 or later"
+        return "docklake does not checkpoint memory with CRIU on this engine"
 
     def image_exists(self, ref: str) -> bool:
         try:
@@ -139,6 +156,15 @@ class Containers:
         token_file.write_text(req.token)
         token_file.chmod(0o400)
         cpus = min(req.resources.cpus, float(os.cpu_count() or 1))
+        volumes = {str(self._runtime_dir): {"bind": f"{RUNTIME_MOUNT}/sandbox_runtime", "mode": "ro"},
+                   str(token_file): {"bind": TOKEN_PATH, "mode": "ro"}}
+        rootfs: dict[str, object] = {}
+        if self.read_only_root:
+            volumes[str(self.workspace(req.sandbox_id))] = {"bind": WORKSPACE, "mode": "rw"}
+            # /mnt: where file systems attached to a running sandbox get their mount points
+            rootfs = {"read_only": True, "environment": {"HOME": WORKSPACE},
+                      "tmpfs": {"/tmp": f"size={self._tmp_mb}m,mode=1777", "/mnt": "size=1m,mode=755"}}
+        volumes.update({b.source: {"bind": b.target, "mode": "ro" if b.read_only else "rw"} for b in req.binds})
         command = ["-c", BOOT, "--token-file", TOKEN_PATH, "--quiet", "--"] + list(req.entrypoint or ("sleep", "infinity"))
         try:
             network = self._network(req.internet)
@@ -150,10 +176,7 @@ class Containers:
                 init=True, cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 mem_limit=f"{req.resources.memory_mb}m", memswap_limit=f"{req.resources.memory_mb}m",
                 nano_cpus=max(int(cpus * 1e9), 10_000_000), pids_limit=req.pids_limit,
-                network=network,
-                volumes={str(self._runtime_dir): {"bind": f"{RUNTIME_MOUNT}/sandbox_runtime", "mode": "ro"},
-                         str(token_file): {"bind": TOKEN_PATH, "mode": "ro"},
-                         **{b.source: {"bind": b.target, "mode": "ro" if b.read_only else "rw"} for b in req.binds}},
+                network=network, volumes=volumes, **rootfs,
             )
         except ImageNotFound as exc:
             raise ContainerError(f"image {req.image!r} is not on the Docker engine: build or load it first "
@@ -239,9 +262,70 @@ class Containers:
         except NotFound:
             return False
 
-    def commit(self, container_id: str, snapshot_id: str) -> tuple[str, int]:
-        """The container's filesystem as an image (taken paused, so it is consistent): its
-        reference and size in bytes."""
+    def workspace(self, sandbox_id: str) -> Path:
+        """The sandbox's workspace directory (made on first use; a link when it was a pool
+        container's), writable by every user of the sandbox."""
+        path = self._state_dir / sandbox_id / "workspace"
+        if not path.exists():
+            path.mkdir(parents=True)
+            path.chmod(0o1777)
+        return path
+
+    def adopt_workspace(self, sandbox_id: str, pool_id: str) -> None:
+        """A pool container claimed by ``sandbox_id``: its workspace becomes the sandbox's."""
+        link = self._state_dir / sandbox_id / "workspace"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(self.workspace(pool_id).resolve())
+
+    def snapshot(self, container_id: str, sandbox_id: str, snapshot_id: str, base_image: str) -> tuple[str, int]:
+        """The sandbox's filesystem, consistent (taken with the container paused): with a
+        read-only root a copy of its workspace (the image is the base image), else the whole
+        container committed. The image to start from and the size in bytes."""
+        if not self.read_only_root:
+            return self._commit(container_id, snapshot_id)
+        try:
+            container = self.client.containers.get(container_id)
+        except NotFound as exc:
+            raise ContainerError("the sandbox's container is gone") from exc
+        target = self._snapshot_dir / snapshot_id
+        target.parent.mkdir(parents=True, exist_ok=True)
+        paused = False
+        try:
+            if container.status == "running":
+                container.pause()
+                paused = True
+            shutil.copytree(self.workspace(sandbox_id), target, symlinks=True)
+        except (OSError, DockerException) as exc:
+            shutil.rmtree(target, ignore_errors=True)
+            raise ContainerError(f"copying the workspace failed: {exc}") from exc
+        finally:
+            if paused:
+                try:
+                    container.unpause()
+                except DockerException:
+                    pass
+        size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file() and not f.is_symlink())
+        return base_image, size
+
+    def seed(self, sandbox_id: str, snapshot_id: str) -> None:
+        """Start a sandbox that has no workspace yet from a snapshot's copy of one (a new
+        sandbox from a snapshot, a copy). A sandbox that has one (resumed, restarted) keeps it:
+        it is newer than any snapshot of it."""
+        if not self.read_only_root or (self._state_dir / sandbox_id / "workspace").exists():
+            return
+        source = self._snapshot_dir / snapshot_id
+        if source.is_dir():
+            target = self._state_dir / sandbox_id / "workspace"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(source, target, symlinks=True)
+
+    def drop_snapshot(self, snapshot_id: str, image: str | None) -> None:
+        """Remove what a snapshot holds: its workspace copy, or its committed image."""
+        shutil.rmtree(self._snapshot_dir / snapshot_id, ignore_errors=True)
+        if image and image.startswith(f"{SNAPSHOT_REPO}:"):
+            self.remove_image(image)
+
+    def _commit(self, container_id: str, snapshot_id: str) -> tuple[str, int]:
         try:
             c = self.client.containers.get(container_id)
             image = c.commit(repository=SNAPSHOT_REPO, tag=snapshot_id, pause=True,
@@ -263,13 +347,16 @@ class Containers:
                 raise ContainerError(f"Docker engine error while removing: {exc}") from exc
 
     def forget_state(self, sandbox_id: str) -> None:
+        """Remove the sandbox's token and workspace (its retention is over)."""
         folder = self._state_dir / sandbox_id
-        token = folder / "token"
-        if token.exists():
-            token.chmod(0o600)
-            token.unlink()
-        if folder.is_dir():
-            folder.rmdir()
+        workspace = folder / "workspace"
+        if workspace.is_symlink():
+            shutil.rmtree(workspace.resolve().parent, ignore_errors=True)  # the pool container's folder
+        if folder.exists():
+            for f in folder.rglob("*"):
+                if f.is_file() and not f.is_symlink():
+                    f.chmod(0o600)
+            shutil.rmtree(folder, ignore_errors=True)
 
     def remove_image(self, ref: str) -> None:
         try:

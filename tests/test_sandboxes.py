@@ -129,6 +129,7 @@ def test_create_inspect_list_and_terminate(live: Live) -> None:
     assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
     assert host["Memory"] == 1024 * 2**20 and host["MemorySwap"] == 1024 * 2**20
     assert host["PidsLimit"] == 512 and host["NanoCpus"] == 10**9 and host["Init"] is True
+    assert host["ReadonlyRootfs"] is True and "/tmp" in host["Tmpfs"]
     [net] = c.attrs["NetworkSettings"]["Networks"]
     assert engine().networks.get(net).attrs["Internal"] is True
 
@@ -191,8 +192,11 @@ def test_runtime_through_the_proxy_three_ways_with_auth(live: Live) -> None:
     assert r.status_code == 404 and r.json() == {"error": "sandbox 'sbunknown' not found", "code": "SANDBOX_NOT_FOUND"}
 
     # inside: root without capabilities, no way out, files round trip
-    code, out = live.run(sb, "grep CapEff /proc/self/status; id -u; hostname")
-    assert code == 0 and out.split("\n") == ["CapEff:\t0000000000000000", "0", sid]
+    code, out = live.run(sb, "grep CapEff /proc/self/status; id -u; hostname; echo $HOME")
+    assert code == 0 and out.split("\n") == ["CapEff:\t0000000000000000", "0", sid, "/workspace"]
+    code, out = live.run(sb, "echo x > /etc/x")  # the root is read-only; /tmp and /workspace are not
+    assert code != 0 and "Read-only file system" in out
+    assert live.run(sb, "echo x > /tmp/x && echo y > /workspace/y && cat /tmp/x /workspace/y") == (0, "x\ny")
     code, out = live.run(sb, "python3 -c \"import socket; socket.create_connection(('1.1.1.1', 80), timeout=2)\"")
     assert code != 0 and ("unreachable" in out or "timed out" in out), out
     rt = live.runtime(sb)
@@ -383,13 +387,13 @@ def test_file_systems_mount_at_creation_and_while_running(live: Live) -> None:
     # attached to a running sandbox: 200 once recorded, mounted right after
     b = live.create()
     sid = b["sandbox_id"]
-    r = live.http.post(f"/sandboxes/{sid}/file_systems", json={"file_system_id": "shared", "mount_path": "/data"})
-    assert r.status_code == 200 and [m["mount_path"] for m in r.json()["file_systems"]] == ["/data"]
+    r = live.http.post(f"/sandboxes/{sid}/file_systems", json={"file_system_id": "shared", "mount_path": "/mnt/data"})
+    assert r.status_code == 200 and [m["mount_path"] for m in r.json()["file_systems"]] == ["/mnt/data"]
     rt = live.runtime(b)
 
     def readable() -> bool:
         try:
-            return rt.read_file("/data/a.txt") == b"on the file system"
+            return rt.read_file("/mnt/data/a.txt") == b"on the file system"
         except RuntimeApiError:
             return False
 
@@ -397,42 +401,65 @@ def test_file_systems_mount_at_creation_and_while_running(live: Live) -> None:
     # a permanent snapshot, pinned read-only
     snap = live.http.post("/file-systems/shared/snapshots").json()
     assert snap["status"] == "completed" and snap["size_bytes"] == len(b"on the file system")
-    rt.write_file("/data/later.txt", b"after the snapshot")
-    pin = {"file_system_id": "shared", "mount_path": "/pinned", "read_only": True, "snapshot_id": snap["snapshot_id"]}
+    rt.write_file("/mnt/data/later.txt", b"after the snapshot")
+    pin = {"file_system_id": "shared", "mount_path": "/mnt/pinned", "read_only": True, "snapshot_id": snap["snapshot_id"]}
     assert live.http.post(f"/sandboxes/{sid}/file_systems", json=pin).status_code == 200
-    wait_for("the pinned snapshot shows", lambda: live.run(b, "ls /pinned")[1] == "a.txt")
-    code, out = live.run(b, "echo x > /pinned/b.txt")
+    wait_for("the pinned snapshot shows", lambda: live.run(b, "ls /mnt/pinned")[1] == "a.txt")
+    code, out = live.run(b, "echo x > /mnt/pinned/b.txt")
     assert code != 0 and "Read-only" in out
 
     # rule 3 and 4
-    bad = [({**pin, "read_only": False, "mount_path": "/p2"}, 400), ({**pin, "mount_path": "relative"}, 400),
-           ({"file_system_id": "shared", "mount_path": "/data"}, 409)]
+    bad = [({**pin, "read_only": False, "mount_path": "/mnt/p2"}, 400), ({**pin, "mount_path": "relative"}, 400),
+           ({"file_system_id": "shared", "mount_path": "/srv/data"}, 400),  # not under /mnt on a read-only root
+           ({"file_system_id": "shared", "mount_path": "/mnt/data"}, 409)]
     for body, status in bad:
         r = live.http.post(f"/sandboxes/{sid}/file_systems", json=body)
         assert (r.status_code, r.headers["content-type"].split(";")[0]) == (status, "text/plain"), (body, r.text)
     r = live.http.request("DELETE", f"/sandboxes/{sid}/file_systems", json={"mount_path": "/nothing"})
     assert r.status_code == 404
-    r = live.http.request("DELETE", f"/sandboxes/{sid}/file_systems", json={"mount_path": "/data"})
-    assert r.status_code == 200 and [m["mount_path"] for m in r.json()["file_systems"]] == ["/pinned"]
+    r = live.http.request("DELETE", f"/sandboxes/{sid}/file_systems", json={"mount_path": "/mnt/data"})
+    assert r.status_code == 200 and [m["mount_path"] for m in r.json()["file_systems"]] == ["/mnt/pinned"]
     wait_for("the detached file system is gone", lambda: not readable())
     assert live.http.delete("/file-systems/shared").status_code == 409  # still mounted
 
     # a mount that cannot converge terminates the sandbox, saying why
     c = live.create()
     r = live.http.post(f"/sandboxes/{c['sandbox_id']}/file_systems",
-                       json={"file_system_id": "ghost", "mount_path": "/ghost"})
+                       json={"file_system_id": "ghost", "mount_path": "/mnt/ghost"})
     assert r.status_code == 200
     gone = live.wait_status(c["sandbox_id"], "terminated")
     assert gone["termination_reason"] == "file_system_mount_failed"
     assert gone["error_details"]["file_system_id"] == "ghost" and "does not exist" in gone["error_details"]["message"]
     r = live.http.post(f"/sandboxes/{c['sandbox_id']}/file_systems", json={"file_system_id": "shared",
-                                                                          "mount_path": "/late"})
+                                                                          "mount_path": "/mnt/late"})
     assert r.status_code == 409  # not running
 
     for sb in (a, b):
         live.http.delete(f"/sandboxes/{sb['sandbox_id']}")
     assert live.http.delete("/file-systems/shared").status_code == 204
     assert live.http.get("/file-systems/shared").status_code == 404
+
+
+def test_a_writable_root_is_kept_whole_by_suspend_and_resume(tmp_path: Path) -> None:
+    """With DOCKLAKE_SANDBOX__READ_ONLY_ROOT=false (an image that must write outside /workspace),
+    the whole root filesystem is the sandbox's and a snapshot commits it."""
+    from fastapi.testclient import TestClient
+
+    services = Services.build(settings_for(tmp_path / "docklake", read_only_root=False))
+    me = Principal("org-a", "proj-a")
+    try:
+        with TestClient(create_app(services=services)) as c:
+            sb = c.post("/sandboxes", json={"name": "writable"}, headers=A).json()
+            found = services.sandboxes.find(me, "default", sb["sandbox_id"])
+            RuntimeClient(f"http://{found.address}", token=found.token).write_file("/opt/tool.txt", b"installed")
+            assert c.post("/sandboxes/writable/suspend?wait_ms=30000", headers=A).json()["status"] == "suspended"
+            assert c.post("/sandboxes/writable/resume?wait_ms=30000", headers=A).json()["status"] == "running"
+            found = services.sandboxes.find(me, "default", "writable")
+            assert RuntimeClient(f"http://{found.address}", token=found.token).read_file("/opt/tool.txt") == b"installed"
+            c.delete("/sandboxes/writable", headers=A)
+    finally:
+        services.close()
+        remove_sandboxes_of(services.sandboxes.containers.owner)
 
 
 def test_idle_sandboxes_time_out(live: Live) -> None:

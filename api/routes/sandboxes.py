@@ -206,8 +206,7 @@ def build(namespace: Callable[..., str], suffix: str = "", *, prefix: str = "",
     @router.delete("/snapshots/{snapshot_id}", name=f"delete_snapshot{suffix}", response_model=SnapshotInfo,
                    response_class=JSON, responses=sandbox_responses(404, 409))
     async def delete_snapshot(snapshot_id: str, principal: PrincipalDep, services: ServicesDep) -> JSON:
-        await run_in_threadpool(svc(services).delete_snapshot, principal, snapshot_id)
-        snap = await run_in_threadpool(svc(services).snapshot, principal, snapshot_id)
+        snap = await run_in_threadpool(svc(services).delete_snapshot, principal, snapshot_id)
         return JSON(wire.snapshot(snap))
 
     @router.get("/archived-sandboxes", name=f"list_archived_sandboxes{suffix}",

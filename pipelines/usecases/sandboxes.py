@@ -23,7 +23,7 @@ from sqlalchemy import Engine
 from assets import sandboxes as repo
 from assets.catalog import now_us
 from assets.pagination import MAX_LIMIT, Page
-from pipelines.containers import ContainerError, Containers, Launch, Started
+from pipelines.containers import LIVE_MOUNT_ROOTS, ContainerError, Containers, Launch, Started
 from pipelines.errors import (
     SandboxConflict,
     SandboxError,
@@ -93,6 +93,7 @@ class CopyOutcome:
 class _Warm:
     started: Started
     token: str
+    pool_id: str
 
 
 @dataclass
@@ -241,6 +242,8 @@ class Sandboxes:
         if warm is not None:
             sb = replace(sb, status=S.running, container_id=warm.started.container_id,
                          address=warm.started.address, token=warm.token, generation=1)
+            if self.containers.read_only_root:
+                self.containers.adopt_workspace(sb.id, warm.pool_id)
         try:
             repo.insert_sandbox(self.engine, sb)
         except SandboxConflict:
@@ -267,7 +270,7 @@ class Sandboxes:
         """What sandboxes can do on this host (``/readyz`` shows it)."""
         engine = self.containers.available()
         return {"engine": engine, "image": engine and self.containers.image_exists(self.cfg.image),
-                "memory_snapshots": engine and self.containers.memory_snapshots(), "file_systems": engine,
+                "memory_snapshots": engine and self.containers.memory_snapshots() is None, "file_systems": engine,
                 "warm": self.warm_count()}
 
     def warm_count(self) -> int:
@@ -312,7 +315,7 @@ class Sandboxes:
                 keep = False
             else:
                 keep = True
-                self._warm.append(_Warm(started, token))
+                self._warm.append(_Warm(started, token, pool_id))
         if not keep:
             self.containers.remove(started.container_id)
 
@@ -331,6 +334,8 @@ class Sandboxes:
                         internet=sb.spec.network.allow_internet_access, token=token,
                         hostname=sb.name or sb.id, pids_limit=self.cfg.pids_limit)
         try:
+            if source is not None:
+                self.containers.seed(sb.id, source.id)
             owner = Principal(sb.organization_id, sb.project_id)
             launch = replace(launch, binds=tuple(self.file_systems.resolve(owner, m) for m in sb.mounts))
             started = self.containers.launch(launch, self.cfg.start_timeout_s)
@@ -413,9 +418,9 @@ class Sandboxes:
 
     def request_snapshot(self, p: Principal, ns: str, id_or_name: str, kind: SnapshotType) -> Snapshot:
         sb = self.find(p, ns, id_or_name)
-        if kind == SnapshotType.memory and not self.containers.memory_snapshots():
-            raise SandboxInvalid("memory snapshots are not available on this host: they need CRIU 4.1 or later "
-                                 "and an experimental Docker engine; ask for snapshot_type 'filesystem'")
+        if kind == SnapshotType.memory and (why := self.containers.memory_snapshots()):
+            raise SandboxInvalid(f"memory snapshots are not available: {why}; ask for snapshot_type "
+                                 "'filesystem' (the filesystem only, processes restart)")
         if sb.status != S.running or not sb.container_id:
             raise SandboxInvalid(f"sandbox {sb.id!r} is {sb.status.value}: only a running sandbox can be "
                                  "snapshotted")
@@ -441,7 +446,7 @@ class Sandboxes:
                                  error="the sandbox has no container any more")
             return replace(snap, status=SnapshotStatus.failed)
         try:
-            image, size = self.containers.commit(sb.container_id, snap.id)
+            image, size = self.containers.snapshot(sb.container_id, sb.id, snap.id, sb.spec.image)
         except ContainerError as exc:
             repo.update_snapshot(self.engine, snap.id, status=SnapshotStatus.failed, error=str(exc))
             log.warning("snapshot_failed", sandbox_id=sb.id, snapshot_id=snap.id, error=str(exc))
@@ -452,7 +457,8 @@ class Sandboxes:
     def _take_snapshot(self, sb: Sandbox, kind: SnapshotType, reason: SnapshotReason) -> Snapshot:
         return self._commit(sb, self._new_snapshot(sb, kind, reason))
 
-    def delete_snapshot(self, p: Principal, snapshot_id: str) -> None:
+    def delete_snapshot(self, p: Principal, snapshot_id: str) -> Snapshot:
+        """Mark it deleting and remove it in the background; the snapshot as it was marked."""
         snap = self.snapshot(p, snapshot_id)
         for sb in repo.all_with_status(self.engine, [S.suspended, S.suspending]):
             if sb.restore_snapshot_id == snap.id:
@@ -461,14 +467,14 @@ class Sandboxes:
         repo.update_snapshot(self.engine, snap.id, status=SnapshotStatus.deleting)
 
         def step() -> None:
-            if snap.image:
-                try:
-                    self.containers.remove_image(snap.image)
-                except ContainerError as exc:
-                    log.warning("snapshot_image_kept", snapshot_id=snap.id, error=str(exc))
+            try:
+                self.containers.drop_snapshot(snap.id, snap.image)
+            except ContainerError as exc:
+                log.warning("snapshot_image_kept", snapshot_id=snap.id, error=str(exc))
             repo.remove_snapshot(self.engine, snap.id)
 
         self._runner(f"delete-snapshot-{snap.id}", step)
+        return replace(snap, status=SnapshotStatus.deleting)
 
     # -- suspend and resume -----------------------------------------------------------------------
 
@@ -668,6 +674,10 @@ class Sandboxes:
         that does not exist terminates the sandbox, with the reason (the spec's state table)."""
         sb = self.find(p, ns, id_or_name)
         self._check_mount(mount, (), p, resolve=False)  # the 400s first
+        if self.containers.read_only_root and not mount.mount_path.startswith(LIVE_MOUNT_ROOTS):
+            raise SandboxInvalid(f"mount_path {mount.mount_path!r}: a running sandbox's root is read-only, so a "
+                                 f"file system attached now goes under {', '.join(LIVE_MOUNT_ROOTS)} (any path "
+                                 "works at creation)")
         if sb.status != S.running:
             raise SandboxConflict(f"sandbox {sb.id!r} is {sb.status.value}, not running")
         self._check_mount(mount, sb.mounts, p, resolve=False)
@@ -766,8 +776,8 @@ class Sandboxes:
     def _expire(self, sb: Sandbox) -> None:
         with self._locks(sb.id):
             for snap in repo.snapshots_of(self.engine, [sb.id]):
-                if snap.image and snap.reason != SnapshotReason.user:
-                    self.containers.remove_image(snap.image)
+                if snap.reason != SnapshotReason.user:
+                    self.containers.drop_snapshot(snap.id, snap.image)
             if sb.container_id:
                 self.containers.remove(sb.container_id)
             self.containers.forget_state(sb.id)
