@@ -100,6 +100,8 @@ PAGE_CLASSES = pa.schema([
 ])
 TABLES = {"document": DOCUMENT, "pages": PAGES, "fragments": FRAGMENTS, "chunks": CHUNKS,
           "structured_data": STRUCTURED_DATA, "page_classes": PAGE_CLASSES}
+# tables a result written before extraction and classification existed does not have
+OPTIONAL_TABLES = ("structured_data", "page_classes")
 BOX = ("x1", "y1", "x2", "y2")
 
 

@@ -26,8 +26,6 @@ from pipelines.records import TERMINAL, JobStatus, JobSummary
 
 NO_DATASET = "_"
 TABLE_NAMES = ("documents", "pages", "fragments", "chunks", "structured_data", "page_classes")
-# tables a result written before extraction and classification existed does not have
-OPTIONAL = ("structured_data", "page_classes")
 
 DOCUMENTS = pa.schema([
     ("parse_id", pa.string()), ("status", pa.string()), ("file_id", pa.string()),
@@ -136,7 +134,7 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
                         with storage.open(results.table_key(job.result_key, name)) as fh:
                             found[name] = pq.read_table(fh, schema=results.TABLES[name])
                     except FileNotFoundError:
-                        if name not in OPTIONAL:
+                        if name not in results.OPTIONAL_TABLES:
                             raise
             except FileNotFoundError:
                 continue
@@ -175,7 +173,7 @@ def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:
         con.register_filesystem(storage.fs)
         proto = storage.fs.protocol if isinstance(storage.fs.protocol, str) else storage.fs.protocol[0]
         for table in TABLE_NAMES:
-            if table in OPTIONAL and not storage.exists(key.table_key(table)):
+            if table in results.OPTIONAL_TABLES and not storage.exists(key.table_key(table)):
                 continue  # compacted before these tables existed
             path = storage.path(key.table_key(table))
             url = path if proto == "file" else f"{proto}://{path.lstrip('/')}"

@@ -256,3 +256,8 @@ def test_a_dataset_extracts_into_its_structured_data_table(client: TestClient, r
                             "SELECT count(*) FROM page_classes WHERE page_class = 'invoice' AND len(page_numbers) = 1")
     assert invoices == [(3,)]
     assert json.loads(tables.query(services.storage, key, "SELECT data FROM structured_data LIMIT 1")[0][0])
+    # the caller's own SQL sees the same table
+    r = client.post("/documents/v2/query", headers=A, json={
+        "dataset_id": ds, "sql": "SELECT json_extract_string(data, '$.currency') AS c FROM structured_data ORDER BY c"})
+    assert r.status_code == 200, r.text
+    assert [row[0] for row in r.json()["rows"]] == sorted(s.truth["currency"] for s in samples)
