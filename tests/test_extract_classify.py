@@ -138,6 +138,20 @@ def test_a_page_like_no_class_gets_none(model) -> None:
                                                                    "temperature, bake for minutes"}]) == {1: None}
 
 
+def test_a_split_document_is_classified_and_extracted_once_over_its_parts(model) -> None:
+    from pipelines import split
+
+    inp = DocumentInput(data=two_page_pdf(), classification=[PageClassConfig(**c) for c in formgen.CLASSES],
+                        extraction=[StructuredExtractionOptions(schema_name="inv", json_schema=formgen.INVOICE_SCHEMA,
+                                                                partition_strategy="page")])
+    parts = [convert(split.part_input(inp, r)) for r in ("1", "2")]
+    assert all(p.structured_data is None and p.page_classes is None for p in parts)  # not per part
+    merged = split.merge(inp, parts)
+    assert {c.page_class: c.page_numbers for c in merged.page_classes}["invoice"] == [1]
+    assert [(s.page_numbers, s.data["invoice_number"]) for s in merged.structured_data][0] == \
+        ([1], formgen.invoice_pdf(21, 0).truth["invoice_number"])
+
+
 # ---------------------------------------------------------------- the jobs, over HTTP
 
 
@@ -225,6 +239,8 @@ def test_bad_extract_and_classify_requests(client: TestClient) -> None:
     r = client.post("/documents/v2/classify", headers=A, json={
         "file_id": "file_nope", "page_classifications": [{"name": "a", "description": "b"}]})
     assert r.status_code == 404 and r.json()["code"] == "ENTITY_NOT_FOUND"
+    r = client.post("/documents/v2/edit", headers=A, json={**text, "form_filling": {"fill_prompt": "fill"}})
+    assert r.status_code == 400 and "form filling" in r.json()["message"]
     assert client.get("/documents/v2/parse", headers=A).json()["items"] == []  # nothing was created
 
 

@@ -64,6 +64,14 @@ async def create_classify(req: ClassifyRequest, principal: PrincipalDep, rt: Run
     return await _submit(JobKind.classify, req, principal, rt)
 
 
+@router.post("/edit", response_model=ParseCreated, response_class=JSON, responses=responses(400, body=True))
+async def create_edit(req: ParseRequest, principal: PrincipalDep) -> JSON:
+    """Form filling is not served: no model here fills forms. Answers 400 saying so (rather than
+    404, which would read as a wrong address)."""
+    raise InvalidRequest("not supported by this server: POST /documents/v2/edit (form filling) needs a model "
+                         "that fills forms, and none is configured")
+
+
 @router.get("/parse", response_model=ParseList, response_class=JSON, responses=responses(query=True))
 async def list_parse(
     principal: PrincipalDep,
