@@ -82,6 +82,18 @@ def test_values_are_typed_from_the_schema(model) -> None:
     assert sd.data == {"iban": None, "invoice_number": s.truth["invoice_number"]}
 
 
+def test_pdf_form_fields_are_read_by_their_names(model) -> None:
+    from tests import docgen
+
+    doc = docgen.form_pdf()  # values only in AcroForm fields, labels in the page text
+    pages = convert(DocumentInput(data=doc.data)).pages
+    schema = {"type": "object", "properties": {"customer": {"type": "string", "description": "customer name"},
+                                               "invoice_number": {"type": "string"}, "agree": {"type": "boolean"}}}
+    sd = extract.extract_pages(pages, StructuredExtractionOptions(schema_name="f", json_schema=schema))
+    want = doc.extra["values"]
+    assert sd.data == {"customer": want["customer_name"], "invoice_number": want["invoice_no"], "agree": True}
+
+
 @pytest.mark.parametrize(("text", "want"), [
     ("EUR 1.234,50", 1234.5), ("$ 12,345.67", 12345.67), ("CHF 3,689.11", 3689.11), ("(42.00)", -42.0),
     ("1 200", 1200.0), ("no number", None),

@@ -6,7 +6,8 @@ For each ``structured_extraction_options`` item:
    and box): ``Label: value`` inside a line; a label line (``Label:``, or a short line of a few
    words) with its value to the right on the same band or just below it; a label block whose
    lines pair with the lines of a value block to its right (``Subtotal:`` / ``Total:`` beside
-   the amounts); two-cell table rows (key, value); table header → the cells of its column.
+   the amounts); two-cell table rows (key, value); table header → the cells of its column;
+   PDF form fields (their name and value).
 2. **Fields**: the JSON schema's leaf properties (nested objects are walked; an array of
    scalars is one field that takes a whole column or every matching value).
 3. **Match**: each field's ``"parent name: description"`` is embedded with MiniLM and compared
@@ -85,7 +86,8 @@ def _text(f: Fragment) -> str:
 def lines_of(page: PageResult) -> list[Line]:
     out = []
     for fi, f in enumerate(page.fragments):
-        if f.fragment_type in ("table", "figure", "page_header", "page_footer", "page_number", "barcode"):
+        if f.fragment_type in ("table", "figure", "page_header", "page_footer", "page_number", "barcode") \
+                or isinstance(f.content.get("key"), str):
             continue
         parts = [p.strip() for p in _text(f).split("\n") if p.strip()]
         for i, p in enumerate(parts):
@@ -264,6 +266,10 @@ def letterhead(page: PageResult) -> list[Candidate]:
 def candidates(page: PageResult) -> list[Candidate]:
     out, loose = table_candidates(page)
     out += letterhead(page)
+    for f in page.fragments:  # form fields: the PDF names the key and holds the value
+        key, value = f.content.get("key"), f.content.get("value")
+        if isinstance(key, str) and isinstance(value, str) and value.strip():
+            out.append(Candidate(key, value, page.page_number, f.bbox, "form-field"))
     lines = lines_of(page)
     for ln in lines + loose:
         pairs = split_pairs(ln.text)
@@ -274,6 +280,8 @@ def candidates(page: PageResult) -> list[Candidate]:
         if pairs and len(empty) == len(pairs):
             # labels without values: the value is beside them (one value each) or below
             right = _right_of(ln, lines)
+            if right is not None and split_pairs(right.text):
+                right = None  # the next label, with its own value
             if right is not None and len(pairs) == 1:
                 out.append(Candidate(pairs[0][0], right.text, ln.page, right.box, "right"))
             elif right is not None and (vals := _split_values(right.text, len(pairs))):
