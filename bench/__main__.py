@@ -23,7 +23,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
     args, extra = ap.parse_known_args(argv)
-    if extra and "tables" not in args.which:
+    if extra and not {"tables", "extract"} & set(args.which):
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
     which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract"]
     if "submit" in which:
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
         sandbox.run()
     if "extract" in which:
         from bench import extract
-        extract.main([])
+        extract.main(extra if "tables" not in args.which else [])  # its own option: --seed N
 
 
 if __name__ == "__main__":

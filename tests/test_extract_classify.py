@@ -65,6 +65,19 @@ def test_extraction_accuracy_on_generated_invoices_and_forms(model, held_out) ->
     assert ok / total >= 0.9
 
 
+def test_a_scanned_invoice_is_read_through_ocr(model) -> None:
+    from tests import docgen
+
+    s = formgen.invoice_pdf(805, 1)
+    pdf = docgen.images_pdf([docgen.scanify(docgen.render_png(s.data), skew_deg=1.5, seed=5)])
+    pages = convert(DocumentInput(data=pdf)).pages
+    sd = extract.extract_pages(pages, StructuredExtractionOptions(schema_name="inv", json_schema=formgen.INVOICE_SCHEMA,
+                                                                  provide_citations=True))
+    good, n, misses = formgen.field_score(sd.data, s.truth)
+    print(f"scanned invoice: {good}/{n}, missed {misses}")
+    assert good >= 11 and sd.data["total"] == s.truth["total"] and sd.citations["total"].bbox
+
+
 def test_values_are_typed_from_the_schema(model) -> None:
     s = formgen.invoice_pdf(7, 0)
     pages = convert(DocumentInput(data=s.data)).pages

@@ -222,6 +222,8 @@ def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
         boxes = _cell_boxes(f, rows)
         for r, row in enumerate(rows):  # key/value rows: exactly two non-empty cells
             filled = [(c, boxes[r][i]) for i, c in enumerate(row) if c]
+            for cell, box in filled:  # "Label: value" inside one cell
+                out += [Candidate(lab, val, page.page_number, box, "inline") for lab, val in split_pairs(cell) if val]
             if len(filled) == 2 and _is_short_label(filled[0][0]):
                 out.append(Candidate(filled[0][0], filled[1][0], page.page_number, filled[1][1], "table-row"))
             if len(filled) == 1 and filled[0][0].endswith(":") and filled[0][1]:
@@ -231,12 +233,14 @@ def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
         for h in heads:
             end = next((k for k in heads if k > h), len(rows))
             for c, head in enumerate(rows[h]):
-                if not head:
+                if not head or split_pairs(head):
                     continue
                 col = [(rows[r][c], boxes[r][c]) for r in range(h + 1, end)
-                       if c < len(rows[r]) and rows[r][c] and not rows[r][c].endswith(":")]
+                       if c < len(rows[r]) and re.search(r"\w", rows[r][c]) and not rows[r][c].endswith(":")]
                 if col:
                     out.append(Candidate(head, col[0][0], page.page_number, col[0][1], "table-column", col))
+                if len(col) == 1:  # a label row above a value row (boxes of a form read as a table)
+                    out.append(Candidate(head, col[0][0], page.page_number, col[0][1], "below"))
     return out, loose
 
 
@@ -475,7 +479,7 @@ def coerce(value: str, f: Field) -> Any:
         d = parse_date(v)
         v = d or v
     if fmt == "email" or re.search(r"(^|_)e?mail$", f.name):
-        m = EMAIL.search(v)
+        m = EMAIL.search(re.sub(r"\s*@\s*", "@", v))  # OCR puts spaces around the @
         if m is None:
             return None
         v = m.group(0)
