@@ -35,6 +35,13 @@ INVOICE_SCHEMA = {
             "name": {"type": "string", "description": "the customer's name (bill to)"},
         }},
         "items": {"type": "array", "items": {"type": "string"}, "description": "line item descriptions"},
+        "line_items": {"type": "array", "description": "the invoice's lines", "items": {
+            "type": "object", "properties": {
+                "description": {"type": "string", "description": "what was sold"},
+                "quantity": {"type": "integer"},
+                "unit_price": {"type": "number"},
+                "amount": {"type": "number", "description": "line total"},
+            }}},
     },
 }
 
@@ -87,6 +94,7 @@ def invoice_truth(rng: random.Random) -> dict:
     issued = date(2025, 1, 1) + timedelta(days=rng.randint(0, 600))
     items = rng.sample(_ITEMS, rng.randint(2, 4))
     amounts = [round(rng.uniform(20, 2000), 2) for _ in items]
+    quantities = [rng.randint(1, 5) for _ in items]
     subtotal = round(sum(amounts), 2)
     tax = round(subtotal * 0.19, 2)
     seller = rng.choice(_COMPANIES)
@@ -100,7 +108,9 @@ def invoice_truth(rng: random.Random) -> dict:
         "paid": rng.random() < 0.5,
         "seller": {"name": seller, "email": f"billing@{seller.split()[0].lower()}.example"},
         "customer": {"name": rng.choice(_PEOPLE)},
-        "items": items, "_amounts": amounts,
+        "items": items,
+        "line_items": [{"description": d, "quantity": q, "unit_price": round(a / q, 2), "amount": a}
+                       for d, q, a in zip(items, quantities, amounts)],
     }
 
 
@@ -156,9 +166,8 @@ def invoice_pdf(seed: int, layout: int) -> Sample:
         y = _draw_table(c, [["Field", "Value"], *[[k, v] for k, v in pairs]], MARGIN, y, [160, 200], ruled=True)
     y -= 30
     rows = [["Description", "Qty", "Unit Price", "Amount"]]
-    for item, amount in zip(t["items"], t["_amounts"]):
-        q = rng.randint(1, 5)
-        rows.append([item, str(q), _money(amount / q), _money(amount)])
+    for line in t["line_items"]:
+        rows.append([line["description"], str(line["quantity"]), _money(line["unit_price"]), _money(line["amount"])])
     y = _draw_table(c, rows, MARGIN, y, [200, 60, 100, 100], ruled=layout != 1)
     y -= 24
     c.setFont(FONT, 10)
@@ -170,8 +179,7 @@ def invoice_pdf(seed: int, layout: int) -> Sample:
     _wrap(c, "Payment terms: 30 days net. " + paragraph(rng, 1), MARGIN, y, PAGE_W - 2 * MARGIN, size=8)
     c.showPage()
     c.save()
-    truth = {k: v for k, v in t.items() if not k.startswith("_")}
-    return Sample(buf.getvalue(), "invoice", truth, f"invoice-{seed}-layout{layout}")
+    return Sample(buf.getvalue(), "invoice", t, f"invoice-{seed}-layout{layout}")
 
 
 def form_pdf(seed: int) -> Sample:

@@ -87,6 +87,7 @@ def test_values_are_typed_from_the_schema(model) -> None:
     assert d["invoice_date"] == s.truth["invoice_date"]  # ISO, whatever the page printed
     assert d["paid"] is s.truth["paid"] and d["currency"] == s.truth["currency"]
     assert d["items"] == s.truth["items"] and d["customer"] == {"name": s.truth["customer"]["name"]}
+    assert d["line_items"] == s.truth["line_items"]  # rows of the table, one object each, typed
     assert sd.citations is None  # not asked for
     # a field the document does not have is null, not guessed
     schema = {"type": "object", "properties": {"iban": {"type": "string", "pattern": "^[A-Z]{2}\\d{2}"},

@@ -9,7 +9,9 @@ For each ``structured_extraction_options`` item:
    the amounts); two-cell table rows (key, value); table header → the cells of its column;
    PDF form fields (their name and value).
 2. **Fields**: the JSON schema's leaf properties (nested objects are walked; an array of
-   scalars is one field that takes a whole column or every matching value).
+   scalars is one field that takes a whole table column or an inline list). An array of objects
+   (line items) takes the rows of the table whose header row fits the item's properties best,
+   each header matched to a property like a label to a field.
 3. **Match**: each field's ``"parent name: description"`` is embedded with MiniLM and compared
    with each candidate label (cosine), plus exact and fuzzy name matches; a candidate whose
    value does not pass the field's type (number, integer, boolean, date, enum, pattern, email)
@@ -26,6 +28,7 @@ For each ``structured_extraction_options`` item:
 
 from __future__ import annotations
 
+import copy
 import difflib
 import re
 from dataclasses import dataclass, field
@@ -208,6 +211,37 @@ def _labelish_row(row: list[str]) -> bool:
     return len(filled) >= 3 and all(_is_short_label(c) and not any(ch.isdigit() for ch in c) for c in filled)
 
 
+@dataclass
+class Section:
+    """A header row of a table and the rows under it (up to the next header row)."""
+
+    page: int
+    header: list[str]
+    rows: list[list[tuple[str, Box | None]]]
+
+
+def _sections(page: PageResult, rows: list[list[str]], boxes: list[list[Box | None]]) -> list[Section]:
+    heads = [r for r, row in enumerate(rows) if r == 0 or _labelish_row(row)]
+    out = []
+    for h in heads:
+        end = next((k for k in heads if k > h), len(rows))
+        body = [[(cell, boxes[r][c]) for c, cell in enumerate(rows[r])] for r in range(h + 1, end)]
+        out.append(Section(page.page_number, rows[h], body))
+    return out
+
+
+def _value_cell(text: str) -> bool:
+    return bool(re.search(r"\w", text)) and not text.endswith(":")
+
+
+def sections_of(page: PageResult) -> list[Section]:
+    out: list[Section] = []
+    for f in page.fragments:
+        if f.fragment_type == "table" and (rows := _table_rows(f)):
+            out += _sections(page, rows, _cell_boxes(f, rows))
+    return out
+
+
 def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
     """Candidates from tables, and the cells that are labels waiting for a value outside the
     table (``Subtotal:`` in the last column, its amount printed beside the table)."""
@@ -229,14 +263,11 @@ def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
             if len(filled) == 1 and filled[0][0].endswith(":") and filled[0][1]:
                 loose.append(Line(page.page_number, filled[0][0], filled[0][1], -1 - fi, r, len(rows)))
         # header rows (the first, or a row of labels inside the table) → their columns below
-        heads = [r for r, row in enumerate(rows) if r == 0 or _labelish_row(row)]
-        for h in heads:
-            end = next((k for k in heads if k > h), len(rows))
-            for c, head in enumerate(rows[h]):
+        for sec in _sections(page, rows, boxes):
+            for c, head in enumerate(sec.header):
                 if not head or split_pairs(head):
                     continue
-                col = [(rows[r][c], boxes[r][c]) for r in range(h + 1, end)
-                       if c < len(rows[r]) and re.search(r"\w", rows[r][c]) and not rows[r][c].endswith(":")]
+                col = [row[c] for row in sec.rows if c < len(row) and _value_cell(row[c][0])]
                 if col:
                     out.append(Candidate(head, col[0][0], page.page_number, col[0][1], "table-column", col))
                 if len(col) == 1:  # a label row above a value row (boxes of a form read as a table)
@@ -354,28 +385,50 @@ def _type(schema: dict[str, Any]) -> str:
     return t if isinstance(t, str) else "string"
 
 
-def fields_of(schema: Any, root: Any = None, path: tuple[str, ...] = ()) -> list[Field]:
+@dataclass
+class Records:
+    """An array of objects (line items): each row of a matching table becomes one object."""
+
+    path: tuple[str, ...]
+    fields: list[Field]
+    description: str = ""
+    template: dict[str, Any] = field(default_factory=dict)  # one item, every value null
+
+    def dotted(self) -> str:
+        return ".".join(self.path)
+
+
+def walk(schema: Any, root: Any = None, path: tuple[str, ...] = ()) -> tuple[list[Field], list[Records]]:
+    """The schema's scalar leaves and arrays of scalars (fields), and its arrays of objects."""
     root = schema if root is None else root
     schema = _resolve(schema, root)
     if not isinstance(schema, dict):
-        return []
-    out: list[Field] = []
+        return [], []
+    fields: list[Field] = []
+    records: list[Records] = []
     for name, sub in (schema.get("properties") or {}).items():
         sub = _resolve(sub, root)
         if not isinstance(sub, dict):
             continue
         t = _type(sub)
         if t == "object" or "properties" in sub:
-            out += fields_of(sub, root, path + (name,))
+            more, recs = walk(sub, root, path + (name,))
+            fields, records = fields + more, records + recs
         elif t == "array":
             items = _resolve(sub.get("items") or {}, root)
             if isinstance(items, dict) and (_type(items) == "object" or "properties" in items):
-                continue  # arrays of objects: not supported yet (left null)
+                records.append(Records(path + (name,), walk(items, root)[0], sub.get("description", ""),
+                                       skeleton(items, root) or {}))
+                continue
             merged = {**(items if isinstance(items, dict) else {}), "description": sub.get("description", "")}
-            out.append(Field(path + (name,), merged, array=True))
+            fields.append(Field(path + (name,), merged, array=True))
         else:
-            out.append(Field(path + (name,), sub))
-    return out
+            fields.append(Field(path + (name,), sub))
+    return fields, records
+
+
+def fields_of(schema: Any) -> list[Field]:
+    return walk(schema)[0]
 
 
 def skeleton(schema: Any, root: Any = None) -> Any:
@@ -575,6 +628,62 @@ def match(fields: list[Field], cands: list[Candidate]) -> dict[str, Found | list
     return out
 
 
+def _assign(fields: list[Field], header: list[str]) -> tuple[dict[int, int], float]:
+    """Item field → column of ``header`` (greedy, best first, above ``MIN_SCORE``), and the
+    summed score."""
+    cols = [(c, h) for c, h in enumerate(header) if h and not split_pairs(h)]
+    if not cols or not fields:
+        return {}, 0.0
+    sim = embed.embed([f.query() for f in fields]) @ embed.embed([_norm(h) or h for _, h in cols]).T
+    pairs = []
+    for fi, f in enumerate(fields):
+        for k, (c, h) in enumerate(cols):
+            ns = name_score(f, h)
+            score = float(sim[fi, k]) + (0.5 if ns == 1.0 else 0.2 * max(0.0, ns - 0.5))
+            if score >= MIN_SCORE:
+                pairs.append((score, fi, c))
+    pairs.sort(key=lambda x: -x[0])
+    out: dict[int, int] = {}
+    total = 0.0
+    for score, fi, c in pairs:
+        if fi not in out and c not in out.values():
+            out[fi] = c
+            total += score
+    return out, total
+
+
+def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
+    """The rows of the table section whose header fits the item's fields best (most fields
+    matched, then the highest score), each as an object and its citations. Rows whose matched
+    cells are all empty or do not type-check, and total rows (``Subtotal:``), are skipped."""
+    best: tuple[int, float, Section, dict[int, int]] | None = None
+    for sec in sections:
+        cols, score = _assign(rec.fields, sec.header)
+        need = 1 if len(rec.fields) == 1 else 2
+        if len(cols) >= need and (best is None or (len(cols), score) > best[:2]):
+            best = (len(cols), score, sec, cols)
+    if best is None:
+        return []
+    _, _, sec, cols = best
+    out = []
+    for row in sec.rows:
+        if any(text.strip().endswith(":") for text, _ in row):
+            continue
+        obj = copy.deepcopy(rec.template)
+        cites: dict[str, Citation] = {}
+        for fi, c in cols.items():
+            if c >= len(row):
+                continue
+            text, box = row[c]
+            value = coerce(text, rec.fields[fi]) if text.strip() else None
+            if value is not None:
+                _put(obj, rec.fields[fi].path, value)
+                cites[rec.fields[fi].dotted()] = Citation(page_number=sec.page, bbox=box, text=text)
+        if cites:
+            out.append((obj, cites))
+    return out
+
+
 def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     node = data
     for p in path[:-1]:
@@ -585,7 +694,7 @@ def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
 
 
 def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> StructuredData:
-    fields = fields_of(opt.json_schema)
+    fields, records = walk(opt.json_schema)
     cands = [c for p in pages for c in candidates(p)]
     found = match(fields, cands)
     data = skeleton(opt.json_schema)
@@ -606,6 +715,16 @@ def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> 
             _put(data, f.path, got.value)
             citations[f.dotted()] = got.citation
             used.add(got.citation.page_number)
+    if records:
+        sections = [sec for p in pages for sec in sections_of(p)]
+        for rec in records:
+            rows = match_records(rec, sections)
+            if rows:
+                _put(data, rec.path, [obj for obj, _ in rows])
+            for i, (_, cites) in enumerate(rows):
+                for name, cite in cites.items():
+                    citations[f"{rec.dotted()}[{i}].{name}"] = cite
+                    used.add(cite.page_number)
     numbers = sorted(used) or [p.page_number for p in pages]
     return StructuredData(schema_name=opt.schema_name, data=data, page_numbers=numbers,
                           citations=citations if opt.provide_citations else None)
