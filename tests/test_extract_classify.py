@@ -303,3 +303,16 @@ def test_a_dataset_extracts_into_its_structured_data_table(client: TestClient, r
         "dataset_id": ds, "sql": "SELECT json_extract_string(data, '$.currency') AS c FROM structured_data ORDER BY c"})
     assert r.status_code == 200, r.text
     assert [row[0] for row in r.json()["rows"]] == sorted(s.truth["currency"] for s in samples)
+
+
+def test_v1_json_schema_setting_extracts(client: TestClient, run_jobs, model) -> None:
+    schema = {"type": "object", "properties": {"total": {"type": "number"}, "due_date": {"type": "string"}}}
+    r = client.post("/documents/v1/parse", headers=A, json={
+        "content": "Invoice\n\nTotal: USD 1,042.50\n\nDue date: 3 March 2026\n", "mimeType": "text/markdown",
+        "settings": {"jsonSchema": schema}})
+    assert r.status_code == 200, r.text
+    run_jobs()
+    job = client.get(f"/documents/v1/jobs/{r.json()['jobId']}", headers=A).json()
+    assert job["settings"]["jsonSchema"] == schema
+    (sd,) = job["outputs"]["structured_data"]
+    assert sd["data"] == {"total": 1042.5, "due_date": "2026-03-03"}
