@@ -262,6 +262,10 @@ def test_bad_extract_and_classify_requests(client: TestClient) -> None:
         **text, "structured_extraction_options": [{"schema_name": "s", "json_schema": schema,
                                                    "partition_strategy": "section"}]})
     assert r.status_code == 400 and "'none' or 'page'" in r.json()["message"]
+    r = client.post("/documents/v2/extract", headers=A, json={
+        **text, "structured_extraction_options": [{"schema_name": "s", "json_schema": schema,
+                                                   "model_provider": "gpt_4o_mini"}]})
+    assert r.status_code == 400 and "service's own model" in r.json()["message"]
     r = client.post("/documents/v2/classify", headers=A, json={
         "file_id": "file_nope", "page_classifications": [{"name": "a", "description": "b"}]})
     assert r.status_code == 404 and r.json()["code"] == "ENTITY_NOT_FOUND"

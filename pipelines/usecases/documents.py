@@ -57,8 +57,10 @@ PARTITIONS = ("none", "page")
 
 def check_structure(req: ParseRequest) -> None:
     """Refuse extraction and classification options that cannot be honoured, saying why:
-    a schema without properties, a partition strategy other than ``none``/``page``, page
-    classes that no ``page_classifications`` entry defines, unnamed or repeated classes."""
+    a schema without properties, a partition strategy other than ``none``/``page``, a model
+    provider other than the service's own, page classes that no ``page_classifications`` entry
+    defines, unnamed or repeated classes. (``prompt`` and ``skip_ocr`` are accepted and have no
+    effect: no LLM reads the prompt.)"""
     names = [c.name for c in req.page_classifications or []]
     if any(not n.strip() for n in names):
         raise InvalidRequest("every page_classifications entry needs a name", code="INVALID_PAGE_CLASSIFICATION")
@@ -74,6 +76,10 @@ def check_structure(req: ParseRequest) -> None:
             raise InvalidRequest(f"structured_extraction_options '{opt.schema_name}': partition_strategy "
                                  f"{strategy!r} is not supported here; use 'none' or 'page'",
                                  code="INVALID_CONFIGURATION")
+        if opt.model_provider not in (None, "tensorlake"):
+            raise InvalidRequest(f"structured_extraction_options '{opt.schema_name}': model_provider "
+                                 f"{opt.model_provider!r} is not available here; documents are read by the "
+                                 "service's own model ('tensorlake', the default)", code="INVALID_CONFIGURATION")
         unknown = sorted(set(opt.page_classes or []) - set(names))
         if unknown:
             raise InvalidRequest(f"structured_extraction_options '{opt.schema_name}': page_classes "
