@@ -82,6 +82,27 @@ class Chunk(BaseModel):
     content: str
 
 
+class Citation(BaseModel):
+    page_number: int
+    bbox: dict[str, float] | None = Field(None, description="x1, y1, x2, y2 in PDF points, top-left origin")
+    text: str = Field("", description="the words the value was read from")
+
+
+class StructuredData(BaseModel):
+    schema_name: str
+    data: dict[str, Any] = Field(description="In the shape of the request's json_schema; null for what was "
+                                             "not found")
+    page_numbers: list[int]
+    citations: dict[str, Citation] | None = Field(None, description="With provide_citations: field path "
+                                                                     "(total, buyer.name, items[0]) → where it was read")
+
+
+class PageClass(BaseModel):
+    page_class: str
+    page_numbers: list[int]
+    classification_reasons: dict[str, str] = Field(default_factory=dict)
+
+
 class ParseResult(BaseModel):
     parse_id: str
     status: str = Field(description="pending, processing, successful or failure")
@@ -95,8 +116,8 @@ class ParseResult(BaseModel):
     message_update: str | None
     pages: list[Page] | None
     chunks: list[Chunk]
-    page_classes: list[Any] | None
-    structured_data: list[Any] | None
+    page_classes: list[PageClass] | None
+    structured_data: list[StructuredData] | None
     merged_tables: list[dict[str, Any]]
     usage: dict[str, int]
     options: dict[str, Any] | None = Field(None, description="With ?with_options=true.")

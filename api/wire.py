@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 from assets.pagination import Page
 from assets.results import ResultReader
 from pipelines.errors import InvalidQuery
-from pipelines.models import DocumentResult, PageResult
+from pipelines.models import DocumentResult, PageClass, PageResult, StructuredData
 from pipelines.records import Dataset, FileRecord, Job, JobStatus, JobSummary, rfc3339
 from pipelines.stages.pagerange import PageRange
 
@@ -124,12 +124,36 @@ def page_json(p: PageResult) -> dict[str, Any]:
     return out
 
 
+def structured_data_json(items: list[StructuredData] | None) -> list[dict[str, Any]] | None:
+    """Tensorlake ``StructuredData``: ``{schema_name, data, page_numbers}``, and ``citations``
+    (field path → ``{page_number, bbox: {x1, y1, x2, y2}, text}``) when they were asked for."""
+    if items is None:
+        return None
+    out = []
+    for sd in items:
+        one: dict[str, Any] = {"schema_name": sd.schema_name, "data": sd.data, "page_numbers": sd.page_numbers}
+        if sd.citations is not None:
+            one["citations"] = {k: c.model_dump() for k, c in sd.citations.items()}
+        out.append(one)
+    return out
+
+
+def page_classes_json(items: list[PageClass] | None) -> list[dict[str, Any]] | None:
+    """Tensorlake ``PageClass``: ``{page_class, page_numbers, classification_reasons}``."""
+    if items is None:
+        return None
+    return [{"page_class": pc.page_class, "page_numbers": pc.page_numbers,
+             "classification_reasons": {str(n): r for n, r in pc.reasons.items()}} for pc in items]
+
+
 def stream_parse_result(job: Job, reader: ResultReader, wanted: PageRange | None,
                         with_options: bool) -> Iterator[bytes]:
     """``parse_result`` of a stored result, written a page at a time (never the whole result in
     memory): the job's fields, then the pages, then the chunks."""
     head = parse_result(job, None, with_options)
     head["merged_tables"] = reader.merged_tables or []
+    head["structured_data"] = structured_data_json(reader.structured_data())
+    head["page_classes"] = page_classes_json(reader.page_classes())
     del head["pages"], head["chunks"]
     yield dumps(head)[:-1] + b',"pages":['
     for i, page in enumerate(reader.pages(wanted)):
@@ -166,6 +190,8 @@ def parse_result(job: JobSummary, result: DocumentResult | None = None,
         out["chunks"] = [c.model_dump() for c in result.chunks]
         if result.merged_tables is not None:
             out["merged_tables"] = result.merged_tables
+        out["structured_data"] = structured_data_json(result.structured_data)
+        out["page_classes"] = page_classes_json(result.page_classes)
     if with_options and isinstance(job, Job):
         out["options"] = job.options.options_dump()
     return out

@@ -49,7 +49,8 @@ class Catalog(ConfigurableResource):
         return make_engine(s.storage.catalog_url), Storage(s.storage.url)
 
 
-LAYOUT = "datasets/<org>/<project>/<dataset>/{documents,chunks}.parquet in the service's storage"
+LAYOUT = ("datasets/<org>/<project>/<dataset>/{documents,pages,fragments,chunks,structured_data,page_classes}"
+          ".parquet in the service's storage")
 SHOWN_FAILURES = 20
 
 
@@ -72,10 +73,12 @@ def failures_table(failures: list[tuple[str, str]]) -> str:
 
 @asset(partitions_def=datasets, group_name="datasets", kinds={"parquet"},
        metadata={"layout": LAYOUT},
-       description="The dataset's parsed documents as four typed Parquet tables, rebuilt from the catalog "
+       description="The dataset's parsed documents as six typed Parquet tables, rebuilt from the catalog "
                    "and the stored results whenever a job of the dataset finishes: `documents` (one row per "
                    "finished job: file name, status, pages, error), `pages` (size, skew), `fragments` (type, "
-                   "reading order, text and box as columns) and `chunks`. "
+                   "reading order, text and box as columns), `chunks`, `structured_data` (one row per "
+                   "extraction answer: schema name, pages, data as JSON, citations) and `page_classes` (one "
+                   "row per page class: name, pages). "
                    "A partition is one dataset, `<org>/<project>/<dataset id>` (`_` for jobs without "
                    "one); its materialisation names the dataset.")
 def dataset_tables(context: AssetExecutionContext, catalog: Catalog) -> MaterializeResult:
@@ -95,6 +98,8 @@ def dataset_tables(context: AssetExecutionContext, catalog: Catalog) -> Material
         "pages": MetadataValue.int(done.pages),
         "fragments": MetadataValue.int(done.fragments),
         "chunks": MetadataValue.int(done.chunks),
+        "structured_data": MetadataValue.int(done.structured_data),
+        "page_classes": MetadataValue.int(done.page_classes),
         "successful_jobs": MetadataValue.int(done.successful_jobs),
         "failed_jobs": MetadataValue.int(done.failed_jobs),
         "pages_parsed": MetadataValue.int(done.pages_parsed),

@@ -3,7 +3,8 @@
 The caller's tables are Arrow datasets over exactly the result files the catalog lists for its
 organization and project (read lazily, through the storage's fsspec filesystem), registered in
 an in-memory DuckDB whose access to files is then switched off and locked: a query sees
-``jobs``, ``documents``, ``pages``, ``fragments`` and ``chunks`` of its own tenant and can name
+``jobs``, ``documents``, ``pages``, ``fragments``, ``chunks``, ``structured_data`` and
+``page_classes`` of its own tenant and can name
 no path, read no other file, install nothing and change no setting.
 """
 
@@ -19,12 +20,13 @@ import pyarrow.dataset as pads
 from sqlalchemy import Engine, select
 
 from assets.catalog import jobs
-from assets.results import TABLES, table_key
+from assets.results import OPTIONAL_TABLES, TABLES, table_key
 from assets.storage import Storage
 from pipelines.errors import InvalidRequest
 from pipelines.records import Principal
 
-RESULT_TABLES = {"document": "documents", "pages": "pages", "fragments": "fragments", "chunks": "chunks"}
+RESULT_TABLES = {"document": "documents", "pages": "pages", "fragments": "fragments", "chunks": "chunks",
+                 "structured_data": "structured_data", "page_classes": "page_classes"}
 JOB_COLUMNS = ("id", "status", "kind", "dataset_id", "dataset_name", "file_id", "file_name", "error",
                "total_pages", "parsed_pages_count", "created_us", "finished_us")
 
@@ -55,7 +57,8 @@ def tenant_tables(engine: Engine, storage: Storage, p: Principal, dataset_id: st
     keys = [k for k in listed.column("result_key").to_pylist() if k and not k.endswith(".parquet")]
     out: dict[str, Any] = {"jobs": listed.drop_columns(["result_key"])}
     for table, name in RESULT_TABLES.items():
-        paths = [storage.path(table_key(k, table)) for k in keys]
+        found = [k for k in keys if table not in OPTIONAL_TABLES or storage.exists(table_key(k, table))]
+        paths = [storage.path(table_key(k, table)) for k in found]
         out[name] = (pads.dataset(paths, format="parquet", filesystem=storage.fs, schema=TABLES[table])
                      if paths else TABLES[table].empty_table())
     return out

@@ -1,6 +1,6 @@
 """Job results as typed Parquet tables, written and read as the domain ``DocumentResult``.
 
-One job's result is a folder of four small tables, each a real-column table DuckDB can query
+One job's result is a folder of six small tables, each a real-column table DuckDB can query
 without parsing JSON (and the same shapes the per-dataset tables are compacted into):
 
 * ``document.parquet``: one row: type, status, errors, timings, merged tables (the page counts
@@ -9,10 +9,16 @@ without parsing JSON (and the same shapes the per-dataset tables are compacted i
 * ``fragments.parquet``: one row per fragment: page, reading order, type, its ``text``, the box as
   ``x1 y1 x2 y2`` columns, and ``extra``: the rest of the type-specific content as JSON (table
   HTML and cells, barcode format, …), null when there is none;
-* ``chunks.parquet``: one row per chunk.
+* ``chunks.parquet``: one row per chunk;
+* ``structured_data.parquet``: one row per extraction answer (schema and partition): schema
+  name, pages, ``data`` as JSON (its shape is the caller's schema) and the citations as a list
+  of ``(field, page_number, x1, y1, x2, y2, text)``;
+* ``page_classes.parquet``: one row per requested page class: its name and pages, with the
+  reason for each page.
 
-Every table is written to a temporary key and moved into place, and the job row points at the
-folder only once all four are there, so a reader never sees half a result. Only ``api.wire``
+The last two are empty when the job asked for no extraction or classification. Every table is
+written to a temporary key and moved into place, and the job row points at the folder only once
+all of them are there, so a reader never sees half a result. Only ``api.wire``
 knows the Tensorlake wire shape.
 """
 
@@ -28,7 +34,17 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from assets.storage import Storage
-from pipelines.models import Chunk, DocumentInput, DocumentResult, ErrorItem, Fragment, PageResult
+from pipelines.models import (
+    Chunk,
+    Citation,
+    DocumentInput,
+    DocumentResult,
+    ErrorItem,
+    Fragment,
+    PageClass,
+    PageResult,
+    StructuredData,
+)
 
 DOCUMENT = pa.schema([
     ("parse_id", pa.string()),
@@ -63,7 +79,29 @@ CHUNKS = pa.schema([
     ("page_number", pa.int32()),
     ("content", pa.string()),
 ])
-TABLES = {"document": DOCUMENT, "pages": PAGES, "fragments": FRAGMENTS, "chunks": CHUNKS}
+STRUCTURED_DATA = pa.schema([
+    ("parse_id", pa.string()),
+    ("answer_index", pa.int32()),
+    ("schema_name", pa.string()),
+    ("page_numbers", pa.list_(pa.int32())),
+    ("data", pa.string()),  # JSON in the shape of the request's json_schema
+    ("citations", pa.list_(pa.struct([
+        ("field", pa.string()), ("page_number", pa.int32()),
+        ("x1", pa.float64()), ("y1", pa.float64()), ("x2", pa.float64()), ("y2", pa.float64()),
+        ("text", pa.string()),
+    ]))),  # null without provide_citations
+])
+PAGE_CLASSES = pa.schema([
+    ("parse_id", pa.string()),
+    ("class_index", pa.int32()),
+    ("page_class", pa.string()),
+    ("page_numbers", pa.list_(pa.int32())),
+    ("reasons", pa.list_(pa.struct([("page_number", pa.int32()), ("reason", pa.string())]))),
+])
+TABLES = {"document": DOCUMENT, "pages": PAGES, "fragments": FRAGMENTS, "chunks": CHUNKS,
+          "structured_data": STRUCTURED_DATA, "page_classes": PAGE_CLASSES}
+# tables a result written before extraction and classification existed does not have
+OPTIONAL_TABLES = ("structured_data", "page_classes")
 BOX = ("x1", "y1", "x2", "y2")
 
 
@@ -99,6 +137,25 @@ def _fragment_row(job_id: str, page_number: int, f: Fragment) -> dict[str, Any]:
     }
 
 
+def _structured_row(job_id: str, index: int, sd: StructuredData) -> dict[str, Any]:
+    cites = None
+    if sd.citations is not None:
+        cites = [{"field": name, "page_number": c.page_number, "text": c.text,
+                  **{k: (c.bbox or {}).get(k) for k in BOX}} for name, c in sd.citations.items()]
+    return {"parse_id": job_id, "answer_index": index, "schema_name": sd.schema_name,
+            "page_numbers": sd.page_numbers, "data": json.dumps(sd.data, ensure_ascii=False), "citations": cites}
+
+
+def _structured(row: dict[str, Any]) -> StructuredData:
+    cites = None
+    if row["citations"] is not None:
+        cites = {c["field"]: Citation(page_number=c["page_number"], text=c["text"] or "",
+                                      bbox={k: c[k] for k in BOX} if c["x1"] is not None else None)
+                 for c in row["citations"]}
+    return StructuredData(schema_name=row["schema_name"], data=json.loads(row["data"]),
+                          page_numbers=row["page_numbers"] or [], citations=cites)
+
+
 def to_tables(job_id: str, result: DocumentResult) -> dict[str, pa.Table]:
     document = {
         "parse_id": job_id, "mime_type": result.input.mime_type, "status": result.status.value,
@@ -113,7 +170,12 @@ def to_tables(job_id: str, result: DocumentResult) -> dict[str, pa.Table]:
     fragments = [_fragment_row(job_id, p.page_number, f) for p in result.pages for f in p.fragments]
     chunks = [{"parse_id": job_id, "chunk_index": i, "page_number": c.page_number, "content": c.content}
               for i, c in enumerate(result.chunks)]
-    rows = {"document": [document], "pages": pages, "fragments": fragments, "chunks": chunks}
+    rows = {"document": [document], "pages": pages, "fragments": fragments, "chunks": chunks,
+            "structured_data": [_structured_row(job_id, i, sd) for i, sd in enumerate(result.structured_data or [])],
+            "page_classes": [{"parse_id": job_id, "class_index": i, "page_class": pc.page_class,
+                              "page_numbers": pc.page_numbers,
+                              "reasons": [{"page_number": n, "reason": r} for n, r in sorted(pc.reasons.items())]}
+                             for i, pc in enumerate(result.page_classes or [])]}
     return {name: pa.Table.from_pylist(rows[name], schema=schema) for name, schema in TABLES.items()}
 
 
@@ -171,7 +233,8 @@ def read_result(storage: Storage, key: str, total_pages: int) -> DocumentResult:
         total_pages=total_pages, pages=list(reader.pages()), chunks=list(reader.chunks()),
         errors=[ErrorItem(**e) for e in doc["errors"] or []],
         timings={t["stage"]: t["seconds"] for t in doc["timings"] or []},
-        merged_tables=reader.merged_tables,
+        merged_tables=reader.merged_tables, structured_data=reader.structured_data(),
+        page_classes=reader.page_classes(),
     )
 
 
@@ -194,6 +257,27 @@ class ResultReader:
         mt = self.document.get("merged_tables")
         self.merged_tables = json.loads(mt) if mt else None
         self.total_pages = total_pages
+
+    def _optional(self, table: str) -> list[dict[str, Any]]:
+        """The rows of a table results written before it existed do not have (then none)."""
+        if self._whole is not None:
+            return []
+        try:
+            return _read(self.storage, self.key, table).to_pylist()
+        except FileNotFoundError:
+            return []
+
+    def structured_data(self) -> list[StructuredData] | None:
+        """The extraction answers, in the request's order (``None``: none asked for)."""
+        rows = sorted(self._optional("structured_data"), key=lambda r: r["answer_index"])
+        return [_structured(r) for r in rows] or None
+
+    def page_classes(self) -> list[PageClass] | None:
+        """The page classes, in the request's order (``None``: no classification asked for)."""
+        rows = sorted(self._optional("page_classes"), key=lambda r: r["class_index"])
+        return [PageClass(page_class=r["page_class"], page_numbers=r["page_numbers"] or [],
+                          reasons={x["page_number"]: x["reason"] for x in r["reasons"] or []})
+                for r in rows] or None
 
     def size_bytes(self) -> int:
         """About how many bytes the result takes uncompressed (from the files' metadata)."""

@@ -1,9 +1,10 @@
 """Per-dataset tables compacted from job results (no orchestrator code here).
 
 A *dataset key* is ``(organization, project, dataset)``; jobs submitted without a dataset belong to
-the dataset ``_``. Compaction reads every finished job's result Parquet and writes four typed
+the dataset ``_``. Compaction reads every finished job's result Parquet and writes six typed
 tables, ``documents`` (one row per job), ``pages``, ``fragments`` (text, type, reading order and
-box as columns) and ``chunks``, each one Parquet file under ``datasets/<org>/<project>/<dataset>/``
+box as columns), ``chunks``, ``structured_data`` (schema name, pages, ``data`` as JSON,
+citations) and ``page_classes`` (class, pages, reasons), each one Parquet file under ``datasets/<org>/<project>/<dataset>/``
 written atomically. DuckDB queries them in place.
 """
 
@@ -24,7 +25,7 @@ from assets.storage import Storage
 from pipelines.records import TERMINAL, JobStatus, JobSummary
 
 NO_DATASET = "_"
-TABLE_NAMES = ("documents", "pages", "fragments", "chunks")
+TABLE_NAMES = ("documents", "pages", "fragments", "chunks", "structured_data", "page_classes")
 
 DOCUMENTS = pa.schema([
     ("parse_id", pa.string()), ("status", pa.string()), ("file_id", pa.string()),
@@ -101,6 +102,8 @@ class Compaction:
     chunks: int
     pages: int
     fragments: int
+    structured_data: int
+    page_classes: int
     successful_jobs: int
     failed_jobs: int
     pages_parsed: int
@@ -114,7 +117,7 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
     with engine.connect() as conn:
         finished = [JobSummary.from_row(r) for r in conn.execute(q).mappings()]
     docs: list[dict] = []
-    parts: dict[str, list[pa.Table]] = {"pages": [], "fragments": [], "chunks": []}
+    parts: dict[str, list[pa.Table]] = {name: [] for name in TABLE_NAMES if name != "documents"}
     for job in finished:
         docs.append({
             "parse_id": job.id, "status": job.status.value, "file_id": job.file_id,
@@ -124,12 +127,19 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
             "finished_us": job.finished_us,
         })
         if job.result_key and not job.result_key.endswith(".parquet"):  # results before 0.1 are skipped
+            found: dict[str, pa.Table] = {}
             try:
                 for name in parts:
-                    with storage.open(results.table_key(job.result_key, name)) as fh:
-                        parts[name].append(pq.read_table(fh, schema=results.TABLES[name]))
+                    try:
+                        with storage.open(results.table_key(job.result_key, name)) as fh:
+                            found[name] = pq.read_table(fh, schema=results.TABLES[name])
+                    except FileNotFoundError:
+                        if name not in results.OPTIONAL_TABLES:
+                            raise
             except FileNotFoundError:
                 continue
+            for name, table in found.items():
+                parts[name].append(table)
     tables = {"documents": pa.Table.from_pylist(docs, schema=DOCUMENTS)}
     for name, found in parts.items():
         tables[name] = pa.concat_tables(found) if found else results.TABLES[name].empty_table()
@@ -142,7 +152,8 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
     return Compaction(
         dataset_name=next((j.dataset_name for j in reversed(finished) if j.dataset_name), None),
         documents=len(docs), chunks=chunks.num_rows, pages=tables["pages"].num_rows,
-        fragments=tables["fragments"].num_rows,
+        fragments=tables["fragments"].num_rows, structured_data=tables["structured_data"].num_rows,
+        page_classes=tables["page_classes"].num_rows,
         successful_jobs=len(finished) - len(failed), failed_jobs=len(failed),
         pages_parsed=sum(j.parsed_pages_count for j in finished),
         pages_total=sum(j.total_pages or 0 for j in finished),
@@ -151,8 +162,8 @@ def compact(engine: Engine, storage: Storage, key: DatasetKey) -> Compaction:
 
 
 def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:
-    """Run ``sql`` over the dataset's tables (views ``documents``, ``pages``, ``fragments`` and
-    ``chunks``) in DuckDB.
+    """Run ``sql`` over the dataset's tables (views ``documents``, ``pages``, ``fragments``,
+    ``chunks``, ``structured_data`` and ``page_classes``) in DuckDB.
 
     DuckDB is opened in memory per query and reads the Parquet through fsspec, so any storage
     backend works and no DuckDB file is ever shared between processes.
@@ -162,6 +173,8 @@ def query(storage: Storage, key: DatasetKey, sql: str) -> list[tuple]:
         con.register_filesystem(storage.fs)
         proto = storage.fs.protocol if isinstance(storage.fs.protocol, str) else storage.fs.protocol[0]
         for table in TABLE_NAMES:
+            if table in results.OPTIONAL_TABLES and not storage.exists(key.table_key(table)):
+                continue  # compacted before these tables existed
             path = storage.path(key.table_key(table))
             url = path if proto == "file" else f"{proto}://{path.lstrip('/')}"
             con.execute(f"CREATE VIEW {table} AS SELECT * FROM read_parquet('{url}')")

@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", []],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract",
+                                             []],
                     default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
@@ -22,9 +23,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
     args, extra = ap.parse_known_args(argv)
-    if extra and "tables" not in args.which:
+    if extra and not {"tables", "extract"} & set(args.which):
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox"]
+    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -50,6 +51,9 @@ def main(argv: list[str] | None = None) -> None:
     if "sandbox" in which:
         from bench import sandbox
         sandbox.run()
+    if "extract" in which:
+        from bench import extract
+        extract.main(extra if "tables" not in args.which else [])  # its own option: --seed N
 
 
 if __name__ == "__main__":

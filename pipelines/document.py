@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pipelines.errors import CorruptDocument, DocklakeError, DocumentTooLarge, UnsupportedFormat, describe
 from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
-from pipelines.stages import detect, limits, ocr, office, pdf, raster, tables, text
+from pipelines.stages import classify, detect, extract, limits, ocr, office, pdf, raster, tables, text
 from pipelines.stages.pagerange import PageRange
 
 Stage = Callable[[DocumentResult], DocumentResult]
@@ -91,6 +91,12 @@ def filter_stage(result: DocumentResult) -> DocumentResult:
     return result
 
 
+def structure_stage(result: DocumentResult) -> DocumentResult:
+    """Page classification, then structured extraction (which may keep only pages of some
+    classes), over the whole selected document."""
+    return extract.extract(classify.classify(result))
+
+
 def size_stage(result: DocumentResult) -> DocumentResult:
     """Refuse a result larger than ``max_result_bytes`` (text, tables, images, as JSON would
     carry them) while it is still in the converting process: nothing of it is kept."""
@@ -116,6 +122,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("tables", merge_tables_stage),
     ("filter", filter_stage),
     ("chunk", chunk_stage.chunk),
+    ("structure", structure_stage),
     ("size", size_stage),
 )
 

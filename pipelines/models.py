@@ -174,6 +174,18 @@ class ParseRequest(DocumentSource):
         )
 
 
+class ExtractRequest(ParseRequest):
+    """``POST extract``: a document and at least one schema to extract."""
+
+    structured_extraction_options: list[StructuredExtractionOptions] = Field(min_length=1)  # type: ignore[assignment]
+
+
+class ClassifyRequest(ParseRequest):
+    """``POST classify``: a document and at least one page class."""
+
+    page_classifications: list[PageClassConfig] = Field(min_length=1)  # type: ignore[assignment]
+
+
 class ParseConfiguration(_Lenient):
     """How a dataset processes every document submitted to it (the ``ParseRequest`` options)."""
 
@@ -249,6 +261,36 @@ class Chunk(BaseModel):
     content: str
 
 
+class Citation(BaseModel):
+    """Where an extracted value was read: the page, the box of the words (PDF points, top-left
+    origin, like fragments' boxes) and the words themselves."""
+
+    page_number: int
+    bbox: dict[str, float] | None = None
+    text: str = ""
+
+
+class StructuredData(BaseModel):
+    """One ``structured_extraction_options`` item's answer for one partition (the whole document,
+    or one page with ``partition_strategy: page``): ``data`` has the shape of the item's JSON
+    schema, with ``null`` for what was not found; ``citations`` (with ``provide_citations``) maps
+    each found field's path (``total``, ``buyer.name``, ``items[0]``) to where it was read."""
+
+    schema_name: str
+    data: dict[str, Any]
+    page_numbers: list[int]
+    citations: dict[str, Citation] | None = None
+
+
+class PageClass(BaseModel):
+    """The pages given one of the request's ``page_classifications``; ``reasons`` says, per page,
+    why (similarity and the words that matched)."""
+
+    page_class: str
+    page_numbers: list[int]
+    reasons: dict[int, str] = Field(default_factory=dict)
+
+
 class ErrorItem(BaseModel):
     stage: str
     message: str
@@ -289,8 +331,10 @@ class DocumentInput(BaseModel):
     page_range: str | None = None
     parsing: ParsingOptions = Field(default_factory=ParsingOptions)
     enrichment: EnrichmentOptions = Field(default_factory=EnrichmentOptions)
+    # structured extraction and page classification (``stages.extract``, ``stages.classify``)
+    extraction: list[StructuredExtractionOptions] = Field(default_factory=list)
+    classification: list[PageClassConfig] = Field(default_factory=list)
     limits: EngineLimits = Field(default_factory=EngineLimits)
-
 
     def loaded(self) -> DocumentInput:
         """This input with its bytes read from ``source`` (itself if it has them already)."""
@@ -331,6 +375,9 @@ class DocumentResult(BaseModel):
     # {merged_table_id, merged_table_html, start_page, end_page, pages_merged,
     #  merge_actions: {pages, target_columns}} (+ merged_table_markdown).
     merged_tables: list[dict[str, Any]] | None = None
+    # ``structured_extraction_options`` / ``page_classifications`` answers; None when not asked.
+    structured_data: list[StructuredData] | None = None
+    page_classes: list[PageClass] | None = None
     # The converting process already wrote the result where it belongs; what is left here is its
     # summary (pages without their fragments).
     stored: bool = Field(False, exclude=True)
@@ -349,6 +396,7 @@ class DocumentResult(BaseModel):
             self.pages = [PageResult(page_number=p.page_number, width=p.width, height=p.height,
                                      warnings=p.warnings) for p in self.pages]
             self.chunks, self.merged_tables = [], None
+            self.structured_data = self.page_classes = None
             self.stored = True
         return self
 

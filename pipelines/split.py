@@ -4,14 +4,16 @@ converted in parallel (each in its own child process), then merged into one resu
 Whole-document passes run per part: running headers and footers are recognised by repetition
 within a part (parts hold ``part_pages`` pages, enough for that), header levels with
 ``cross_page_header_detection`` are ranked within a part, and tables split across two parts are
-joined again after the merge. Chunks are made once, over the merged pages.
+joined again after the merge. Chunks, page classes and structured data are made once, over the
+merged pages.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from pipelines.document import convert, merge_tables_stage, status_of
+from pipelines.document import convert, merge_tables_stage, status_of, structure_stage
+from pipelines.errors import describe
 from pipelines.models import DocumentInput, DocumentResult, ErrorItem
 from pipelines.stages import chunk as chunk_stage
 from pipelines.stages import detect
@@ -86,7 +88,9 @@ def convert_unless_large(inp: DocumentInput, part_pages: int) -> DocumentResult:
 
 
 def part_input(inp: DocumentInput, page_range: str) -> DocumentInput:
-    return inp.model_copy(update={"page_range": page_range})
+    """A part's input: its pages, and no classification or extraction (they run once, over the
+    merged document)."""
+    return inp.model_copy(update={"page_range": page_range, "extraction": [], "classification": []})
 
 
 def merge_stored(inp: DocumentInput, parts: list[DocumentResult],
@@ -120,5 +124,9 @@ def merge(inp: DocumentInput, parts: list[DocumentResult]) -> DocumentResult:
         inp.mime_type = parts[0].input.mime_type
     result = merge_tables_stage(result)
     result = chunk_stage.chunk(result)
+    try:
+        result = structure_stage(result)
+    except Exception as exc:  # noqa: BLE001 - the parsed pages are still worth keeping
+        result.errors.append(ErrorItem(stage="structure", message=describe(exc)))
     result.status = status_of(result)
     return result

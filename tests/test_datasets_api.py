@@ -41,9 +41,10 @@ def test_create_get_and_the_name_rules(client: TestClient) -> None:
         r = create(client, bad)
         assert r.status_code == 400 and r.json()["code"] == "INVALID_DATASET_NAME", bad
     assert client.post(DS, json={"description": "no name"}, headers=A).status_code == 422
-    unsupported = create(client, "extracting", structured_extraction_options=[
+    no_fields = create(client, "extracting", structured_extraction_options=[
         {"schema_name": "x", "json_schema": {"type": "object"}}])
-    assert unsupported.status_code == 400 and "structured extraction" in unsupported.json()["message"]
+    assert no_fields.status_code == 400 and no_fields.json()["code"] == "INVALID_JSON_SCHEMA"
+    assert "json_schema must be a JSON schema object with properties" in no_fields.json()["message"]
     assert client.get(f"{DS}/dataset_nope", headers=A).status_code == 404
     assert client.get(f"{DS}/{made['dataset_id']}", headers=B).status_code == 404  # another tenant's
 

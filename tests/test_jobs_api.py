@@ -61,9 +61,6 @@ TEXT = {"raw_text": "x", "mime_type": "text/plain"}
 
 
 @pytest.mark.parametrize(("extra", "named"), [
-    ({"structured_extraction_options": [{"schema_name": "s", "json_schema": {"type": "object"}}]},
-     "structured_extraction_options"),
-    ({"page_classifications": [{"name": "invoice", "description": "an invoice"}]}, "page_classifications"),
     ({"enrichment_options": {"table_summarization": True}}, "enrichment_options.table_summarization"),
     ({"enrichment_options": {"chart_extraction": True, "key_value_extraction": True}},
      "enrichment_options.chart_extraction; enrichment_options.key_value_extraction"),

@@ -278,3 +278,48 @@ def test_workers_follow_serve_when_it_is_killed(tmp_path: Path, prefect_api: str
     while worker_pids(svc.data_dir) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert worker_pids(svc.data_dir) == []
+
+
+def test_real_tensorlake_sdk_extract_and_classify(service: Service, tmp_path: Path) -> None:
+    from pydantic import BaseModel
+    from tensorlake.documentai import DocumentAI
+    from tensorlake.documentai.models import PageClassConfig, StructuredExtractionOptions
+
+    from tests import formgen
+
+    class Invoice(BaseModel):  # the SDK turns the class into its JSON schema
+        invoice_number: str
+        total: float | None = None
+        due_date: str | None = None
+
+    sample = formgen.invoice_pdf(41, 0)
+    doc = tmp_path / "invoice.pdf"
+    doc.write_bytes(sample.data)
+    ai = DocumentAI(api_key=first_key(service), server_url=service.base)
+    file_id = ai.upload(doc)
+    extract_id = ai.extract(StructuredExtractionOptions(schema_name="invoice", json_schema=Invoice,
+                                                        provide_citations=True), file_id=file_id)
+    classes = [PageClassConfig(name=c["name"], description=c["description"]) for c in formgen.CLASSES]
+    classify_id = ai.classify(classes, file_id=file_id)
+    both_id = ai.parse(file_id=file_id, page_classifications=classes, structured_extraction_options=[
+        StructuredExtractionOptions(schema_name="per_page", json_schema=formgen.INVOICE_SCHEMA,
+                                    partition_strategy="page", page_classes=["invoice"])])
+
+    extracted = ai.wait_for_completion(extract_id)  # SSE
+    assert extracted.status.value == "successful", extracted.error
+    (sd,) = extracted.structured_data
+    assert sd.schema_name == "invoice" and sd.page_numbers == [1]
+    assert sd.data == {"invoice_number": sample.truth["invoice_number"], "total": sample.truth["total"],
+                       "due_date": sample.truth["due_date"]}
+    assert ai.get_parsed_result(extract_id).structured_data == extracted.structured_data  # plain JSON
+
+    classified = ai.wait_for_completion(classify_id)
+    assert classified.structured_data is None
+    assert {c.page_class: c.page_numbers for c in classified.page_classes} == \
+        {"invoice": [1], "letter": [], "table_report": [], "form": []}
+    assert classified.page_classes[0].classification_reasons[1].startswith("similarity")
+
+    both = ai.wait_for_completion(both_id)
+    assert both.page_classes[0].page_numbers == [1] and both.chunks
+    assert [(s.schema_name, s.page_numbers, s.data["total"]) for s in both.structured_data] == \
+        [("per_page", [1], sample.truth["total"])]

@@ -1,4 +1,5 @@
-"""Document jobs: ``POST /documents/v2/{parse,read}``, and get/list/delete of parse results."""
+"""Document jobs: ``POST /documents/v2/{parse,read,extract,classify}``, and get/list/delete of parse
+results."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from api.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
 from api.wire import JSON, dumps, paginated, parse_result, rfc3339, stream_parse_result
 from assets.pagination import MAX_LIMIT
 from pipelines.errors import InvalidRequest, NotFound
-from pipelines.models import ParseRequest
+from pipelines.models import ClassifyRequest, ExtractRequest, ParseRequest
 from pipelines.records import JobKind, JobStatus, Principal
 from pipelines.usecases import documents
 from pipelines.usecases.runtime import Runtime
@@ -47,6 +48,28 @@ async def create_parse(req: ParseRequest, principal: PrincipalDep, rt: RuntimeDe
 @router.post("/read", **SUBMIT)
 async def create_read(req: ParseRequest, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
     return await _submit(JobKind.read, req, principal, rt)
+
+
+@router.post("/extract", **SUBMIT)
+async def create_extract(req: ExtractRequest, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    """Structured extraction: the document is parsed and each ``structured_extraction_options``
+    schema is filled from it (``structured_data`` in the result)."""
+    return await _submit(JobKind.extract, req, principal, rt)
+
+
+@router.post("/classify", **SUBMIT)
+async def create_classify(req: ClassifyRequest, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    """Page classification: each page gets the best fitting of ``page_classifications``, or none
+    (``page_classes`` in the result)."""
+    return await _submit(JobKind.classify, req, principal, rt)
+
+
+@router.post("/edit", response_model=ParseCreated, response_class=JSON, responses=responses(400, body=True))
+async def create_edit(req: ParseRequest, principal: PrincipalDep) -> JSON:
+    """Form filling is not served: no model here fills forms. Answers 400 saying so (rather than
+    404, which would read as a wrong address)."""
+    raise InvalidRequest("not supported by this server: POST /documents/v2/edit (form filling) needs a model "
+                         "that fills forms, and none is configured")
 
 
 @router.get("/parse", response_model=ParseList, response_class=JSON, responses=responses(query=True))

@@ -16,7 +16,7 @@ from api import v1
 from api.deps import PrincipalDep, RuntimeDep
 from api.schemas import UPLOAD_BODY, responses
 from api.upload import receive_file, receive_upload
-from api.wire import JSON, page_json, parse_rfc3339, rfc3339
+from api.wire import JSON, page_json, parse_rfc3339, rfc3339, structured_data_json
 from assets.jobs import JobFilter
 from assets.pagination import MAX_LIMIT
 from pipelines.errors import InvalidRequest, PayloadTooLarge
@@ -273,7 +273,8 @@ async def fetch_job(job_id: str, principal: PrincipalDep, rt: RuntimeDep) -> JSO
             "parsedPages": job.parsed_pages_count, "labels": job.labels,
             "settings": v1.Settings.of(job.options), "createdAt": rfc3339(job.created_us),
             "finishedAt": rfc3339(job.finished_us), "tasksCompleted": 1 if job.status.terminal else 0, "tasksTotal": 1,
-            "outputs": {"chunks": chunks, "pages": pages, "num_pages": job.total_pages, "structured_data": None,
+            "outputs": {"chunks": chunks, "pages": pages, "num_pages": job.total_pages,
+                        "structured_data": structured_data_json(reader.structured_data()),
                         "errors": None} if reader else None,
             "chunks": chunks,
         }

@@ -1,4 +1,4 @@
-"""Document jobs (``parse``, ``read``): submit, get, list and delete for a caller, and the steps a
+"""Document jobs (``parse``, ``read``, ``extract``, ``classify``): submit, get, list and delete for a caller, and the steps a
 worker runs for one claimed job (load its source, convert it whole or in page ranges, write the
 result, close the job). ``pipelines.flows`` runs the worker steps as Prefect tasks."""
 
@@ -52,12 +52,44 @@ UNSUPPORTED_ENRICHMENT = ("table_summarization", "figure_summarization", "chart_
 # ---------------------------------------------------------------- for the caller
 
 
+PARTITIONS = ("none", "page")
+
+
+def check_structure(req: ParseRequest) -> None:
+    """Refuse extraction and classification options that cannot be honoured, saying why:
+    a schema without properties, a partition strategy other than ``none``/``page``, a model
+    provider other than the service's own, page classes that no ``page_classifications`` entry
+    defines, unnamed or repeated classes. (``prompt`` and ``skip_ocr`` are accepted and have no
+    effect: no LLM reads the prompt.)"""
+    names = [c.name for c in req.page_classifications or []]
+    if any(not n.strip() for n in names):
+        raise InvalidRequest("every page_classifications entry needs a name", code="INVALID_PAGE_CLASSIFICATION")
+    if len(set(names)) != len(names):
+        raise InvalidRequest("page_classifications names must be unique", code="INVALID_PAGE_CLASSIFICATION")
+    for opt in req.structured_extraction_options or []:
+        schema = opt.json_schema
+        if not isinstance(schema, dict) or not isinstance(schema.get("properties"), dict) or not schema["properties"]:
+            raise InvalidRequest(f"structured_extraction_options '{opt.schema_name}': json_schema must be a JSON "
+                                 "schema object with properties", code="INVALID_JSON_SCHEMA")
+        strategy = opt.partition_strategy
+        if strategy is not None and strategy not in PARTITIONS:
+            raise InvalidRequest(f"structured_extraction_options '{opt.schema_name}': partition_strategy "
+                                 f"{strategy!r} is not supported here; use 'none' or 'page'",
+                                 code="INVALID_CONFIGURATION")
+        if opt.model_provider not in (None, "tensorlake"):
+            raise InvalidRequest(f"structured_extraction_options '{opt.schema_name}': model_provider "
+                                 f"{opt.model_provider!r} is not available here; documents are read by the "
+                                 "service's own model ('tensorlake', the default)", code="INVALID_CONFIGURATION")
+        unknown = sorted(set(opt.page_classes or []) - set(names))
+        if unknown:
+            raise InvalidRequest(f"structured_extraction_options '{opt.schema_name}': page_classes "
+                                 f"{', '.join(unknown)} are not among the page_classifications of the request",
+                                 code="INVALID_PAGE_CLASSIFICATION")
+
+
 def refuse_unsupported(req: ParseRequest) -> None:
+    check_structure(req)
     missing = []
-    if req.structured_extraction_options:
-        missing.append("structured_extraction_options (structured extraction)")
-    if req.page_classifications:
-        missing.append("page_classifications (page classification)")
     if req.form_filling is not None:
         missing.append("form_filling (use the edit endpoint)")
     if req.enrichment_options is not None:
@@ -210,6 +242,8 @@ def load_input(rt: Runtime, job: Job) -> DocumentInput:
         source=source, file_name=name, declared_mime_type=opts.mime_type, page_range=opts.page_range,
         parsing=opts.parsing_options or ParsingOptions(),
         enrichment=opts.enrichment_options or EnrichmentOptions(),
+        extraction=opts.structured_extraction_options or [],
+        classification=opts.page_classifications or [],
         limits=engine_limits(rt),
     )
 

@@ -1,5 +1,6 @@
 """SQL over the caller's own results (``assets.query``): ``jobs``, ``documents``, ``pages``,
-``fragments`` and ``chunks`` of its organization and project, or of one of its datasets."""
+``fragments``, ``chunks``, ``structured_data`` and ``page_classes`` of its organization and
+project, or of one of its datasets."""
 
 from __future__ import annotations
 
