@@ -235,14 +235,21 @@ def test_dagster_sensor_materialises_the_datasets_partition(world: World, page: 
     page.open(f"{ui}/automation")
     dismiss_dagster_welcome(page, "finished_jobs_sensor")
     page.wait_text("finished_jobs_sensor", "Standard sensor", timeout=30)
-    switch_on = page.wait_until("the sensor's row with its on/off switch", lambda: page.driver.execute_script("""
-        const name = [...document.querySelectorAll('*')].find(
-            e => e.children.length === 0 && e.textContent.trim() === 'finished_jobs_sensor');
-        for (let row = name; row; row = row.parentElement) {
-            const boxes = row.querySelectorAll('input[type=checkbox]');
-            if (boxes.length >= 2) return [boxes[boxes.length - 1].checked];  // [select, switch]
-        }
-        return null;"""), timeout=30)
+    def switch() -> list[bool] | None:
+        return page.driver.execute_script("""
+            const name = [...document.querySelectorAll('*')].find(
+                e => e.children.length === 0 && e.textContent.trim() === 'finished_jobs_sensor');
+            for (let row = name; row; row = row.parentElement) {
+                const boxes = row.querySelectorAll('input[type=checkbox]');
+                if (boxes.length >= 2) return [boxes[boxes.length - 1].checked];  // [select, switch]
+            }
+            return null;""")
+
+    page.wait_until("the sensor's row with its on/off switch", switch, timeout=30)
+    # the row shows before the sensor's state has loaded (the switch off until then): wait for it
+    deadline = time.monotonic() + 30
+    while (switch_on := switch()) != [True] and time.monotonic() < deadline:
+        time.sleep(0.5)
     page.shot("dagster-automation")
     assert switch_on == [True]
 
