@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
 
@@ -110,3 +111,78 @@ def test_a_worker_waits_out_prefect_and_catalog_outages(postgres_url: str, prefe
         services.close()
         pg_fw.cut()
         prefect_fw.cut()
+
+
+def test_two_workers_share_a_batch_on_s3_and_postgres_and_survive_a_kill(postgres_url: str, prefect_api: str,
+                                                                         tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The multi-machine path on one machine: the API and two ``docklake worker`` processes on
+    a PostgreSQL catalog and an S3-compatible store (moto's server); ``kill -9`` of one worker
+    mid-batch loses no job and finishes none twice, and the results are in the bucket."""
+    import signal
+
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    from tests.helpers import free_port
+
+    port = free_port()
+    s3 = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    s3.start()
+    aws = {"AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_ACCESS_KEY_ID": "docklake",
+           "AWS_SECRET_ACCESS_KEY": "docklake", "AWS_DEFAULT_REGION": "us-east-1"}
+    for k, v in aws.items():
+        monkeypatch.setenv(k, v)
+    boto3.client("s3").create_bucket(Bucket="docklake-scale")
+    storage = "s3://docklake-scale/data"
+    admin_execute(postgres_url.rsplit("/", 1)[0] + "/postgres", "CREATE DATABASE scaleout")
+    catalog = postgres_url.rsplit("/", 1)[0] + "/scaleout"
+    services = Services.build(Settings(data_dir=tmp_path / "api", api_keys=API_KEYS, prefect={"api_url": prefect_api},
+                                       storage={"url": storage, "catalog_url": catalog}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "DOCKLAKE_"))}
+    env.update(aws, DOCKLAKE_API_KEYS=API_KEYS, DOCKLAKE_STORAGE__URL=storage, DOCKLAKE_STORAGE__CATALOG_URL=catalog,
+               DOCKLAKE_PREFECT__API_URL=prefect_api, DOCKLAKE_WORKER__LEASE_S=str(LEASE_S),
+               DOCKLAKE_WORKER__MAX_IN_FLIGHT="4", DOCKLAKE_LOG_JSON="false")
+    workers = []
+    for name in ("one", "two"):
+        log = open(tmp_path / f"worker-{name}.log", "wb")
+        workers.append(subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=ROOT,
+                                        env={**env, "DOCKLAKE_DATA_DIR": str(tmp_path / name)}, stdout=log,
+                                        stderr=subprocess.STDOUT, start_new_session=True))
+    try:
+        with TestClient(create_app(services=services)) as client:
+            ids = submit(client, 30, "scale")
+            deadline = time.monotonic() + 120
+            while sum(s == "successful" for s, _, _ in statuses(services, ids).values()) < 5:
+                assert time.monotonic() < deadline, "the workers did not start"
+                time.sleep(0.2)
+            os.killpg(workers[0].pid, signal.SIGKILL)  # a host lost mid-batch, children and all
+            # what it held (nobody takes it over before its lease runs out)
+            with services.engine.connect() as conn:
+                held = [r[0] for r in conn.execute(text(
+                    "SELECT id FROM jobs WHERE status = 'processing' AND lease_owner LIKE :me"),
+                    {"me": f"%-{workers[0].pid}-%"}).all()]
+            workers[0].wait(10)
+            done = wait_done(services, ids, 240)
+        assert {s for s, _, _ in done.values()} == {"successful"}, done
+        assert all(attempts in (1, 2) for _, attempts, _ in done.values())
+        # what the dead worker held was done again by the other, once: its attempt counted
+        assert all(done[i][1] == 2 for i in held), {i: done[i] for i in held}
+        assert b"job_finished" in (tmp_path / "worker-one.log").read_bytes()  # both took part
+        assert b"job_finished" in (tmp_path / "worker-two.log").read_bytes()
+        with services.engine.connect() as conn:
+            owners = {r[0] for r in conn.execute(text("SELECT DISTINCT lease_owner FROM jobs")).all()}
+        assert owners == {None}  # every lease given up: nothing held by the dead worker
+        keys = [o["Key"] for o in boto3.client("s3").list_objects_v2(Bucket="docklake-scale", MaxKeys=1000)["Contents"]]
+        for job_id in ids:
+            assert any(job_id in k and k.endswith("document.parquet") for k in keys), f"no result of {job_id} in the bucket"
+    finally:
+        for w in workers:
+            if w.poll() is None:
+                w.terminate()
+                try:
+                    w.wait(30)
+                except subprocess.TimeoutExpired:
+                    w.kill()
+        services.close()
+        s3.stop()
