@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract|scale] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract",
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale",
                                              []],
                     default=[],
                     help="benchmarks to run (default: all)")
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     args, extra = ap.parse_known_args(argv)
     if extra and not {"tables", "extract"} & set(args.which):
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract"]
+    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> None:
     if "sandbox" in which:
         from bench import sandbox
         sandbox.run()
+    if "scale" in which:
+        from bench import scale
+        scale.run()
     if "extract" in which:
         from bench import extract
         extract.main(extra if "tables" not in args.which else [])  # its own option: --seed N
