@@ -8,6 +8,7 @@ from pathlib import Path
 
 import boto3
 import pytest
+import s3fs
 from fastapi.testclient import TestClient
 from moto.server import ThreadedMotoServer
 
@@ -28,10 +29,12 @@ def s3(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "docklake")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "docklake")
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    s3fs.S3FileSystem.clear_instance_cache()  # fsspec keeps instances, with the endpoint they read
     try:
         yield f"http://127.0.0.1:{port}"
     finally:
         server.stop()
+        s3fs.S3FileSystem.clear_instance_cache()
 
 
 def test_a_missing_bucket_makes_readyz_fail_and_uploads_land_in_the_bucket(s3: str, prefect_api: str,

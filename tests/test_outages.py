@@ -122,6 +122,7 @@ def test_two_workers_share_a_batch_on_s3_and_postgres_and_survive_a_kill(postgre
     import signal
 
     import boto3
+    import s3fs
     from moto.server import ThreadedMotoServer
 
     from tests.helpers import free_port
@@ -133,6 +134,7 @@ def test_two_workers_share_a_batch_on_s3_and_postgres_and_survive_a_kill(postgre
            "AWS_SECRET_ACCESS_KEY": "docklake", "AWS_DEFAULT_REGION": "us-east-1"}
     for k, v in aws.items():
         monkeypatch.setenv(k, v)
+    s3fs.S3FileSystem.clear_instance_cache()  # fsspec keeps instances, with the endpoint they read
     boto3.client("s3").create_bucket(Bucket="docklake-scale")
     storage = "s3://docklake-scale/data"
     admin_execute(postgres_url.rsplit("/", 1)[0] + "/postgres", "CREATE DATABASE scaleout")
@@ -186,3 +188,4 @@ def test_two_workers_share_a_batch_on_s3_and_postgres_and_survive_a_kill(postgre
                     w.kill()
         services.close()
         s3.stop()
+        s3fs.S3FileSystem.clear_instance_cache()
