@@ -595,7 +595,7 @@ def test_unnamed_default_sandboxes_come_from_a_warm_pool(tmp_path: Path) -> None
 
     def wait_pooled(but_not: str | None = None) -> str:
         deadline = time.monotonic() + 60
-        while not ((ids := [c.id for c in pooled() if c.id != but_not]) and services.sandboxes.warm_count()):
+        while not ((ids := [c.id for c in pooled() if c.id != but_not]) and services.sandboxes.pool.count()):
             assert time.monotonic() < deadline, "the pool was not filled"
             time.sleep(0.1)
         return ids[0]

@@ -12,8 +12,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -23,7 +22,7 @@ from sqlalchemy import Engine
 from assets import sandboxes as repo
 from assets.catalog import now_us
 from assets.pagination import MAX_LIMIT, Page
-from pipelines.containers import LIVE_MOUNT_ROOTS, ContainerError, Containers, Launch, Started
+from pipelines.containers import LIVE_MOUNT_ROOTS, ContainerError, Containers, Launch
 from pipelines.errors import (
     SandboxConflict,
     SandboxError,
@@ -50,10 +49,10 @@ from pipelines.sandbox_records import (
 )
 from pipelines.settings import Settings
 from pipelines.usecases.file_systems import FileSystems, Unresolvable
+from pipelines.usecases.sandbox_pool import Runner, WarmPool
 
 log = structlog.get_logger("docklake.sandboxes")
 S = SandboxStatus
-Runner = Callable[[str, Callable[[], None]], Future]
 
 
 @dataclass(frozen=True)
@@ -87,13 +86,6 @@ class CopyOutcome:
     copies: list[Sandbox]
     failed: bool  # a copy failed before it was ready (422)
     timed_out: bool  # a copy was not ready in time (504)
-
-
-@dataclass(frozen=True)
-class _Warm:
-    started: Started
-    token: str
-    pool_id: str
 
 
 @dataclass
@@ -142,10 +134,7 @@ class Sandboxes:
         self._runner = runner or (lambda name, fn: self._pool.submit(fn))
         self._locks = _Locks()
         self._active: dict[str, int] = {}
-        self._warm: list[_Warm] = []
-        self._warming = 0
-        self._pool_lock = threading.Lock()
-        self._pool_wanted = False
+        self.pool = WarmPool(self.cfg, containers, self._runner)
         self._stop = threading.Event()
         self._reaper: threading.Thread | None = None
 
@@ -238,7 +227,7 @@ class Sandboxes:
                      name=req.name, status=S.pending, spec=spec, created_us=now, updated_us=now,
                      restore_snapshot_id=source.id if source else None, last_active_us=now,
                      mounts=tuple(mounts))
-        warm = self._claim_warm() if self._pool_fits(sb, source) and not mounts else None
+        warm = self.pool.claim() if self.pool.fits(sb, source) else None
         if warm is not None:
             sb = replace(sb, status=S.running, container_id=warm.started.container_id,
                          address=warm.started.address, token=warm.token, generation=1)
@@ -250,74 +239,19 @@ class Sandboxes:
             if warm is not None:
                 self.containers.remove(warm.started.container_id)
             raise
-        self._want_pool()
+        self.pool.refill()
         if warm is not None:
             log.info("sandbox_running", sandbox_id=sb.id, pooled=True)
             return sb
         with self._locks(sb.id):
             return self._boot(sb, source)
 
-    # -- the warm pool ----------------------------------------------------------------------------
-
-    def _pool_fits(self, sb: Sandbox, source: Snapshot | None) -> bool:
-        """Pool containers run the default image, resources and network with no entrypoint; the
-        host name of a named sandbox is its name, so named ones boot their own."""
-        return (self.cfg.pool_size > 0 and source is None and sb.name is None
-                and sb.spec.image == self.cfg.image and sb.spec.resources == Resources()
-                and sb.spec.entrypoint is None and sb.spec.network == NetworkPolicy())
-
     def capabilities(self) -> dict[str, object]:
         """What sandboxes can do on this host (``/readyz`` shows it)."""
         engine = self.containers.available()
         return {"engine": engine, "image": engine and self.containers.image_exists(self.cfg.image),
                 "memory_snapshots": engine and self.containers.memory_snapshots() is None, "file_systems": engine,
-                "warm": self.warm_count()}
-
-    def warm_count(self) -> int:
-        """Pool containers ready to be handed out."""
-        with self._pool_lock:
-            return len(self._warm)
-
-    def _claim_warm(self) -> _Warm | None:
-        while True:
-            with self._pool_lock:
-                if not self._warm:
-                    return None
-                warm = self._warm.pop(0)
-            if self.containers.healthy(warm.started.address, warm.token):
-                return warm
-            self.containers.remove(warm.started.container_id)
-
-    def _want_pool(self) -> None:
-        self._pool_wanted = True
-        with self._pool_lock:
-            missing = self.cfg.pool_size - len(self._warm) - self._warming
-            self._warming += max(0, missing)
-        for _ in range(max(0, missing)):
-            self._runner("pool-refill", self._warm_one)
-
-    def _warm_one(self) -> None:
-        token = secrets.token_hex(24)
-        pool_id = "pool" + secrets.token_hex(8)
-        try:
-            started = self.containers.launch(
-                Launch(sandbox_id=pool_id, namespace="", generation=1, image=self.cfg.image, entrypoint=None,
-                       resources=Resources(), internet=False, token=token, hostname="sandbox",
-                       pids_limit=self.cfg.pids_limit), self.cfg.start_timeout_s)
-        except ContainerError as exc:
-            log.warning("sandbox_pool_refill_failed", error=str(exc))
-            with self._pool_lock:
-                self._warming -= 1
-            return
-        with self._pool_lock:
-            self._warming -= 1
-            if self._stop.is_set():
-                keep = False
-            else:
-                keep = True
-                self._warm.append(_Warm(started, token, pool_id))
-        if not keep:
-            self.containers.remove(started.container_id)
+                "warm": self.pool.count()}
 
     def _check_resources(self, r: Resources) -> None:
         if r.cpus <= 0 or r.memory_mb < 16 or r.disk_mb < 0:
@@ -741,10 +675,7 @@ class Sandboxes:
         if self._reaper is not None:
             self._reaper.join(timeout=5)
         self._pool.shutdown(wait=True, cancel_futures=False)
-        with self._pool_lock:
-            warm, self._warm = self._warm, []
-        for w in warm:
-            self.containers.remove(w.started.container_id)
+        self.pool.close()
 
     def _loop(self) -> None:
         while not self._stop.wait(self.cfg.reaper_s):
