@@ -9,13 +9,18 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
 
 from api import client_cli
 from pipelines.settings import Settings
+
+if TYPE_CHECKING:
+    from pipelines.delivery import TaskWorkerNode
+    from pipelines.dispatcher import Dispatcher
+    from pipelines.usecases.runtime import Runtime
 
 app = typer.Typer(help="docklake: self-hosted document ingestion and sandboxes.", no_args_is_help=True)
 keys_app = typer.Typer(help="Manage API keys.", no_args_is_help=True)
@@ -96,6 +101,9 @@ def serve(
                    settings.data_dir / f"worker-{i}.log")
         for i in range(max(0, settings.worker.count))
     ]
+    if settings.worker.delivery == "prefect":  # the API node hands the jobs to Prefect
+        children.append(Supervised("feeder", [sys.executable, "-m", "api.cli", "deliver"], env,
+                                   settings.data_dir / "feeder.log"))
     for c in children:
         c.start()
 
@@ -137,30 +145,61 @@ def serve(
             prefect.stop()
 
 
+def _prefect_process(settings: Settings) -> Runtime:
+    """Prefect's environment (it reads its settings when first imported: this is the composition
+    root), logging, and the runtime, installed for the flows and tasks."""
+    from pipelines.prefect_server import prefect_env
+
+    for k, v in prefect_env(settings).items():
+        os.environ.setdefault(k, v)
+    from pipelines.logs import configure_logging
+    from pipelines.usecases.runtime import Runtime, install
+
+    configure_logging(settings.log_level, settings.log_json)
+    rt = Runtime.build(settings)
+    install(rt)
+    return rt
+
+
+@app.command(hidden=True)
+def deliver(data_dir: DataDir = None) -> None:
+    """Hand pending jobs to Prefect as task runs (DOCKLAKE_WORKER__DELIVERY=prefect; `serve` runs it)."""
+    settings = _settings(data_dir)
+    rt = _prefect_process(settings)
+    from pipelines.delivery import Feeder
+
+    feeder = Feeder(rt)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, feeder.stop)
+        await feeder.run_forever()
+
+    asyncio.run(main())
+
+
 @app.command()
 def worker(data_dir: DataDir = None) -> None:
-    """Claim pending jobs and run them as Prefect flow runs (DOCKLAKE_PREFECT__API_URL)."""
+    """Run jobs: claim them from the catalog and run them as Prefect flow runs, or, with
+    DOCKLAKE_WORKER__DELIVERY=prefect, serve them as a Prefect task worker (DOCKLAKE_PREFECT__API_URL)."""
     settings = _settings(data_dir)
     from pipelines import isolation
-    from pipelines.prefect_server import prefect_env
 
     isolation.configure(settings.worker.max_children)
     # the fork server for document children, before any thread exists; the children write
     # their results through assets.results
     isolation.start(preload=["assets.results", "pipelines.fetch"])
 
-    # Prefect reads its settings when first imported: this is the composition root.
-    for k, v in prefect_env(settings).items():
-        os.environ.setdefault(k, v)
-    from pipelines.logs import configure_logging
+    rt = _prefect_process(settings)
+    if settings.worker.delivery == "prefect":
+        from pipelines.delivery import TaskWorkerNode
 
-    configure_logging(settings.log_level, settings.log_json)
-    from pipelines.dispatcher import Dispatcher
-    from pipelines.usecases.runtime import Runtime, install
+        dispatcher: Dispatcher | TaskWorkerNode = TaskWorkerNode(rt)
+    else:
+        from pipelines.dispatcher import Dispatcher
 
-    rt = Runtime.build(settings)
-    install(rt)
-    dispatcher = Dispatcher(rt)
+        dispatcher = Dispatcher(rt)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()

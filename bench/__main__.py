@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract|scale] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract|scale|delivery] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale",
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale", "delivery",
                                              []],
                     default=[],
                     help="benchmarks to run (default: all)")
@@ -25,7 +25,7 @@ def main(argv: list[str] | None = None) -> None:
     args, extra = ap.parse_known_args(argv)
     if extra and not {"tables", "extract"} & set(args.which):
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
-    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale"]
+    which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale", "delivery"]
     if "submit" in which:
         from bench import submit
         submit.run(args.submit_n, args.catalog_url)
@@ -54,6 +54,9 @@ def main(argv: list[str] | None = None) -> None:
     if "scale" in which:
         from bench import scale
         scale.run()
+    if "delivery" in which:
+        from bench import scale
+        scale.deliveries(docs=min(args.docs, 100))
     if "extract" in which:
         from bench import extract
         extract.main(extra if "tables" not in args.which else [])  # its own option: --seed N

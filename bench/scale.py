@@ -6,16 +6,24 @@ The corpus is ``bench batch``'s; each run is a fresh ``docklake serve`` with
 ``docklake submit --wait`` as the user. Next to them, the engine alone on the same documents.
 The workers share this one machine's CPUs, so the figures show what more worker processes cost
 or gain here, not what more machines would.
+
+Then the two ways jobs reach workers side by side: ``catalog`` (workers claim from the catalog,
+the default) and ``prefect`` (the feeder hands each job to Prefect as a task run and the workers
+are Prefect task workers): the same batch, and a one-page job's time from submit to result.
 """
 
 from __future__ import annotations
 
 import os
 import tempfile
+import time
 from pathlib import Path
 
 from bench.batch import corpus, engine_alone, through_the_service
-from bench.harness import note, print_table
+from bench.fairness import Service
+from bench.harness import note, print_table, summary
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(docs: int = 100, workers: tuple[int, ...] = (1, 2, 4)) -> None:
@@ -34,3 +42,36 @@ def run(docs: int = 100, workers: tuple[int, ...] = (1, 2, 4)) -> None:
             rows.append([f"through the service, {n} worker process{'es' * (n > 1)}", str(n), f"{wall:.1f}",
                          f"{pages / wall:.1f}", f"{(pages / wall) / (pages / ideal):.0%} of the ideal"])
     print_table(f"{docs} documents, {pages} pages, {cpus} CPUs", ["", "workers", "seconds", "pages/s", "note"], rows)
+
+
+def one_page_latency(delivery: str, n: int = 20) -> list[float]:
+    """Submit → ``successful`` of one one-page text job at a time, ``n`` times."""
+    samples = []
+    with Service(ROOT, DOCKLAKE_WORKER__DELIVERY=delivery) as svc, svc.client("a") as client:
+        for i in range(n + 1):
+            t0 = time.perf_counter()
+            job = client.post("/documents/v2/parse", json={"raw_text": f"one page, number {i}",
+                                                           "mime_type": "text/plain"}).json()["parse_id"]
+            while client.get(f"/documents/v2/parse/{job}").json()["status"] not in ("successful", "failure"):
+                time.sleep(0.005)
+            if i:  # the first one warms the worker up
+                samples.append(time.perf_counter() - t0)
+    return samples
+
+
+def deliveries(docs: int = 100) -> None:
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="docklake-bench-delivery-") as tmp:
+        folder = Path(tmp) / "inbox"
+        paths = corpus(docs, folder)
+        _e_wall, _cpu, pages = engine_alone(paths)
+        for delivery in ("catalog", "prefect"):
+            note(f"[scale] {delivery} delivery: the batch …")
+            wall, _summary, svc = through_the_service(folder, DOCKLAKE_WORKER__DELIVERY=delivery)
+            svc.__exit__()
+            note(f"[scale] {delivery} delivery: one-page jobs one at a time …")
+            lat = summary(one_page_latency(delivery))
+            rows.append([delivery, f"{wall:.1f}", f"{pages / wall:.1f}", f"{lat['p50'] * 1000:.0f}",
+                         f"{lat['p99'] * 1000:.0f}"])
+    print_table(f"{docs} documents, {pages} pages, one worker process", [
+        "delivery", "batch seconds", "pages/s", "one-page job p50 ms", "p99 ms"], rows)

@@ -62,6 +62,41 @@ class Heartbeat(threading.Thread):
         self._stop_evt.set()
 
 
+async def send_webhooks(rt: Runtime, owner: str, stopping: asyncio.Event, finished: asyncio.Event) -> None:
+    """Send due webhook events until ``stopping`` (``finished``, set when a job ends, wakes it)."""
+    while not stopping.is_set():
+        try:
+            sent = await asyncio.to_thread(webhooks.deliver_due, rt, owner)
+        except Exception as exc:  # noqa: BLE001 - a catalog hiccup: try again later
+            log.warning("webhook_delivery_failed", error=repr(exc))
+            sent = 0
+        if not sent:
+            finished.clear()
+            try:
+                await asyncio.wait_for(finished.wait(), max(1.0, rt.settings.worker.poll_s))
+            except TimeoutError:
+                pass
+
+
+async def wait_for_prefect(url: str, stopping: asyncio.Event) -> None:
+    """Probe the Prefect API's health (backing off up to 30 s) until it answers or ``stopping``."""
+    delay = 1.0
+    async with httpx.AsyncClient(timeout=5.0) as client:
+        while not stopping.is_set():
+            try:
+                if (await client.get(url.rstrip("/") + "/health")).status_code == 200:
+                    log.info("orchestrator_back", url=url)
+                    return
+            except httpx.HTTPError:
+                pass
+            log.warning("orchestrator_unreachable", url=url, retry_in_s=delay)
+            try:
+                await asyncio.wait_for(stopping.wait(), delay)
+            except TimeoutError:
+                pass
+            delay = min(30.0, delay * 2)
+
+
 def by_organization(batch: list[Job]) -> list[list[Job]]:
     """One flow run per organization: a flow run's tags reach its task runs, so a run shared by
     two organizations would show each one's documents under the other's tag."""
@@ -175,47 +210,16 @@ class Dispatcher:
             self._stop_heartbeat()
         return len(batch)
 
-    async def _deliver_webhooks(self) -> None:
-        """Send due webhook events until stopped (a finished job wakes it)."""
-        while not self._stopping.is_set():
-            try:
-                sent = await asyncio.to_thread(webhooks.deliver_due, self.rt, self.owner)
-            except Exception as exc:  # noqa: BLE001 - a catalog hiccup: try again later
-                log.warning("webhook_delivery_failed", error=repr(exc))
-                sent = 0
-            if not sent:
-                self._events.clear()
-                try:
-                    await asyncio.wait_for(self._events.wait(), max(1.0, self.rt.settings.worker.poll_s))
-                except TimeoutError:
-                    pass
-
     async def _wait_for_orchestrator(self) -> None:
-        """After a flow run could not be started: probe the Prefect API (backing off up to 30 s)
-        until it answers, before claiming again."""
-        url = self.rt.settings.effective_prefect_api_url.rstrip("/") + "/health"
-        delay = 1.0
-        async with httpx.AsyncClient(timeout=5.0) as client:
-            while not self._stopping.is_set():
-                try:
-                    if (await client.get(url)).status_code == 200:
-                        log.info("orchestrator_back", url=url)
-                        self._orchestrator_down = False
-                        return
-                except httpx.HTTPError:
-                    pass
-                log.warning("orchestrator_unreachable", url=url, retry_in_s=delay)
-                try:
-                    await asyncio.wait_for(self._stopping.wait(), delay)
-                except TimeoutError:
-                    pass
-                delay = min(30.0, delay * 2)
+        """After a flow run could not be started: wait for the Prefect API before claiming again."""
+        await wait_for_prefect(self.rt.settings.effective_prefect_api_url, self._stopping)
+        self._orchestrator_down = False
 
     async def run_forever(self) -> None:
         self._prepare_loop()
         log.info("dispatcher_started", owner=self.owner, max_in_flight=self.max_in_flight)
         poll = self.rt.settings.worker.poll_s
-        sender = asyncio.create_task(self._deliver_webhooks())
+        sender = asyncio.create_task(send_webhooks(self.rt, self.owner, self._stopping, self._events))
         try:
             while not self._stopping.is_set():
                 self._wake.clear()

@@ -8,15 +8,18 @@ its own task run (named after the job) in the Prefect UI. Flows only wire the st
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import Counter
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
+from datetime import UTC, datetime
 from uuid import UUID
 
 import structlog
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import acreate_markdown_artifact
 from prefect.cache_policies import NO_CACHE
+from prefect.context import TaskRunContext
 from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
 
@@ -42,10 +45,16 @@ async def process_document(job_id: str, kind: str, owner: str) -> State:
     """One job. Its task run ends ``Completed``, or ``Failed`` with the job's error as the state
     message when the job ends ``failure``, so the Prefect UI shows what the API says; its logs
     and a markdown artifact say what the job found and where the time went."""
-    rt = current()
-    job = await asyncio.to_thread(jobs_repo.get_job_by_id, rt.engine, job_id)
+    job = await asyncio.to_thread(jobs_repo.get_job_by_id, current().engine, job_id)
     if job is None or job.lease_owner != owner or job.status != JobStatus.processing:
         return Completed(message="skipped: deleted, or claimed by another worker", data="skipped")
+    return await run_held_job(job, owner)
+
+
+async def run_held_job(job: Job, owner: str) -> State:
+    """The body of a job's task run, for a job ``owner`` holds (whichever way it got there)."""
+    rt = current()
+    job_id = job.id
     limit = rt.settings.limits.job_timeout_s
     started = time.monotonic()
     result: DocumentResult | None = None
@@ -70,15 +79,34 @@ async def process_document(job_id: str, kind: str, owner: str) -> State:
 async def _report(report: JobReport) -> None:
     """The job's log lines and markdown artifact, sent to the Prefect API (best effort: the
     catalog, not Prefect, is the record)."""
-    logger = get_run_logger()
-    for level, line in report.log_lines():
-        getattr(logger, level)(line)
+    ctx = TaskRunContext.get()
+    if ctx is not None and ctx.task_run.flow_run_id is None:
+        # a delivered task run (no flow run): Prefect's log handler only sends logs of flow runs
+        await _send_task_run_logs(ctx.task_run.id, report.log_lines())
+    else:
+        logger = get_run_logger()
+        for level, line in report.log_lines():
+            getattr(logger, level)(line)
     try:
         # a key names the report in the Artifacts page (lowercase letters, digits and dashes)
         await acreate_markdown_artifact(markdown=report.markdown(), key=f"report-{report.job.id.replace('_', '-')}",
                                         description=f"{task_name(report.job)}: what the job found")
     except Exception as exc:  # noqa: BLE001
         log.warning("artifact_failed", job_id=report.job.id, error=repr(exc))
+
+
+async def _send_task_run_logs(task_run_id: UUID, lines: Iterable[tuple[str, str]]) -> None:
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.actions import LogCreate
+
+    at = datetime.now(UTC)
+    logs = [LogCreate(name="prefect.task_runs", level=logging.getLevelNamesMapping()[level.upper()], message=line,
+                      timestamp=at, task_run_id=task_run_id) for level, line in lines]
+    try:
+        async with get_client() as client:
+            await client.create_logs(logs)
+    except Exception as exc:  # noqa: BLE001 - best effort: the worker's own log has them too
+        log.warning("task_run_logs_failed", task_run_id=str(task_run_id), error=repr(exc))
 
 
 async def _process(rt: Runtime, job: Job, owner: str, deadline: float

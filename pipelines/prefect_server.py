@@ -28,6 +28,8 @@ def prefect_env(settings: Settings) -> dict[str, str]:
         "PREFECT_LOGGING_LEVEL": "INFO",
         "PREFECT_LOGGING_TO_API_ENABLED": "true",
         "PREFECT_LOGGING_HANDLERS_CONSOLE_LEVEL": "WARNING",
+        # delivered task runs have no flow run: docklake sends their job's lines itself
+        "PREFECT_LOGGING_TO_API_WHEN_MISSING_FLOW": "ignore",
     }
 
 

@@ -9,6 +9,7 @@ variable is listed in the README's configuration table (a test keeps the two in 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -64,6 +65,15 @@ class WorkerSettings(_Group):
     max_children: int = Field(0, description="Document conversions running at once per worker (0: one per CPU).")
     split_pages: int = Field(20, description="A PDF with more selected pages is converted in parallel parts "
                              "of this many pages (0: never split).")
+    delivery: Literal["catalog", "prefect"] = Field(
+        "catalog", description="How jobs reach workers. `catalog`: each worker claims pending jobs from the "
+        "catalog and runs them as Prefect flow runs (one machine, or a few sharing the catalog). `prefect`: the "
+        "API node hands each job to Prefect as a task run and `docklake worker` processes are Prefect task "
+        "workers (many machines; Prefect's tag concurrency limits apply).")
+    delivery_window: int = Field(64, description="`prefect` delivery: jobs handed to Prefect and not yet taken "
+                                 "by a worker, at most (one organization gets at most half while others wait).")
+    redeliver_s: float = Field(120.0, description="`prefect` delivery: a job handed to Prefect and not taken "
+                               "by any worker for this long is handed over again.")
 
 
 class LimitSettings(_Group):

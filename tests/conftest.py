@@ -25,6 +25,8 @@ from pipelines.settings import Settings  # noqa: E402
 
 PREFECT_SETTINGS = Settings(data_dir=PREFECT_DIR, prefect={"port": PREFECT_PORT})
 os.environ.update(prefect_env(PREFECT_SETTINGS))
+# a task run over a tag concurrency limit retries after this long (Prefect's default is 30 s)
+os.environ["PREFECT_SERVER_TASKS_TAG_CONCURRENCY_SLOT_WAIT_SECONDS"] = "1"
 
 # The document children's fork server, started as `docklake worker` starts it: before any thread,
 # with what the children use preloaded (otherwise each child imports pyarrow and fsspec itself),
