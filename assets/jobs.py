@@ -107,6 +107,7 @@ def get_status(engine: Engine, p: Principal, job_id: str) -> JobStatus | None:
     return JobStatus(status) if status else None
 
 
+@waits_out_outages  # the worker's read: a catalog outage must not fail the job
 def get_job_by_id(engine: Engine, job_id: str) -> Job | None:
     with engine.connect() as conn:
         row = conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().first()
@@ -434,17 +435,19 @@ def undeliver(engine: Engine, job_ids: list[str]) -> int:
 
 
 @waits_out_outages
-def take(engine: Engine, owner: str, job_id: str, lease_s: float) -> Job | None:
-    """A worker takes a delivered job: ``pending → processing`` with ``owner``'s lease, counting
-    the attempt. None if it is not pending any more (taken through another delivery, finished,
-    deleted): each job runs once however often it was delivered."""
+def take(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> list[Job]:
+    """A worker takes delivered jobs: ``pending → processing`` under ``owner``'s lease, counting
+    the attempt. Those not pending any more (taken through another delivery, finished, deleted)
+    are left out: each job runs once however often it was delivered."""
+    taken: list[Job] = []
     with write_txn(engine) as conn:
         now = _db_now_us(conn)
-        if not conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == PENDING).values(
-                status=PROCESSING, lease_owner=owner, lease_expires_us=now + int(lease_s * 1e6),
-                attempts=jobs.c.attempts + 1, started_us=now)).rowcount:
-            return None
-        return Job.from_row(conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().one())
+        for job_id in job_ids:
+            if conn.execute(update(jobs).where(jobs.c.id == job_id, jobs.c.status == PENDING).values(
+                    status=PROCESSING, lease_owner=owner, lease_expires_us=now + int(lease_s * 1e6),
+                    attempts=jobs.c.attempts + 1, started_us=now)).rowcount:
+                taken.append(Job.from_row(conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().one()))
+    return taken
 
 
 @dataclass
@@ -455,13 +458,15 @@ class Requeued:
 
 
 @waits_out_outages
-def requeue_expired(engine: Engine, max_attempts: int, limit: int = 500) -> list[Requeued]:
-    """Jobs whose worker died (lease expired while ``processing``) become pending again, to be
-    delivered anew; those already taken ``max_attempts`` times end ``failure`` instead."""
+def requeue_expired(engine: Engine, max_attempts: int, grace_s: float = 0.0, limit: int = 500) -> list[Requeued]:
+    """Jobs whose worker died (lease expired while ``processing``, ``grace_s`` ago or more) become
+    pending again, to be delivered anew; those already taken ``max_attempts`` times end
+    ``failure`` instead. The grace lets a live worker whose renewals the catalog missed (it was
+    away) renew first once it is back."""
     out: list[Requeued] = []
     with write_txn(engine) as conn:
         now = _db_now_us(conn)
-        expired = and_(jobs.c.status == PROCESSING, jobs.c.lease_expires_us < now)
+        expired = and_(jobs.c.status == PROCESSING, jobs.c.lease_expires_us < now - int(grace_s * 1e6))
         q = select(jobs.c.id, jobs.c.attempts, jobs.c.lease_owner, jobs.c.flow_run_id).where(expired).limit(limit)
         if engine.dialect.name == "postgresql":
             q = q.with_for_update(skip_locked=True)

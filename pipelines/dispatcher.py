@@ -79,7 +79,7 @@ async def send_webhooks(rt: Runtime, owner: str, stopping: asyncio.Event, finish
 
 
 async def wait_for_prefect(url: str, stopping: asyncio.Event) -> None:
-    """Probe the Prefect API's health (backing off up to 30 s) until it answers or ``stopping``."""
+    """Probe the Prefect API's health (backing off up to 10 s) until it answers or ``stopping``."""
     delay = 1.0
     async with httpx.AsyncClient(timeout=5.0) as client:
         while not stopping.is_set():
@@ -94,7 +94,7 @@ async def wait_for_prefect(url: str, stopping: asyncio.Event) -> None:
                 await asyncio.wait_for(stopping.wait(), delay)
             except TimeoutError:
                 pass
-            delay = min(30.0, delay * 2)
+            delay = min(10.0, delay * 2)
 
 
 def by_organization(batch: list[Job]) -> list[list[Job]]:
@@ -190,6 +190,13 @@ class Dispatcher:
                                                   [j.id for j in batch])
             self._orchestrator_down = True
             log.error("flow_failed", error=repr(exc), handed_back=handed_back)
+        else:
+            # a job whose task run never got to run it (the Prefect API away as it started) is
+            # still held: hand it back unspent
+            if handed_back := await asyncio.to_thread(jobs_repo.release_jobs, self.rt.engine, self.owner,
+                                                      [j.id for j in batch]):
+                self._orchestrator_down = True
+                log.warning("jobs_handed_back", handed_back=handed_back)
         finally:
             for j in batch:
                 self._in_flight.pop(j.id, None)

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import time
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from datetime import UTC, datetime
 from uuid import UUID
 
@@ -195,17 +195,12 @@ def flow_name(jobs: list[Job]) -> str:
     return f"{' + '.join(sorted(where))}: {len(jobs)} document{'s' * (len(jobs) != 1)} ({names})"
 
 
-@flow(name="docklake-jobs", flow_run_name="{label}", log_prints=False, validate_parameters=False)
-async def process_jobs(jobs: list[Job], owner: str, label: str = "") -> State:
-    """Process ``jobs``, claimed by ``owner``: one task run each. The flow run completes with a
-    message counting the outcomes ("7 successful, 1 failed"), failures included: a batch whose
-    documents failed did its work and is not shown as crashed."""
-    rt = current()
-    run_id = flow_run.get_id()
-    if run_id:
-        jobs_repo.set_flow_run(rt.engine, owner, [j.id for j in jobs], str(run_id))
+async def run_jobs(jobs: list[Job], owner: str, extra_tags: Callable[[Job], list[str]] = lambda _j: []
+                   ) -> tuple[dict[str, str], str]:
+    """Run ``jobs`` (held by ``owner``) at once, one task run each; each job's outcome and a
+    message counting them ("7 successful, 1 failure")."""
     states = await asyncio.gather(*(
-        process_document.with_options(task_run_name=task_name(j), tags=job_tags(j))(
+        process_document.with_options(task_run_name=task_name(j), tags=[*job_tags(j), *extra_tags(j)])(
             j.id, j.kind.value, owner, return_state=True)
         for j in jobs), return_exceptions=True)
     outcomes: dict[str, str] = {}
@@ -218,7 +213,20 @@ async def process_jobs(jobs: list[Job], owner: str, label: str = "") -> State:
             outcomes[j.id] = str(await st.aresult(raise_on_failure=False))
     counts = Counter(outcomes.values())
     order = {JobStatus.successful.value: 0, JobStatus.failure.value: 1}
-    message = ", ".join(f"{counts[what]} {what}" for what in sorted(counts, key=lambda w: (order.get(w, 2), w)))
+    return outcomes, ", ".join(f"{counts[what]} {what}" for what in sorted(counts, key=lambda w: (order.get(w, 2), w)))
+
+
+@flow(name="docklake-jobs", flow_run_name="{label}", log_prints=False, validate_parameters=False)
+async def process_jobs(jobs: list[Job], owner: str, label: str = "") -> State:
+    """Process ``jobs``, claimed by ``owner``: one task run each. The flow run completes with a
+    message counting the outcomes ("7 successful, 1 failed"), failures included: a batch whose
+    documents failed did its work and is not shown as crashed."""
+    rt = current()
+    run_id = flow_run.get_id()
+    if run_id:
+        jobs_repo.set_flow_run(rt.engine, owner, [j.id for j in jobs], str(run_id))
+    outcomes, message = await run_jobs(jobs, owner)
+    counts = Counter(outcomes.values())
     if run_id and counts.get(JobStatus.failure.value):
         await _rename(run_id, f"{label} — {message}")  # the runs list then shows the failures
     return Completed(message=message, data=outcomes)

@@ -22,7 +22,7 @@ def prefect_env(settings: Settings) -> dict[str, str]:
         "PREFECT_HOME": str(home),
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_SERVER_UI_SHOW_PROMOTIONAL_CONTENT": "false",
-        "PREFECT_API_DATABASE_CONNECTION_URL": f"sqlite+aiosqlite:///{home / 'prefect.db'}",
+        "PREFECT_API_DATABASE_CONNECTION_URL": settings.prefect.database_url or f"sqlite+aiosqlite:///{home / 'prefect.db'}",
         # each job's log lines go to the Prefect API (its task run's Logs tab); the console
         # shows only warnings, docklake's own log says the rest
         "PREFECT_LOGGING_LEVEL": "INFO",

@@ -121,6 +121,9 @@ class PrefectSettings(_Group):
     host: str = Field("127.0.0.1", description="Address the managed Prefect server listens on.")
     public_url: str = Field("", description="Where a browser reaches the managed Prefect server, when not at "
                             "its host and port (a proxy), e.g. `https://ops.example.org/prefect`.")
+    database_url: str = Field("", description="The managed Prefect server's database, e.g. "
+                              "`postgresql+asyncpg://prefect@db/prefect` (default: SQLite under the data dir; "
+                              "PostgreSQL carries several times the task runs per second).")
 
 
 class WebhookSettings(_Group):

@@ -87,6 +87,12 @@ class Cluster:
             if attempt == 4:
                 self._check(res, "pg_ctl start")
 
+    def restart(self) -> None:
+        """Stop the server as a crash would (``immediate``: recovery on start) and start it again
+        on the same port."""
+        self._check(self.run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-m", "immediate",
+                             "-w", "-t", "60", "restart"), "pg_ctl restart")
+
     def stop(self) -> None:
         try:
             if self.data.exists():
@@ -128,6 +134,18 @@ def postgres_url() -> Iterator[str]:
     try:
         cluster.start()
         admin_execute(cluster.url("postgres"), f"CREATE DATABASE {DB_NAME}")
+        RUNNING[cluster.port] = cluster
         yield cluster.url(DB_NAME)
     finally:
+        RUNNING.pop(cluster.port, None)
         cluster.stop()
+
+
+RUNNING: dict[int, Cluster] = {}  # the session's cluster by port, for tests that restart it
+
+
+def restart_postgres(url: str) -> None:
+    """Restart the cluster serving ``url`` (a ``postgres_url``), as an operator or a crash would."""
+    from urllib.parse import urlsplit
+
+    RUNNING[urlsplit(url.replace("postgresql+psycopg", "http")).port or 0].restart()

@@ -47,9 +47,9 @@ def test_a_job_is_taken_once_however_often_it_was_delivered(client: TestClient, 
     time.sleep(0.3)
     # never taken (the task run was lost): delivered again once the delivery's lease ran out
     assert [j.id for j in jobs_repo.mark_for_delivery(services.engine, 10, 60)] == [job_id]
-    taken = jobs_repo.take(services.engine, "worker-1", job_id, 30)
-    assert taken is not None and taken.attempts == 1 and taken.lease_owner == "worker-1"
-    assert jobs_repo.take(services.engine, "worker-2", job_id, 30) is None  # the second delivery
+    [taken] = jobs_repo.take(services.engine, "worker-1", [job_id], 30)
+    assert taken.attempts == 1 and taken.lease_owner == "worker-1"
+    assert jobs_repo.take(services.engine, "worker-2", [job_id], 30) == []  # the second delivery
     assert status(services, job_id) == ("processing", 1, "worker-1")
     assert jobs_repo.mark_for_delivery(services.engine, 10, 60) == []
 
@@ -58,7 +58,7 @@ def test_a_dead_workers_job_is_requeued_then_given_up_after_max_attempts(client:
                                                                          services: Services) -> None:
     job_id = submit(client, 1, A)[0]
     for attempt in (1, 2):
-        assert jobs_repo.take(services.engine, f"worker-{attempt}", job_id, 0.1) is not None
+        assert len(jobs_repo.take(services.engine, f"worker-{attempt}", [job_id], 0.1)) == 1
         time.sleep(0.2)  # the worker died: its lease runs out
         requeued = jobs_repo.requeue_expired(services.engine, max_attempts=2)
         assert [(r.job_id, r.owner) for r in requeued] == [(job_id, f"worker-{attempt}")]

@@ -59,6 +59,8 @@ def _other_value(name: str, default: object, tmp_path: Path) -> tuple[str, objec
         return "memory://elsewhere", "memory://elsewhere"
     if name == "DOCKLAKE_STORAGE__CATALOG_URL":
         return f"sqlite:///{tmp_path}/other.db", f"sqlite:///{tmp_path}/other.db"
+    if name == "DOCKLAKE_WORKER__DELIVERY":
+        return "prefect", "prefect"
     if name == "DOCKLAKE_PREFECT__API_URL":
         return "http://prefect.internal:4200/api", "http://prefect.internal:4200/api"
     return "WARNING", "WARNING"

@@ -11,6 +11,7 @@ import structlog
 
 from assets import files as files_repo
 from assets import jobs as jobs_repo
+from assets.catalog import waits_out_outages
 from assets.jobs import JobFilter, raw_text_key
 from assets.pagination import Page
 from assets.results import (
@@ -214,7 +215,7 @@ def load_input(rt: Runtime, job: Job) -> DocumentInput:
     src, name = job.source, job.options.file_name or job.file_name
     url = rt.settings.storage.url
     if src.kind == "file" and src.file_id:
-        rec = files_repo.get_file(rt.engine, job.principal, src.file_id)
+        rec = waits_out_outages(files_repo.get_file)(rt.engine, job.principal, src.file_id)  # a worker's read
         if rec is None:
             raise DocumentError(f"file {src.file_id} no longer exists")
         source = StoredBytes(url, rec.storage_key)
