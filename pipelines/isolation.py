@@ -27,13 +27,15 @@ from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, Er
 
 Convert = Callable[[DocumentInput], DocumentResult]
 
-# What the fork server imports once, so no child imports it again: the stages, and
-# ``stages.preload`` (the libraries the readers import lazily, and warmed caches).
-PRELOAD = ["pipelines.document", "pipelines.split", "pipelines.stages.preload"]
+# What the fork server imports once, so no child imports it again: the stages, this module (a
+# child runs ``_child`` from it) and, last, ``stages.preload`` (the libraries the readers import
+# lazily; it also freezes what the fork server holds, so no child's garbage collection walks it).
+PRELOAD = ["pipelines.document", "pipelines.split", "pipelines.isolation"]
+LAST = "pipelines.stages.preload"
 CHILD_NAME = "docklake-isolated"
 
 _ctx = mp.get_context("forkserver")
-_ctx.set_forkserver_preload(PRELOAD)
+_ctx.set_forkserver_preload([*PRELOAD, LAST])
 
 
 def _without_main(get_preparation_data: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
@@ -139,7 +141,7 @@ def start(preload: list[str] | None = None) -> None:
     from multiprocessing import forkserver
 
     if preload:
-        _ctx.set_forkserver_preload([*PRELOAD, *preload])
+        _ctx.set_forkserver_preload([*PRELOAD, *preload, LAST])
     forkserver.ensure_running()
 
 
