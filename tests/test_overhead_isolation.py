@@ -44,3 +44,13 @@ def test_a_child_does_not_run_the_parents_main_module_again(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert "child" in done.stdout
     assert len(marker.read_text().split()) == 1  # the parent ran it; the child did not
+
+
+def embedding_ready() -> tuple[int, int]:
+    from pipelines.stages import embed
+
+    return embed._tokenizer.cache_info().currsize, embed._checked.cache_info().currsize
+
+
+def test_a_child_has_the_embedding_tokenizer_and_the_model_check_from_the_fork_server() -> None:
+    assert run_isolated(embedding_ready, timeout_s=60, memory_mb=0) == (1, 1)

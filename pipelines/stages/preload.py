@@ -51,6 +51,18 @@ def warm_result_writing() -> None:
     url_to_fs("file:///")
 
 
+def warm_embedding() -> None:
+    """The embedding model's file checked and its tokenizer loaded, for the children of jobs with
+    extraction or classification (not the model itself: see ``embed.prepare``)."""
+    from pipelines.stages import embed
+
+    try:
+        embed.prepare()
+    except embed.ModelUnavailable:  # not installed: the jobs that need it say so
+        pass
+
+
 preload()
 warm_result_writing()
+warm_embedding()
 gc.freeze()
