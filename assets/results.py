@@ -179,10 +179,22 @@ def to_tables(job_id: str, result: DocumentResult) -> dict[str, pa.Table]:
     return {name: pa.Table.from_pylist(rows[name], schema=schema) for name, schema in TABLES.items()}
 
 
+def _statistics(schema: pa.Schema) -> list[str]:
+    """The columns worth min/max statistics: numbers, not text (the statistics of a text column
+    copy its smallest and largest values into the file's footer)."""
+    return [f.name for f in schema if pa.types.is_integer(f.type) or pa.types.is_floating(f.type)]
+
+
+# A job's tables are small and read whole: no dictionary pages (they cost more than they save on
+# a few hundred rows), statistics only where a reader could skip by them.
+WRITE_OPTIONS = {name: {"compression": "zstd", "use_dictionary": False, "write_statistics": _statistics(schema)}
+                 for name, schema in TABLES.items()}
+
+
 def write_result(storage: Storage, key: str, job_id: str, result: DocumentResult) -> None:
     for name, table in to_tables(job_id, result).items():
         buf = io.BytesIO()
-        pq.write_table(table, buf, compression="zstd")
+        pq.write_table(table, buf, **WRITE_OPTIONS[name])
         storage.put_bytes(table_key(key, name), buf.getvalue())
 
 

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench.fairness import TOKENS, Service
-from bench.harness import ROOT, note, print_table
+from bench.harness import ROOT, cpu_spent, note, print_table, tree_cpu
 
 
 def corpus(n: int, folder: Path) -> list[Path]:
@@ -67,18 +67,22 @@ def engine_alone(paths: list[Path]) -> tuple[float, float, int]:
     return time.perf_counter() - wall0, time.process_time() - cpu0, pages
 
 
-def through_the_service(folder: Path, **env: str) -> tuple[float, str, Service]:
+def through_the_service(folder: Path, **env: str) -> tuple[float, str, Service, dict[str, float]]:
+    """(wall seconds, the summary ``submit`` printed, the running service, CPU seconds the
+    service's processes spent meanwhile by role)."""
     svc = Service(ROOT, **env).__enter__()
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")},
            "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": TOKENS["a"], "PYTHONPATH": str(ROOT)}
+    cpu0 = tree_cpu(svc.proc.pid)
     t0 = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "api.cli", "submit", str(folder), "--dataset", "bench", "--wait",
                            "--concurrency", "4"], cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
+    cpu = cpu_spent(cpu0, tree_cpu(svc.proc.pid))
     if done.returncode not in (0, 1):
         svc.__exit__()
         raise RuntimeError(f"docklake submit failed:\n{done.stdout}\n{done.stderr}")
-    return wall, done.stdout, svc
+    return wall, done.stdout, svc, cpu
 
 
 def compaction(svc: Service) -> tuple[float, dict[str, int]]:
@@ -110,7 +114,7 @@ def run(docs: int = 200, **env: str) -> None:
         note("[batch] converting them in this process (the engine alone) …")
         e_wall, e_cpu, pages = engine_alone(paths)
         note("[batch] starting docklake serve and running docklake submit --wait …")
-        s_wall, summary, svc = through_the_service(folder, **env)
+        s_wall, summary, svc, cpu = through_the_service(folder, **env)
         try:
             c_s, counts = compaction(svc)
         finally:
@@ -128,3 +132,7 @@ def run(docs: int = 200, **env: str) -> None:
                   f"{(s_wall - ideal) / s_wall:.0%} of the service's wall time"],
                  ["dataset compaction (Dagster asset)", f"{c_s:.2f}", "",
                   ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))]])
+    print_table("CPU the service's processes spent from the first upload to the last job done",
+                ["process", "CPU seconds", "ms per document"],
+                [[role, f"{sec:.1f}", f"{sec / docs * 1000:.0f}"] for role, sec in cpu.items()]
+                + [["all", f"{sum(cpu.values()):.1f}", f"{sum(cpu.values()) / docs * 1000:.0f}"]])

@@ -83,6 +83,47 @@ def note(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
+# ---------------------------------------------------------------- CPU of a process tree
+
+
+_ROLES = (("prefect", "Prefect server"), ("multiprocessing.forkserver", "conversion processes"),
+          ("api.cli worker", "worker"), ("api.cli serve", "API (docklake serve)"))
+
+
+def tree_cpu(root: int) -> dict[str, float]:
+    """CPU seconds (user + system, with their reaped children) of process ``root`` and every live
+    process under it, by role (the Prefect server, the worker, its conversion processes, the
+    API): what a service spent, less noisy than its wall time on a shared machine. Linux only."""
+    tick = os.sysconf("SC_CLK_TCK")
+    procs: dict[int, tuple[int, str, float]] = {}  # pid → (parent, command line, CPU seconds)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # ended meanwhile
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        procs[int(entry.name)] = (int(fields[1]), cmd, sum(int(f) for f in fields[11:15]) / tick)
+    under = {root}
+    grew = True
+    while grew:
+        more = {pid for pid, (parent, _, _) in procs.items() if parent in under} - under
+        under |= more
+        grew = bool(more)
+    found: dict[str, float] = {}
+    for pid in under & procs.keys():
+        _, cmd, cpu = procs[pid]
+        role = next((name for key, name in _ROLES if key in cmd), "other")
+        found[role] = found.get(role, 0.0) + cpu
+    return found
+
+
+def cpu_spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {k: after.get(k, 0.0) - before.get(k, 0.0) for k in sorted(set(before) | set(after))}
+
+
 # ---------------------------------------------------------------- the real API
 
 

@@ -17,6 +17,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
+from multiprocessing import spawn as mp_spawn
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -26,8 +27,37 @@ from pipelines.models import ConversionStatus, DocumentInput, DocumentResult, Er
 
 Convert = Callable[[DocumentInput], DocumentResult]
 
+# What the fork server imports once, so no child imports it again: the stages, this module (a
+# child runs ``_child`` from it) and, last, ``stages.preload`` (the libraries the readers import
+# lazily; it also freezes what the fork server holds, so no child's garbage collection walks it).
+PRELOAD = ["pipelines.document", "pipelines.split", "pipelines.isolation"]
+LAST = "pipelines.stages.preload"
+CHILD_NAME = "docklake-isolated"
+
 _ctx = mp.get_context("forkserver")
-_ctx.set_forkserver_preload(["pipelines.document", "pipelines.split"])
+_ctx.set_forkserver_preload([*PRELOAD, LAST])
+
+
+def _without_main(get_preparation_data: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    """``multiprocessing.spawn.get_preparation_data`` that, for our children only, leaves out the
+    parent's ``__main__``: a forkserver child otherwise runs the parent's main module again
+    before it starts (``python -m api.cli worker``: api.cli and everything it imports, typer, rich,
+    the client, about 50 ms per document). Our children need nothing from ``__main__``: what they
+    run (``_child`` and its arguments) is pickled by reference to importable modules."""
+
+    def prepared(name: str) -> dict[str, Any]:
+        data = get_preparation_data(name)
+        if name == CHILD_NAME:
+            data.pop("init_main_from_name", None)
+            data.pop("init_main_from_path", None)
+        return data
+
+    prepared.docklake_without_main = True  # type: ignore[attr-defined]
+    return prepared
+
+
+if not getattr(mp_spawn.get_preparation_data, "docklake_without_main", False):
+    mp_spawn.get_preparation_data = _without_main(mp_spawn.get_preparation_data)
 
 
 class FairSlots:
@@ -111,7 +141,7 @@ def start(preload: list[str] | None = None) -> None:
     from multiprocessing import forkserver
 
     if preload:
-        _ctx.set_forkserver_preload(["pipelines.document", "pipelines.split", *preload])
+        _ctx.set_forkserver_preload([*PRELOAD, *preload, LAST])
     forkserver.ensure_running()
 
 
@@ -138,7 +168,8 @@ def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb
     value comes back."""
     with _slots.slot(tenant) if fair else nullcontext():
         parent, child = _ctx.Pipe(duplex=False)
-        proc = _ctx.Process(target=_child, args=(child, fn, args, memory_mb, timeout_s), daemon=True)
+        proc = _ctx.Process(target=_child, args=(child, fn, args, memory_mb, timeout_s), daemon=True,
+                            name=CHILD_NAME)
         try:
             proc.start()
         except OSError as exc:  # the fork server is gone or the system is out of processes

@@ -48,26 +48,54 @@ def _sha256(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
+@lru_cache(maxsize=4)
+def _checked(path: Path, size: int, mtime_ns: int) -> str:
+    """The file's sha256, once per version of it (``size``, ``mtime_ns``) in a process."""
+    return _sha256(path)
+
+
+def check(path: Path) -> None:
+    """Raise unless ``path`` is the pinned model file."""
+    st = path.stat()
+    digest = _checked(path, st.st_size, st.st_mtime_ns)
+    if digest != MODEL_SHA256:
+        raise ModelUnavailable(f"{path} has sha256 {digest}, not the pinned {MODEL_SHA256} "
+                               f"(reinstall {MODEL_PACKAGE}==1.0.0)")
+
+
+@lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    from tokenizers import Tokenizer
+
+    vocab = resources.files("pipelines.stages").joinpath(TOKENIZER).read_text(encoding="utf-8")
+    tokenizer = Tokenizer.from_str(vocab)
+    tokenizer.enable_truncation(max_length=MAX_TOKENS)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of a batch
+    return tokenizer
+
+
+def prepare() -> None:
+    """What a process forked from this one then need not do before its first embedding: check
+    the model file and load the tokenizer (~80 ms, ~11 MB). The onnxruntime session itself is
+    made in the process that uses it (it is ~160 MB, and onnxruntime starts threads, which a fork
+    must not inherit)."""
+    check(model_file())
+    _tokenizer()
+
+
 class Embedder:
     """MiniLM on onnxruntime (intra- and inter-op threads 1: a worker runs several jobs)."""
 
     def __init__(self, path: Path) -> None:
         import onnxruntime as ort
-        from tokenizers import Tokenizer
 
-        digest = _sha256(path)
-        if digest != MODEL_SHA256:
-            raise ModelUnavailable(f"{path} has sha256 {digest}, not the pinned {MODEL_SHA256} "
-                                   f"(reinstall {MODEL_PACKAGE}==1.0.0)")
+        check(path)
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
         self.session = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
-        vocab = resources.files("pipelines.stages").joinpath(TOKENIZER).read_text(encoding="utf-8")
-        self.tokenizer = Tokenizer.from_str(vocab)
-        self.tokenizer.enable_truncation(max_length=MAX_TOKENS)
-        self.tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest of a batch
+        self.tokenizer = _tokenizer()
         self._cache: dict[str, np.ndarray] = {}
 
     def _run(self, texts: list[str]) -> np.ndarray:
