@@ -87,7 +87,7 @@ def note(msg: str) -> None:
 
 
 _ROLES = (("prefect", "Prefect server"), ("multiprocessing.forkserver", "conversion processes"),
-          ("api.cli worker", "worker"), ("api.cli serve", "API (docklake serve)"))
+          ("api.cli worker", "worker"), ("api.cli deliver", "feeder"), ("api.cli serve", "API (docklake serve)"))
 
 
 def tree_cpu(root: int) -> dict[str, float]:

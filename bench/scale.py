@@ -37,7 +37,7 @@ def run(docs: int = 100, workers: tuple[int, ...] = (1, 2, 4)) -> None:
         rows.append(["engine alone, ideal over the CPUs", "-", f"{ideal:.1f}", f"{pages / ideal:.1f}", ""])
         for n in workers:
             note(f"[scale] docklake serve with {n} worker(s) …")
-            wall, _summary, svc = through_the_service(folder, DOCKLAKE_WORKER__COUNT=str(n))
+            wall, _summary, svc, _cpu = through_the_service(folder, DOCKLAKE_WORKER__COUNT=str(n))
             svc.__exit__()
             rows.append([f"through the service, {n} worker process{'es' * (n > 1)}", str(n), f"{wall:.1f}",
                          f"{pages / wall:.1f}", f"{(pages / wall) / (pages / ideal):.0%} of the ideal"])
@@ -67,11 +67,14 @@ def deliveries(docs: int = 100) -> None:
         _e_wall, _cpu, pages = engine_alone(paths)
         for delivery in ("catalog", "prefect"):
             note(f"[scale] {delivery} delivery: the batch …")
-            wall, _summary, svc = through_the_service(folder, DOCKLAKE_WORKER__DELIVERY=delivery)
+            wall, _summary, svc, cpu = through_the_service(folder, DOCKLAKE_WORKER__DELIVERY=delivery)
             svc.__exit__()
             note(f"[scale] {delivery} delivery: one-page jobs one at a time …")
             lat = summary(one_page_latency(delivery))
-            rows.append([delivery, f"{wall:.1f}", f"{pages / wall:.1f}", f"{lat['p50'] * 1000:.0f}",
+            per_doc = {role: f"{1000 * s / docs:.0f}" for role, s in cpu.items()}
+            rows.append([delivery, f"{wall:.1f}", f"{pages / wall:.1f}", per_doc.get("Prefect server", "-"),
+                         f"{1000 * sum(cpu.values()) / docs:.0f}", f"{lat['p50'] * 1000:.0f}",
                          f"{lat['p99'] * 1000:.0f}"])
     print_table(f"{docs} documents, {pages} pages, one worker process", [
-        "delivery", "batch seconds", "pages/s", "one-page job p50 ms", "p99 ms"], rows)
+        "delivery", "batch seconds", "pages/s", "Prefect server CPU ms/doc", "service CPU ms/doc",
+        "one-page job p50 ms", "p99 ms"], rows)
