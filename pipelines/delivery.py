@@ -42,6 +42,7 @@ from prefect.cache_policies import NO_CACHE
 from prefect.context import TaskRunContext
 from prefect.states import Completed, State
 
+from assets import deliveries
 from assets import jobs as jobs_repo
 from pipelines.dispatcher import Heartbeat, by_organization, send_webhooks, wait_for_prefect
 from pipelines.flows import flow_name, run_jobs
@@ -79,7 +80,7 @@ async def delivered_jobs() -> State:
     assert ctx is not None and _node.heartbeat is not None
     ids = [t.removeprefix(JOB_TAG) for t in ctx.task_run.tags if t.startswith(JOB_TAG)]
     rt = current()
-    taken = await asyncio.to_thread(jobs_repo.take, rt.engine, _node.owner, ids, rt.settings.worker.lease_s)
+    taken = await asyncio.to_thread(deliveries.take, rt.engine, _node.owner, ids, rt.settings.worker.lease_s)
     if not taken:
         return Completed(message="skipped: taken through another delivery, finished or deleted", data="skipped")
     _node.heartbeat.job_ids.update(j.id for j in taken)
@@ -185,7 +186,7 @@ class Feeder:
         """One round: requeue the jobs of dead workers, then deliver what the window has room for.
         How many were delivered; raises when the Prefect API refused (the jobs are taken back)."""
         s = self.rt.settings.worker
-        requeued = await asyncio.to_thread(jobs_repo.requeue_expired, self.rt.engine, s.max_attempts, s.lease_s)
+        requeued = await asyncio.to_thread(deliveries.requeue_expired, self.rt.engine, s.max_attempts, s.lease_s)
         if requeued:
             log.info("requeued_from_dead_workers", jobs=[r.job_id for r in requeued])
         if time.monotonic() >= self._next_reconcile:
@@ -195,12 +196,12 @@ class Feeder:
                     log.info("reconciled_prefect_states", task_runs=changed)
             except Exception as exc:  # noqa: BLE001 - best effort; the next round tries again
                 log.warning("reconcile_failed", error=repr(exc))
-        waiting = await asyncio.to_thread(jobs_repo.delivered_waiting, self.rt.engine)
+        waiting = await asyncio.to_thread(deliveries.delivered_waiting, self.rt.engine)
         room = max(1, s.delivery_window) - sum(waiting.values())
         if room <= 0:
             return 0
         batch = await asyncio.to_thread(
-            jobs_repo.mark_for_delivery, self.rt.engine, room, s.redeliver_s, after_org=self._last_org,
+            deliveries.mark_for_delivery, self.rt.engine, room, s.redeliver_s, after_org=self._last_org,
             busy=waiting, per_org=max(1, s.delivery_window // 2))
         if not batch:
             return 0
@@ -221,7 +222,7 @@ class Feeder:
         size = max(1, min(s.batch_size, s.delivery_window // 8))
         refused = [i for ids in await asyncio.gather(*(one(p) for p in batches(batch, size))) for i in ids]
         if refused:
-            await asyncio.to_thread(jobs_repo.undeliver, self.rt.engine, refused)
+            await asyncio.to_thread(deliveries.undeliver, self.rt.engine, refused)
             raise ConnectionError(f"the Prefect API refused {len(refused)} of {len(batch)} deliveries")
         log.info("delivered", jobs=len(batch))
         return len(batch)

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from api.services import Services
-from assets import jobs as jobs_repo
+from assets import deliveries
 from tests.helpers import A, B
 
 
@@ -28,13 +28,13 @@ def status(services: Services, job_id: str) -> tuple[str, int, str | None]:
 def test_a_newcomer_is_delivered_in_the_next_round_not_behind_a_backlog(client: TestClient,
                                                                         services: Services) -> None:
     backlog = submit(client, 30, A)
-    first = jobs_repo.mark_for_delivery(services.engine, 4, 60)
+    first = deliveries.mark_for_delivery(services.engine, 4, 60)
     assert [j.id for j in first] == backlog[:4]  # oldest first
     newcomer = submit(client, 1, B)[0]
-    waiting = jobs_repo.delivered_waiting(services.engine)
+    waiting = deliveries.delivered_waiting(services.engine)
     assert waiting == {"org-a": 4}
     # room for 4 more; organization a may have at most 4 waiting while b waits: b's job goes now
-    more = jobs_repo.mark_for_delivery(services.engine, 4, 60, busy=waiting, per_org=4)
+    more = deliveries.mark_for_delivery(services.engine, 4, 60, busy=waiting, per_org=4)
     assert [j.id for j in more] == [newcomer]
     # delivered jobs stay pending for the API until a worker takes them
     assert client.get(f"/documents/v2/parse/{newcomer}", headers=B).json()["status"] == "pending"
@@ -42,25 +42,25 @@ def test_a_newcomer_is_delivered_in_the_next_round_not_behind_a_backlog(client: 
 
 def test_a_job_is_taken_once_however_often_it_was_delivered(client: TestClient, services: Services) -> None:
     job_id = submit(client, 1, A)[0]
-    assert [j.id for j in jobs_repo.mark_for_delivery(services.engine, 10, 0.2)] == [job_id]
-    assert jobs_repo.mark_for_delivery(services.engine, 10, 0.2) == []  # its delivery is waiting
+    assert [j.id for j in deliveries.mark_for_delivery(services.engine, 10, 0.2)] == [job_id]
+    assert deliveries.mark_for_delivery(services.engine, 10, 0.2) == []  # its delivery is waiting
     time.sleep(0.3)
     # never taken (the task run was lost): delivered again once the delivery's lease ran out
-    assert [j.id for j in jobs_repo.mark_for_delivery(services.engine, 10, 60)] == [job_id]
-    [taken] = jobs_repo.take(services.engine, "worker-1", [job_id], 30)
+    assert [j.id for j in deliveries.mark_for_delivery(services.engine, 10, 60)] == [job_id]
+    [taken] = deliveries.take(services.engine, "worker-1", [job_id], 30)
     assert taken.attempts == 1 and taken.lease_owner == "worker-1"
-    assert jobs_repo.take(services.engine, "worker-2", [job_id], 30) == []  # the second delivery
+    assert deliveries.take(services.engine, "worker-2", [job_id], 30) == []  # the second delivery
     assert status(services, job_id) == ("processing", 1, "worker-1")
-    assert jobs_repo.mark_for_delivery(services.engine, 10, 60) == []
+    assert deliveries.mark_for_delivery(services.engine, 10, 60) == []
 
 
 def test_a_dead_workers_job_is_requeued_then_given_up_after_max_attempts(client: TestClient,
                                                                          services: Services) -> None:
     job_id = submit(client, 1, A)[0]
     for attempt in (1, 2):
-        assert len(jobs_repo.take(services.engine, f"worker-{attempt}", [job_id], 0.1)) == 1
+        assert len(deliveries.take(services.engine, f"worker-{attempt}", [job_id], 0.1)) == 1
         time.sleep(0.2)  # the worker died: its lease runs out
-        requeued = jobs_repo.requeue_expired(services.engine, max_attempts=2)
+        requeued = deliveries.requeue_expired(services.engine, max_attempts=2)
         assert [(r.job_id, r.owner) for r in requeued] == [(job_id, f"worker-{attempt}")]
         if attempt == 1:
             assert status(services, job_id) == ("pending", 1, None)
@@ -71,7 +71,7 @@ def test_a_dead_workers_job_is_requeued_then_given_up_after_max_attempts(client:
 
 def test_a_delivery_the_prefect_api_refused_is_taken_back(client: TestClient, services: Services) -> None:
     job_id = submit(client, 1, A)[0]
-    jobs_repo.mark_for_delivery(services.engine, 1, 60)
-    assert jobs_repo.undeliver(services.engine, [job_id]) == 1
+    deliveries.mark_for_delivery(services.engine, 1, 60)
+    assert deliveries.undeliver(services.engine, [job_id]) == 1
     assert status(services, job_id) == ("pending", 0, None)
-    assert [j.id for j in jobs_repo.mark_for_delivery(services.engine, 1, 60)] == [job_id]
+    assert [j.id for j in deliveries.mark_for_delivery(services.engine, 1, 60)] == [job_id]
