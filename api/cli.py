@@ -152,11 +152,13 @@ def _prefect_process(settings: Settings) -> Runtime:
 
     for k, v in prefect_env(settings).items():
         os.environ.setdefault(k, v)
+    from assets.catalog import waits_out_outages
     from pipelines.logs import configure_logging
     from pipelines.usecases.runtime import Runtime, install
 
     configure_logging(settings.log_level, settings.log_json)
-    rt = Runtime.build(settings)
+    # a worker or feeder started while the catalog restarts waits for it instead of exiting
+    rt = waits_out_outages(Runtime.build)(settings)
     install(rt)
     return rt
 

@@ -39,6 +39,7 @@ from datetime import UTC, datetime, timedelta
 import structlog
 from prefect import task
 from prefect.cache_policies import NO_CACHE
+from prefect.client.schemas.objects import TaskRun
 from prefect.context import TaskRunContext
 from prefect.states import Completed, State
 
@@ -116,6 +117,13 @@ def batches(jobs: list[Job], size: int) -> list[list[Job]]:
     return out
 
 
+def superseded(run: TaskRun, job: Job) -> bool:
+    """Whether ``job`` was taken again after ``run`` started (by another delivery or worker)."""
+    began = run.start_time or run.created
+    return bool(began and job.started_us and began < datetime.fromtimestamp(job.started_us / 1e6, UTC)
+                - timedelta(seconds=1))
+
+
 async def reconcile(rt: Runtime, older_than_s: float) -> int:
     """Bring the Prefect states of delivered runs in line with the catalog (best effort; the
     catalog is the truth). A run whose end Prefect never recorded (its server was away just then)
@@ -148,18 +156,17 @@ async def reconcile(rt: Runtime, older_than_s: float) -> int:
             if run.state_type == StateType.SCHEDULED:
                 if run.created and run.created < now - timedelta(seconds=rt.settings.worker.redeliver_s):
                     state = Cancelled(message="never taken; its jobs were delivered again")
+            elif any(superseded(run, j) for j in jobs) or any(j.status == JobStatus.pending for j in jobs):
+                # its worker died: its jobs were taken again after it started, or wait for it
+                if not any(j.status == JobStatus.processing and not superseded(run, j) for j in jobs):
+                    state = Crashed(message="its worker stopped; its jobs were delivered again")
             elif BATCH in run.tags:
-                if not any(j.status == JobStatus.processing for j in jobs):
-                    state = Completed(message="its end was not recorded by Prefect; see its jobs") if all(
-                        j.status.terminal for j in jobs) else Crashed(message="its worker stopped")
+                if all(j.status.terminal for j in jobs):
+                    state = Completed(message="its end was not recorded by Prefect; see its jobs")
             elif len(jobs) == 1:
-                job = jobs[0]
-                started = datetime.fromtimestamp((job.started_us or 0) / 1e6, UTC)
-                if job.status == JobStatus.pending or (run.start_time and run.start_time < started - timedelta(seconds=1)):
-                    state = Crashed(message="its worker stopped; the job was delivered again")
-                elif job.status == JobStatus.failure:
-                    state = Failed(message=job.error or "failed")
-                elif job.status == JobStatus.successful:
+                if jobs[0].status == JobStatus.failure:
+                    state = Failed(message=jobs[0].error or "failed")
+                elif jobs[0].status == JobStatus.successful:
                     state = Completed(message="its end was not recorded by Prefect (it was away)")
             if state is not None:
                 try:
