@@ -158,7 +158,7 @@ def _prefect_process(settings: Settings) -> Runtime:
 
     configure_logging(settings.log_level, settings.log_json)
     # a worker or feeder started while the catalog restarts waits for it instead of exiting
-    rt = waits_out_outages(Runtime.build)(settings)
+    rt = waits_out_outages(Runtime.build)(settings, worker=True)
     install(rt)
     return rt
 

@@ -206,9 +206,10 @@ class ResultSink:
     storage_url: str
     key: str
     job_id: str
+    wait_s: float = 0.0  # see Storage
 
     def __call__(self, result: DocumentResult) -> None:
-        write_result(Storage(self.storage_url), self.key, self.job_id, result)
+        write_result(Storage(self.storage_url, self.wait_s), self.key, self.job_id, result)
 
 
 @dataclass(frozen=True)
@@ -219,9 +220,11 @@ class StoredResult:
     storage_url: str
     key: str
     total_pages: int
+    wait_s: float = 0.0  # see Storage
 
     def __call__(self) -> DocumentResult:
-        return read_result(Storage(self.storage_url), self.key, self.total_pages)
+        storage = Storage(self.storage_url, self.wait_s)
+        return storage.patiently(lambda: read_result(storage, self.key, self.total_pages))
 
 
 def _read(storage: Storage, key: str, table: str, columns: list[str] | None = None) -> pa.Table:

@@ -2,24 +2,62 @@
 
 Every write goes to a temporary key first and is moved into place only when complete, so a
 crash or an interrupted upload never leaves a partial object under a real key.
+
+A store that cannot be reached (refused or dropped connections, timeouts, a 5xx or "slow down"
+answer) is an *outage*, not a missing object: ``exists`` and ``ping`` never mistake one for the
+other, and a ``Storage`` made with ``wait_s`` (the workers') retries through outages that long.
 """
 
 from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import IO
+from typing import IO, TypeVar
 
 import fsspec
 from fsspec.core import url_to_fs
+from tenacity import Retrying, retry_if_exception, stop_after_delay, wait_exponential_jitter
+
+T = TypeVar("T")
+
+# what botocore, aiohttp and s3fs raise when the store is away (besides ConnectionError and
+# TimeoutError), by name, so that this module needs none of them
+_OUTAGE_TYPES = {"EndpointConnectionError", "ConnectionClosedError", "ConnectTimeoutError", "ReadTimeoutError",
+                 "ClientConnectorError", "ServerDisconnectedError", "ClientOSError", "ServerTimeoutError",
+                 "FSTimeoutError"}
+_OUTAGE_CODES = {"ServiceUnavailable", "SlowDown", "InternalError", "RequestTimeout", "503", "500"}
+
+
+class StorageUnavailable(Exception):
+    """The object store could not be reached (for longer than a worker waits)."""
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Whether ``exc``, or what caused it, says the store was unreachable or overloaded, rather
+    than that an object or the request was wrong."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, (ConnectionError, TimeoutError, StorageUnavailable)) or type(e).__name__ in _OUTAGE_TYPES:
+            return True
+        error = getattr(e, "response", None)
+        if isinstance(error, dict) and (str(error.get("Error", {}).get("Code")) in _OUTAGE_CODES
+                                        or int(error.get("ResponseMetadata", {}).get("HTTPStatusCode") or 0) >= 500):
+            return True
+        e = e.__cause__ or e.__context__
+    return False
 
 
 class Storage:
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, wait_s: float = 0.0) -> None:
+        """``wait_s``: how long a call retries (backing off) while the store is unreachable;
+        0 (the API's) fails at once, so a request is answered rather than kept waiting."""
         self.url = url.rstrip("/")
+        self.wait_s = wait_s
         fs, root = url_to_fs(self.url)
         self.fs: fsspec.AbstractFileSystem = fs
         self.root = root.rstrip("/")
@@ -51,22 +89,44 @@ class Storage:
             if not committed:
                 self._silent_rm(tmp)
 
+    def patiently(self, call: Callable[[], T]) -> T:
+        if self.wait_s <= 0:
+            return call()
+        for attempt in Retrying(retry=retry_if_exception(is_outage), reraise=True,
+                                wait=wait_exponential_jitter(initial=0.5, max=5), stop=stop_after_delay(self.wait_s)):
+            with attempt:
+                return call()
+        raise AssertionError("unreachable")  # pragma: no cover
+
     def put_bytes(self, key: str, data: bytes) -> None:
-        with self.atomic_writer(key) as fh:
-            fh.write(data)
+        def put() -> None:
+            with self.atomic_writer(key) as fh:
+                fh.write(data)
+        self.patiently(put)
 
     def read_bytes(self, key: str) -> bytes:
-        with self.fs.open(self.path(key), "rb") as fh:
-            return fh.read()
+        def read() -> bytes:
+            with self.fs.open(self.path(key), "rb") as fh:
+                return fh.read()
+        return self.patiently(read)
 
     def open(self, key: str, mode: str = "rb") -> IO[bytes]:
         return self.fs.open(self.path(key), mode)
 
     def exists(self, key: str) -> bool:
-        return bool(self.fs.exists(self.path(key)))
+        """Whether ``key`` exists; an unreachable store raises (fsspec's own ``exists`` says
+        False, which would pass an outage off as a missing object)."""
+        return self.patiently(lambda: self._exists(self.path(key)))
+
+    def _exists(self, path: str) -> bool:
+        try:
+            self.fs.info(path)
+        except FileNotFoundError:
+            return False
+        return True
 
     def delete(self, key: str) -> None:
-        self._silent_rm(key)
+        self.patiently(lambda: self._silent_rm(key))
 
     def _silent_rm(self, key: str) -> None:
         try:
@@ -77,7 +137,7 @@ class Storage:
     def list_keys(self, prefix: str) -> list[str]:
         base = self.path(prefix)
         try:
-            found = self.fs.find(base)
+            found = self.patiently(lambda: self.fs.find(base))
         except FileNotFoundError:
             return []
         root = self.root + "/"
@@ -109,9 +169,24 @@ class Storage:
         protocols = self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
         local = any(p in ("file", "local", "memory") for p in protocols)
         top = None if local else self.root.strip("/").split("/", 1)[0]
-        if top and not self.fs.exists(top):
-            raise FileNotFoundError(f"the bucket {top!r} does not exist: create it first")
-        self.fs.exists(self.root)
+        try:
+            if top and not self._exists(top):
+                raise FileNotFoundError(f"the bucket {top!r} does not exist: create it first")
+            self._exists(self.root)
+        except Exception as exc:
+            if is_outage(exc):
+                raise StorageUnavailable(f"the object store at {self.url} cannot be reached: {exc}") from exc
+            raise
+
+    def reachable(self) -> bool:
+        """False while the store cannot be reached (one try, no waiting)."""
+        try:
+            self.ping()
+        except StorageUnavailable:
+            return False
+        except Exception:  # noqa: BLE001 - reachable, if wrong in another way
+            return True
+        return True
 
 
 @dataclass(frozen=True)
@@ -121,9 +196,10 @@ class StoredBytes:
 
     storage_url: str
     key: str
+    wait_s: float = 0.0  # see Storage
 
     def __call__(self) -> bytes:
-        return Storage(self.storage_url).read_bytes(self.key)
+        return Storage(self.storage_url, self.wait_s).read_bytes(self.key)
 
     def write(self, data: bytes) -> None:
-        Storage(self.storage_url).put_bytes(self.key, data)
+        Storage(self.storage_url, self.wait_s).put_bytes(self.key, data)

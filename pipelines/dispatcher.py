@@ -31,6 +31,7 @@ import structlog
 from prefect import tags
 
 from assets import jobs as jobs_repo
+from assets.storage import Storage
 from pipelines.flows import flow_name, mark_abandoned, process_jobs, worker_tag
 from pipelines.records import Job
 from pipelines.usecases import webhooks
@@ -95,6 +96,18 @@ async def wait_for_prefect(url: str, stopping: asyncio.Event) -> None:
             except TimeoutError:
                 pass
             delay = min(10.0, delay * 2)
+
+
+async def wait_for_storage(storage: Storage, stopping: asyncio.Event) -> None:
+    """Probe the object store (backing off up to 10 s) until it answers or ``stopping``."""
+    delay = 1.0
+    while not stopping.is_set() and not await asyncio.to_thread(storage.reachable):
+        log.warning("storage_unreachable", url=storage.url, retry_in_s=delay)
+        try:
+            await asyncio.wait_for(stopping.wait(), delay)
+        except TimeoutError:
+            pass
+        delay = min(10.0, delay * 2)
 
 
 def by_organization(batch: list[Job]) -> list[list[Job]]:
@@ -218,8 +231,10 @@ class Dispatcher:
         return len(batch)
 
     async def _wait_for_orchestrator(self) -> None:
-        """After a flow run could not be started: wait for the Prefect API before claiming again."""
+        """After jobs were handed back (a flow run could not be started, or the object store was
+        away): wait for the Prefect API and the store before claiming again."""
         await wait_for_prefect(self.rt.settings.effective_prefect_api_url, self._stopping)
+        await wait_for_storage(self.rt.storage, self._stopping)
         self._orchestrator_down = False
 
     async def run_forever(self) -> None:

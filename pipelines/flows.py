@@ -24,6 +24,7 @@ from prefect.runtime import flow_run
 from prefect.states import Completed, Failed, State
 
 from assets import jobs as jobs_repo
+from assets.storage import is_outage
 from pipelines.errors import DocklakeError, describe
 from pipelines.models import DocumentInput, DocumentResult
 from pipelines.records import Job, JobStatus
@@ -38,6 +39,9 @@ log = structlog.get_logger("docklake.flows")
 async def convert_pages(job: Job, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
     """One page range of a split document; its child stores the part, the summary comes back."""
     return await asyncio.to_thread(documents.convert_part, current(), job, inp, page_range, deadline)
+
+
+HANDED_BACK = "handed_back"  # a job's outcome when an outage kept it from running
 
 
 @task(name="process-document", cache_policy=NO_CACHE)
@@ -65,6 +69,11 @@ async def run_held_job(job: Job, owner: str) -> State:
         error = f"the job took longer than {limit:g} s (DOCKLAKE_LIMITS__JOB_TIMEOUT_S)"
         status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
     except Exception as exc:  # noqa: BLE001 - one job's failure must not sink its batch
+        if is_outage(exc):
+            # the object store away for longer than a worker waits: the job is left held, and
+            # its batch hands it back unspent (it runs again once the store answers)
+            log.warning("job_handed_back_storage_unreachable", job_id=job_id, error=describe(exc))
+            return Completed(message=f"handed back, not run: {describe(exc)}", data=HANDED_BACK)
         log.exception("job_crashed", job_id=job_id)
         error = f"internal error while processing the document: {describe(exc)}"
         status = await asyncio.to_thread(documents.fail, rt, job, owner, error)

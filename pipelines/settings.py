@@ -110,6 +110,8 @@ class StorageSettings(_Group):
                              "`postgresql+psycopg://user:pw@host/db` (default: SQLite under the data dir).")
     catalog_pool_size: int = Field(10, description="Connections kept open to a PostgreSQL catalog.")
     catalog_max_overflow: int = Field(20, description="Extra connections allowed beyond the pool at peaks.")
+    outage_wait_s: float = Field(120.0, description="How long a worker retries an object store it cannot reach "
+                                 "(backing off) before handing its job back, unspent, to run once the store answers.")
 
 
 class PrefectSettings(_Group):

@@ -189,3 +189,80 @@ def test_two_workers_share_a_batch_on_s3_and_postgres_and_survive_a_kill(postgre
         services.close()
         s3.stop()
         s3fs.S3FileSystem.clear_instance_cache()
+
+
+def test_a_worker_waits_out_the_object_store_and_hands_back_what_it_cannot_run(
+        postgres_url: str, prefect_api: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The object store unreachable from the worker: a short outage is waited out inside the
+    job; a longer one than ``storage.outage_wait_s`` hands the job back unspent, and the worker
+    waits for the store before claiming again. No job fails, none spends an attempt."""
+    import boto3
+    import s3fs
+    from moto.server import ThreadedMotoServer
+
+    from tests.helpers import free_port
+
+    port = free_port()
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    for k, v in {"AWS_ACCESS_KEY_ID": "docklake", "AWS_SECRET_ACCESS_KEY": "docklake",
+                 "AWS_DEFAULT_REGION": "us-east-1", "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}"}.items():
+        monkeypatch.setenv(k, v)
+    s3fs.S3FileSystem.clear_instance_cache()
+    boto3.client("s3").create_bucket(Bucket="docklake-outage")
+    store_fw = Forwarder("127.0.0.1", port).start()  # the worker's way to the store
+    admin_execute(postgres_url.rsplit("/", 1)[0] + "/postgres", "CREATE DATABASE store_outages")
+    catalog = postgres_url.rsplit("/", 1)[0] + "/store_outages"
+    storage = "s3://docklake-outage/data"
+    settings = Settings(data_dir=tmp_path / "api", api_keys=API_KEYS, prefect={"api_url": prefect_api},
+                        storage={"url": storage, "catalog_url": catalog})
+    services = Services.build(settings)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "DOCKLAKE_"))}
+    env.update(DOCKLAKE_DATA_DIR=str(tmp_path / "worker"), DOCKLAKE_API_KEYS=API_KEYS,
+               DOCKLAKE_STORAGE__URL=storage, DOCKLAKE_STORAGE__CATALOG_URL=catalog,
+               DOCKLAKE_STORAGE__OUTAGE_WAIT_S="8", AWS_ENDPOINT_URL=f"http://127.0.0.1:{store_fw.port}",
+               DOCKLAKE_PREFECT__API_URL=prefect_api, DOCKLAKE_WORKER__LEASE_S=str(LEASE_S),
+               DOCKLAKE_LOG_JSON="false")
+    log = open(tmp_path / "worker.log", "wb")
+    worker = subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=ROOT, env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        with TestClient(create_app(services=services)) as client:
+            first = submit(client, 3, "before")
+            wait_done(services, first, 120)
+
+            # away for a moment: the jobs wait inside their conversions and finish
+            store_fw.cut()
+            brief = submit(client, 4, "store-blinks")
+            time.sleep(3)
+            store_fw.restore()
+            wait_done(services, brief, 120)
+            assert b"job_handed_back_storage_unreachable" not in (tmp_path / "worker.log").read_bytes()
+
+            # away for longer than the worker waits: handed back, run once it is back
+            store_fw.cut()
+            long = submit(client, 4, "store-away")
+            time.sleep(25)
+            assert worker.poll() is None, "the worker exited during the object store outage"
+            held = statuses(services, long)
+            store_fw.restore()
+            done = wait_done(services, first + brief + long, 180)
+        worker_log = (tmp_path / "worker.log").read_text()
+        assert worker.poll() is None
+        assert {s for s, _, _ in held.values()} <= {"pending", "processing"}, held
+        assert "job_handed_back_storage_unreachable" in worker_log, worker_log[-3000:]
+        failed = {i: s for i, s in done.items() if s[0] != "successful"}
+        assert failed == {}, f"jobs lost to the outage: {failed}\n{worker_log[-3000:]}"
+        spent = {i: a for i, (_, a, _) in done.items() if a != 1}
+        assert spent == {}, f"the outage spent attempts: {spent}\n{worker_log[-3000:]}"
+    finally:
+        worker.terminate()
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+        log.close()
+        services.close()
+        store_fw.cut()
+        server.stop()
+        s3fs.S3FileSystem.clear_instance_cache()

@@ -23,7 +23,7 @@ from assets.results import (
     work_key,
     write_result,
 )
-from assets.storage import StoredBytes
+from assets.storage import StorageUnavailable, StoredBytes
 from pipelines import split
 from pipelines.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
 from pipelines.fetch import check_url, fetch_into
@@ -218,15 +218,15 @@ def load_input(rt: Runtime, job: Job) -> DocumentInput:
         rec = waits_out_outages(files_repo.get_file)(rt.engine, job.principal, src.file_id)  # a worker's read
         if rec is None:
             raise DocumentError(f"file {src.file_id} no longer exists")
-        source = StoredBytes(url, rec.storage_key)
+        source = StoredBytes(url, rec.storage_key, rt.storage.wait_s)
         name = name or rec.file_name
     elif src.kind == "text" and src.text_key:
         if not rt.storage.exists(src.text_key):
             raise DocumentError("the job's raw_text is missing from storage")
-        source = StoredBytes(url, src.text_key)
+        source = StoredBytes(url, src.text_key, rt.storage.wait_s)
     elif src.kind == "url" and src.url:
         limits = rt.settings.limits
-        source = StoredBytes(url, f"{work_folder(job)}/input")
+        source = StoredBytes(url, f"{work_folder(job)}/input", rt.storage.wait_s)
         try:
             # The content decides the type; the server's Content-Type is not trusted.
             url_name = run_isolated(fetch_into, source.write, src.url, limits.max_upload_bytes,
@@ -266,7 +266,7 @@ def convert(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "
     ``isolation.FairSlots``); a PDF with more than ``worker.split_pages`` selected pages comes back
     unconverted with the page ranges to convert in parallel (``split_into``). Given the ``job``,
     the child writes the result itself and only its summary comes back."""
-    sink = ResultSink(rt.settings.storage.url, attempt_key(job), job.id) if job is not None else None
+    sink = ResultSink(rt.settings.storage.url, attempt_key(job), job.id, rt.storage.wait_s) if job is not None else None
     target = partial(split.convert_unless_large, part_pages=rt.settings.worker.split_pages)
     return convert_isolated(inp, timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb,
                             tenant=tenant, sink=sink, target=target)
@@ -275,7 +275,7 @@ def convert(rt: Runtime, inp: DocumentInput, deadline: float, *, tenant: str = "
 def convert_part(rt: Runtime, job: Job, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
     """Convert ``page_range`` of a split document; the child stores the part in the attempt's
     work folder and returns its summary (``merge_parts`` joins the parts)."""
-    sink = ResultSink(rt.settings.storage.url, _part_key(job, page_range), job.id)
+    sink = ResultSink(rt.settings.storage.url, _part_key(job, page_range), job.id, rt.storage.wait_s)
     return convert_isolated(split.part_input(inp, page_range), timeout_s=remaining(deadline),
                             memory_mb=rt.settings.limits.job_memory_mb, tenant=job.organization_id, sink=sink)
 
@@ -285,11 +285,11 @@ def merge_parts(rt: Runtime, job: Job, inp: DocumentInput, ranges: list[str], pa
     """One result from the stored parts, merged and written by a limited child process (it holds
     the whole document; the worker only its summary)."""
     url = rt.settings.storage.url
-    readers = [StoredResult(url, _part_key(job, r), p.total_pages) if p.stored else None
+    readers = [StoredResult(url, _part_key(job, r), p.total_pages, rt.storage.wait_s) if p.stored else None
                for r, p in zip(ranges, parts, strict=True)]
     try:
         result: DocumentResult = run_isolated(
-            split.merge_stored, inp.without_data(), parts, readers, ResultSink(url, attempt_key(job), job.id),
+            split.merge_stored, inp.without_data(), parts, readers, ResultSink(url, attempt_key(job), job.id, rt.storage.wait_s),
             timeout_s=remaining(deadline), memory_mb=rt.settings.limits.job_memory_mb, tenant=job.organization_id)
     except IsolatedFailure as exc:
         return DocumentResult(input=inp, status=ConversionStatus.failure,
@@ -334,8 +334,12 @@ def fail(rt: Runtime, job: Job, owner: str, message: str) -> JobStatus | None:
 
 
 def complete(rt: Runtime, job: Job, owner: str, result: DocumentResult) -> JobStatus | None:
-    """Write the result and close the job; ``None`` if this worker lost the job's lease."""
+    """Write the result and close the job; ``None`` if this worker lost the job's lease. A
+    failure while the object store cannot be reached is the outage's, not the document's: it
+    raises ``StorageUnavailable`` and the job is handed back unspent."""
     status = JobStatus.failure if result.status == ConversionStatus.failure else JobStatus.successful
+    if status == JobStatus.failure and not rt.storage.reachable():
+        raise StorageUnavailable(f"the object store cannot be reached ({result.error_message()})")
     key = attempt_key(job) if result.pages else None
     if key and not result.stored:
         write_result(rt.storage, key, job.id, result)

@@ -24,9 +24,11 @@ class Runtime:
     storage: Storage
 
     @classmethod
-    def build(cls, settings: Settings) -> Runtime:
-        """Open the catalog (migrating it: any process may, they serialise) and the storage."""
-        return cls(settings, open_catalog(settings.storage), Storage(settings.storage.url))
+    def build(cls, settings: Settings, *, worker: bool = False) -> Runtime:
+        """Open the catalog (migrating it: any process may, they serialise) and the storage; a
+        ``worker``'s storage waits out outages (``storage.outage_wait_s``), the API's fails fast."""
+        wait_s = settings.storage.outage_wait_s if worker else 0.0
+        return cls(settings, open_catalog(settings.storage), Storage(settings.storage.url, wait_s))
 
     def close(self) -> None:
         self.engine.dispose()
@@ -46,5 +48,5 @@ def current() -> Runtime:
     global _current
     with _lock:
         if _current is None:
-            _current = Runtime.build(Settings())
+            _current = Runtime.build(Settings(), worker=True)
         return _current
