@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import IO
 from urllib.parse import urlsplit
 
 import pytest
@@ -52,6 +53,23 @@ def wait_done(services: Services, ids: list[str], timeout: float) -> dict[str, t
         time.sleep(0.5)
 
 
+def start_worker(env: dict[str, str], log_path: Path) -> tuple[subprocess.Popen[bytes], IO[bytes]]:
+    """A standalone ``docklake worker`` with ``env``, its output in ``log_path``."""
+    log = open(log_path, "wb")
+    worker = subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=ROOT, env=env, stdout=log,
+                              stderr=subprocess.STDOUT, start_new_session=True)
+    return worker, log
+
+
+def stop_worker(worker: subprocess.Popen[bytes], log: IO[bytes]) -> None:
+    worker.terminate()
+    try:
+        worker.wait(30)
+    except subprocess.TimeoutExpired:
+        worker.kill()
+    log.close()
+
+
 def test_a_worker_waits_out_prefect_and_catalog_outages(postgres_url: str, prefect_api: str, tmp_path: Path) -> None:
     admin_execute(postgres_url.rsplit("/", 1)[0] + "/postgres", "CREATE DATABASE outages")
     catalog = postgres_url.rsplit("/", 1)[0] + "/outages"
@@ -70,9 +88,7 @@ def test_a_worker_waits_out_prefect_and_catalog_outages(postgres_url: str, prefe
                DOCKLAKE_STORAGE__CATALOG_URL=catalog.replace(f":{pg.port}/", f":{pg_fw.port}/"),
                DOCKLAKE_PREFECT__API_URL=f"http://127.0.0.1:{prefect_fw.port}/api",
                DOCKLAKE_WORKER__LEASE_S=str(LEASE_S), DOCKLAKE_LOG_JSON="false")
-    log = open(tmp_path / "worker.log", "wb")
-    worker = subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=ROOT, env=env, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
+    worker, log = start_worker(env, tmp_path / "worker.log")
     try:
         with TestClient(create_app(services=services)) as client:
             first = submit(client, 5, "before")
@@ -102,12 +118,7 @@ def test_a_worker_waits_out_prefect_and_catalog_outages(postgres_url: str, prefe
         spent = [(groups[i], a) for i, (_, a, _) in done.items() if a != 1]
         assert spent == [], f"outages spent attempts: {spent}\n{(tmp_path / 'worker.log').read_text()[-6000:]}"
     finally:
-        worker.terminate()
-        try:
-            worker.wait(30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        log.close()
+        stop_worker(worker, log)
         services.close()
         pg_fw.cut()
         prefect_fw.cut()
@@ -223,9 +234,7 @@ def test_a_worker_waits_out_the_object_store_and_hands_back_what_it_cannot_run(
                DOCKLAKE_STORAGE__OUTAGE_WAIT_S="8", AWS_ENDPOINT_URL=f"http://127.0.0.1:{store_fw.port}",
                DOCKLAKE_PREFECT__API_URL=prefect_api, DOCKLAKE_WORKER__LEASE_S=str(LEASE_S),
                DOCKLAKE_LOG_JSON="false")
-    log = open(tmp_path / "worker.log", "wb")
-    worker = subprocess.Popen([sys.executable, "-m", "api.cli", "worker"], cwd=ROOT, env=env, stdout=log,
-                              stderr=subprocess.STDOUT, start_new_session=True)
+    worker, log = start_worker(env, tmp_path / "worker.log")
     try:
         with TestClient(create_app(services=services)) as client:
             first = submit(client, 3, "before")
@@ -256,12 +265,7 @@ def test_a_worker_waits_out_the_object_store_and_hands_back_what_it_cannot_run(
         spent = {i: a for i, (_, a, _) in done.items() if a != 1}
         assert spent == {}, f"the outage spent attempts: {spent}\n{worker_log[-3000:]}"
     finally:
-        worker.terminate()
-        try:
-            worker.wait(30)
-        except subprocess.TimeoutExpired:
-            worker.kill()
-        log.close()
+        stop_worker(worker, log)
         services.close()
         store_fw.cut()
         server.stop()
