@@ -100,13 +100,21 @@ async def delivered_jobs() -> State:
     return Completed(message=message + (f", {skipped} skipped (taken elsewhere)" if skipped else ""), data=outcomes)
 
 
+# Prefect routes a delivered run to the task workers subscribed to its task key, which it derives
+# from the function's code object, file path included: hosts (or a feeder and a worker) that load
+# this module from different paths would never meet. The key is fixed instead.
+TASK_KEY = "docklake-jobs"
+delivered_jobs.task_key = TASK_KEY
+
+
 def deliver(batch: list[Job]) -> str:
     """Hand ``batch`` (one organization's jobs) to Prefect as one task run; its id."""
     # no organization tag: a tag concurrency limit on it would let the batch hold the slot its
     # own jobs' task runs wait for
     tags = [BATCH, *(f"{JOB_TAG}{j.id}" for j in batch)]
-    future = delivered_jobs.with_options(name=flow_name(batch), tags=tags).delay()
-    return str(future.task_run_id)
+    run = delivered_jobs.with_options(name=flow_name(batch), tags=tags)
+    run.task_key = TASK_KEY  # with_options derives it again
+    return str(run.delay().task_run_id)
 
 
 def batches(jobs: list[Job], size: int) -> list[list[Job]]:

@@ -4,7 +4,11 @@ order, and how a worker takes one exactly once (SQLite here; PostgreSQL in
 
 from __future__ import annotations
 
+import asyncio
+import importlib.util
+import shutil
 import time
+from pathlib import Path
 
 from fastapi.testclient import TestClient
 from sqlalchemy import text
@@ -75,3 +79,32 @@ def test_a_delivery_the_prefect_api_refused_is_taken_back(client: TestClient, se
     assert deliveries.undeliver(services.engine, [job_id]) == 1
     assert status(services, job_id) == ("pending", 0, None)
     assert [j.id for j in deliveries.mark_for_delivery(services.engine, 1, 60)] == [job_id]
+
+
+def test_a_delivery_reaches_workers_that_load_the_code_from_another_path(client: TestClient, services: Services,
+                                                                         prefect_api: str, tmp_path: Path) -> None:
+    """Prefect routes a delivered run by its task key, which it derives from the code object
+    and so from the file's path: a feeder and a worker installed in different places (in the
+    image, `serve`'s feeder ran the checkout's copy and the workers the installed one) must
+    still agree on it."""
+    import httpx
+    from prefect.task_worker import TaskWorker
+
+    from pipelines import delivery
+
+    copy = tmp_path / "elsewhere" / "delivery.py"
+    copy.parent.mkdir()
+    shutil.copy(delivery.__file__, copy)
+    spec = importlib.util.spec_from_file_location("delivery_elsewhere", copy)
+    assert spec and spec.loader
+    elsewhere = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(elsewhere)
+
+    async def subscribed_keys() -> set[str]:
+        return TaskWorker(elsewhere.delivered_jobs).task_keys
+
+    job_id = submit(client, 1, A)[0]
+    (job,) = deliveries.mark_for_delivery(services.engine, 1, 60)
+    run_id = delivery.deliver([job])
+    made = httpx.get(f"{prefect_api}/task_runs/{run_id}", timeout=30).json()
+    assert made["task_key"] in asyncio.run(subscribed_keys()), (made["task_key"], job_id)
