@@ -16,6 +16,8 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from assets.catalog import is_transient
+from assets.storage import is_outage
 from pipelines import errors as e
 
 log = structlog.get_logger("docklake.api")
@@ -159,11 +161,22 @@ class CatchAllMiddleware:
 
         try:
             await self.app(scope, receive, tracked)
-        except Exception:
-            log.exception("unhandled_error", path=scope.get("path"))
+        except Exception as exc:
             if started:
+                log.exception("unhandled_error", path=scope.get("path"))
                 raise  # half a response went out: only closing the connection can say so
             request = Request(scope)
-            response = api_error(request, 500, "internal error; see the server log for the trace id",
-                                 "INTERNAL_ERROR")
+            response: Response
+            if is_transient(exc) or is_outage(exc):
+                # the catalog or the object store away for a moment: nothing was wrong with the
+                # request, and nothing was half done (each write is one transaction, or atomic)
+                log.warning("dependency_unavailable", path=scope.get("path"), error=repr(exc))
+                message = "the catalog or the object store cannot be reached just now; try again shortly"
+                response = (PlainTextResponse(message, status_code=503) if is_sandbox_path(request) else
+                            api_error(request, 503, message, "SERVICE_UNAVAILABLE"))
+                response.headers["Retry-After"] = "5"
+            else:
+                log.exception("unhandled_error", path=scope.get("path"))
+                response = api_error(request, 500, "internal error; see the server log for the trace id",
+                                     "INTERNAL_ERROR")
             await response(scope, receive, send)

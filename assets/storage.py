@@ -169,6 +169,7 @@ class Storage:
         protocols = self.fs.protocol if isinstance(self.fs.protocol, tuple) else (self.fs.protocol,)
         local = any(p in ("file", "local", "memory") for p in protocols)
         top = None if local else self.root.strip("/").split("/", 1)[0]
+        self.fs.invalidate_cache()  # ask the store itself, not listings fsspec remembers
         try:
             if top and not self._exists(top):
                 raise FileNotFoundError(f"the bucket {top!r} does not exist: create it first")

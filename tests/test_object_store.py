@@ -15,6 +15,7 @@ from moto.server import ThreadedMotoServer
 from api.app import create_app
 from api.services import Services
 from pipelines.settings import Settings
+from tests.forwarder import Forwarder
 from tests.helpers import API_KEYS, A, free_port
 
 BUCKET = "docklake-store"
@@ -61,4 +62,36 @@ def test_a_missing_bucket_makes_readyz_fail_and_uploads_land_in_the_bucket(s3: s
             assert len(stored) == 1, keys
             assert bucket.get_object(Bucket=BUCKET, Key=stored[0])["Body"].read() == b"kept in the bucket"
     finally:
+        services.close()
+
+
+def test_an_unreachable_store_answers_503_and_keeps_nothing_half_done(s3: str, prefect_api: str, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store away (not missing): /readyz says so, an upload is refused with 503 and a
+    Retry-After (nothing of it recorded), and the same upload works once the store is back."""
+    boto3.client("s3").create_bucket(Bucket=BUCKET)
+    fw = Forwarder("127.0.0.1", int(s3.rsplit(":", 1)[1])).start()
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{fw.port}")
+    s3fs.S3FileSystem.clear_instance_cache()
+    settings = Settings(data_dir=tmp_path, api_keys=API_KEYS, prefect={"api_url": prefect_api},
+                        storage={"url": f"s3://{BUCKET}/docklake"})
+    services = Services.build(settings)
+    try:
+        with TestClient(create_app(services=services)) as client:
+            fw.cut()
+            r = client.get("/readyz")
+            assert r.status_code == 503 and "cannot be reached" in r.json()["checks"]["storage"], r.json()
+            up = client.put("/documents/v2/files", files={"file_bytes": ("note.txt", b"held back")}, headers=A)
+            assert up.status_code == 503, up.text
+            assert up.json()["code"] == "SERVICE_UNAVAILABLE" and up.headers["retry-after"] == "5"
+            assert client.get("/documents/v2/files", headers=A).json()["items"] == []
+
+            fw.restore()
+            assert client.get("/readyz").status_code == 200
+            up = client.put("/documents/v2/files", files={"file_bytes": ("note.txt", b"held back")}, headers=A)
+            assert up.status_code == 200, up.text
+            assert [f["file_id"] for f in client.get("/documents/v2/files", headers=A).json()["items"]] == \
+                [up.json()["file_id"]]
+    finally:
+        fw.cut()
         services.close()
