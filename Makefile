@@ -1,5 +1,5 @@
 # docklake: the two set-up commands. Both install whatever is missing first.
-.PHONY: run test lint bench
+.PHONY: run test lint bench compose-check
 
 run:
 	bash scripts/bootstrap.sh run
@@ -15,3 +15,8 @@ bench:
 	bash scripts/bootstrap.sh test
 	.venv/bin/pip install -q -c constraints.txt -e '.[test,bench]'
 	.venv/bin/python -m bench
+
+# compose.yaml's whole stack, every image built here from Debian's packages and PyPI
+compose-check:
+	bash scripts/bootstrap.sh test
+	.venv/bin/python -m pytest -ra -s -m compose tests/test_compose.py

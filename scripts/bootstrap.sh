@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything docklake needs on a fresh Debian machine, idempotently:
 #   - Debian packages (docker.io, tesseract; for the tests also postgresql and the headless
-#     browser chromium + chromium-driver that tests/test_browser_ui.py drives with selenium),
+#     browser chromium + chromium-driver that tests/test_browser_ui.py drives with selenium, and
+#     docker-compose, which checks compose.yaml),
 #   - a .venv with the project and its pinned dependencies,
 #   - a running Docker engine (dockerd is started when none answers),
 #   - the sandbox base image (scripts/build-sandbox-image.sh), when the engine lacks it.
@@ -18,7 +19,7 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 apt_pkgs=(docker.io tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd)
-if [ "$mode" = test ]; then apt_pkgs+=(postgresql chromium chromium-driver); fi
+if [ "$mode" = test ]; then apt_pkgs+=(postgresql chromium chromium-driver docker-compose); fi
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
