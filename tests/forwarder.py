@@ -62,6 +62,10 @@ class Forwarder:
     def cut(self) -> None:
         """Refuse new connections and drop the open ones."""
         if self._listener is not None:
+            try:  # wakes the accept() blocked on it: a close alone would let one more through
+                self._listener.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
             self._listener.close()
             self._listener = None
         with self._lock:

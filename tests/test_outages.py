@@ -270,3 +270,26 @@ def test_a_worker_waits_out_the_object_store_and_hands_back_what_it_cannot_run(
         store_fw.cut()
         server.stop()
         s3fs.S3FileSystem.clear_instance_cache()
+
+
+def test_the_api_answers_503_while_the_catalog_is_away(postgres_url: str, prefect_api: str, tmp_path: Path) -> None:
+    admin_execute(postgres_url.rsplit("/", 1)[0] + "/postgres", "CREATE DATABASE api_outage")
+    catalog = postgres_url.rsplit("/", 1)[0] + "/api_outage"
+    pg = urlsplit(catalog.replace("postgresql+psycopg", "http"))
+    fw = Forwarder(pg.hostname, pg.port).start()
+    settings = Settings(data_dir=tmp_path, api_keys=API_KEYS, prefect={"api_url": prefect_api},
+                        storage={"url": f"file://{tmp_path / 'storage'}",
+                                 "catalog_url": catalog.replace(f":{pg.port}/", f":{fw.port}/")})
+    services = Services.build(settings)
+    try:
+        with TestClient(create_app(services=services)) as client:
+            assert client.get("/documents/v2/files", headers=A).status_code == 200
+            fw.cut()
+            r = client.get("/documents/v2/files", headers=A)
+            assert r.status_code == 503 and r.json()["code"] == "SERVICE_UNAVAILABLE", r.text
+            assert r.headers["retry-after"] == "5"
+            fw.restore()
+            assert client.get("/documents/v2/files", headers=A).status_code == 200
+    finally:
+        services.close()
+        fw.cut()
