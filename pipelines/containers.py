@@ -65,6 +65,9 @@ CHECKPOINT = "docklake"  # a checkpoint's name inside the container it is restor
 # cold boot would draw a new key)
 PROBE = ("import os, time\nk, i = os.urandom(6).hex(), 0\nwhile True:\n    i += 1\n"
          "    open('/tmp/n.t', 'w').write(f'{k} {i}')\n    os.replace('/tmp/n.t', '/tmp/n')\n    time.sleep(0.02)\n")
+# the probes' containers belong to no installation: no reconciliation or clean-up of one removes
+# them while the self-test runs (it removes them itself)
+PROBE_OWNER = "docklake-self-test"
 _NO_ENGINE = "no Docker engine answers"
 # the self-test's answers, once per process and engine
 _PROBE_LOCK = threading.Lock()
@@ -91,6 +94,7 @@ class Launch:
     hostname: str
     pids_limit: int
     binds: tuple[Bind, ...] = ()
+    owner: str | None = None  # the label's, when not the installation's (the self-test's probes)
 
 
 @dataclass(frozen=True)
@@ -173,7 +177,7 @@ class Containers:
         resources = Resources(cpus=0.5, memory_mb=128)
         launch = Launch(sandbox_id=probe, namespace="", generation=1, image=self._probe_image,
                         entrypoint=("python3", "-c", PROBE), resources=resources, internet=False,
-                        token=secrets.token_hex(16), hostname=probe, pids_limit=64)
+                        token=secrets.token_hex(16), hostname=probe, pids_limit=64, owner=PROBE_OWNER)
         started: list[str] = []
         image = None
         try:
@@ -259,7 +263,8 @@ class Containers:
             container = (self.client.containers.run if checkpoint is None else self.client.containers.create)(
                 req.image, command=command, entrypoint=["python3"], detach=True,
                 name=f"docklake-{req.sandbox_id}-{req.generation}", hostname=req.hostname,
-                labels={LABEL_SANDBOX: req.sandbox_id, LABEL_OWNER: self.owner, LABEL_NAMESPACE: req.namespace,
+                labels={LABEL_SANDBOX: req.sandbox_id, LABEL_OWNER: req.owner or self.owner,
+                        LABEL_NAMESPACE: req.namespace,
                         LABEL_GENERATION: str(req.generation)},
                 init=True, cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 mem_limit=f"{req.resources.memory_mb}m", memswap_limit=f"{req.resources.memory_mb}m",

@@ -100,3 +100,20 @@ def test_processes_go_on_from_a_memory_snapshot_in_new_sandboxes_copies_and_rest
 
     for ref in (restored["sandbox_id"], copy["sandbox_id"], sb["sandbox_id"]):
         live.http.delete(f"/sandboxes/{ref}")
+
+
+def test_a_sandbox_with_file_systems_is_copied_without_memory(live: Live) -> None:
+    """Its processes hold mounts its copies do not inherit: a memory snapshot is refused (400),
+    and a copy carries the filesystem only, as on a host without memory snapshots."""
+    assert live.http.post("/file-systems", json={"name": "data"}).status_code == 200
+    sb = live.create(name="with-data", entrypoint=["python3", "-c", COUNTER],
+                     file_systems=[{"file_system_id": "data", "mount_path": "/mnt/data"}])
+    key, _ = count(live, sb)
+    r = live.http.post("/sandboxes/with-data/snapshot", json={"snapshot_type": "memory"})
+    assert r.status_code == 400 and "file systems mounted" in r.text
+    r = live.http.post("/sandboxes/with-data/copy")
+    assert r.status_code == 200, r.text
+    [copy] = r.json()["sandboxes"]
+    assert copy["status"] == "running" and count(live, copy)[0] != key  # booted afresh
+    for ref in (copy["sandbox_id"], sb["sandbox_id"]):
+        live.http.delete(f"/sandboxes/{ref}")

@@ -207,6 +207,10 @@ class Sandboxes:
                 raise SandboxNotFound(f"snapshot {req.snapshot_id!r} not found")
             if source.status != SnapshotStatus.completed:
                 raise SandboxInvalid(f"snapshot {req.snapshot_id!r} is {source.status.value}, not ready")
+            if source.snapshot_type == SnapshotType.memory and mounts:
+                raise SandboxInvalid("a sandbox restored from a memory snapshot cannot mount file systems at "
+                                     "creation (its processes resume with the mounts they had): attach them once "
+                                     "it runs")
         inherited = source.spec if source else None
         spec = SandboxSpec(
             image=req.image or (inherited.image if inherited else self.cfg.image),
@@ -375,6 +379,10 @@ class Sandboxes:
         if sb.status != S.running or not sb.container_id:
             raise SandboxInvalid(f"sandbox {sb.id!r} is {sb.status.value}: only a running sandbox can be "
                                  "snapshotted")
+        if kind == SnapshotType.memory and sb.mounts:
+            raise SandboxInvalid(f"sandbox {sb.id!r} has file systems mounted: its processes cannot be "
+                                 "checkpointed with them (a restore elsewhere would lack the mounts); detach them "
+                                 "or ask for snapshot_type 'filesystem'")
         snap = self._new_snapshot(sb, kind, SnapshotReason.user)
 
         def step() -> None:
@@ -563,8 +571,14 @@ class Sandboxes:
             source = self.reload(source)
             if source.status == S.running and source.container_id:
                 # copies restore filesystem, memory and processes: with memory where it works here
-                kind = SnapshotType.memory if self.containers.memory_snapshots() is None else SnapshotType.filesystem
-                snap = self._take_snapshot(source, kind, SnapshotReason.copy)
+                # and the source has no file systems mounted (copies do not inherit them)
+                snap = None
+                if not source.mounts and self.containers.memory_snapshots() is None:
+                    snap = self._take_snapshot(source, SnapshotType.memory, SnapshotReason.copy)
+                    if snap.status != SnapshotStatus.completed:
+                        log.warning("copy_without_memory", sandbox_id=source.id, error=snap.error)
+                if snap is None or snap.status != SnapshotStatus.completed:
+                    snap = self._take_snapshot(source, SnapshotType.filesystem, SnapshotReason.copy)
             elif source.status == S.suspended and source.restore_snapshot_id:
                 snap = repo.get_snapshot(self.engine, source.restore_snapshot_id)
             else:
