@@ -25,6 +25,7 @@ probe sandbox checkpointed and restored into another), run once per process.
 
 from __future__ import annotations
 
+import calendar
 import os
 import secrets
 import shutil
@@ -145,9 +146,11 @@ class Containers:
 
     def memory_snapshots(self) -> str | None:
         """None when memory can be checkpointed and restored here, else why not: the engine must
-        be experimental with a working CRIU (4.1 or later; ``scripts/bootstrap.sh`` builds one),
-        its data root on this host, and the self-test must pass. Decided once per process (not
-        while no engine answers); a memory snapshot is refused, never taken as a filesystem one."""
+        be experimental with a working CRIU (4.2 or later on this kernel; ``scripts/bootstrap.sh``
+        builds one),
+        its data root on this host, and the self-test must pass. Decided once per process, when
+        first asked (not while no engine answers); a memory snapshot is refused, never taken as a
+        filesystem one."""
         key = (self._url, self._probe_image, self._memory_wanted, self.read_only_root)
         with _PROBE_LOCK:
             if key not in _PROBED:
@@ -167,11 +170,12 @@ class Containers:
             return _NO_ENGINE
         if not info.get("ExperimentalBuild"):
             return ("this host's Docker engine is not experimental (checkpoints need `dockerd --experimental` "
-                    "and CRIU 4.1 or later; scripts/bootstrap.sh sets both up for the engine it starts)")
+                    "and CRIU 4.2 or later; scripts/bootstrap.sh sets both up for the engine it starts)")
         if not (Path(info.get("DockerRootDir") or "/nonexistent") / "containers").is_dir():
             return "the Docker engine's data root is not on this host (a checkpoint is restored through it)"
         if not self._probe_image or not self.image_exists(self._probe_image):
             return f"the sandbox image {self._probe_image!r} is missing, so the self-test cannot run"
+        self._remove_stale_probes()
         probe = f"probe-{secrets.token_hex(4)}"
         copy = f"{probe}-copy"
         resources = Resources(cpus=0.5, memory_mb=128)
@@ -209,6 +213,14 @@ class Containers:
             self.drop_snapshot(probe, image)
             for sandbox_id in (probe, copy):
                 self.forget_state(sandbox_id)
+
+    def _remove_stale_probes(self) -> None:
+        """Probes a process left when it died mid-test (a test takes seconds: older is stale)."""
+        now = time.time()
+        for c in self.client.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={PROBE_OWNER}"}):
+            created = c.attrs.get("Created", "")[:19]
+            if created and now - calendar.timegm(time.strptime(created, "%Y-%m-%dT%H:%M:%S")) > 120:
+                self.remove(c.id)
 
     def _probe_count(self, container_id: str) -> tuple[str, int]:
         code, out = self.client.containers.get(container_id).exec_run(["cat", "/tmp/n"])

@@ -701,9 +701,6 @@ class Sandboxes:
                 self.reconcile()
             except Exception:  # noqa: BLE001 - the API must come up even if the engine misbehaves
                 log.exception("sandbox_reconcile_failed")
-            # the memory snapshot self-test (a few seconds, once per process) runs now rather
-            # than in the first request that needs its answer
-            threading.Thread(target=self.containers.memory_snapshots, name="memory-self-test", daemon=True).start()
         self._reaper = threading.Thread(target=self._loop, name="sandbox-reaper", daemon=True)
         self._reaper.start()
 
