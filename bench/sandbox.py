@@ -6,6 +6,10 @@ engine) next to the bare docker-SDK calls that do the same work, in one run:
 - suspend + resume of a named sandbox (``wait_ms``), against commit + remove + run;
 - a filesystem snapshot until ``completed``, against ``container.commit``;
 - copy (``times=1``), against commit + run;
+- where memory snapshots work here (``/readyz``): a memory snapshot until ``completed``, against
+  pause + ``POST /containers/{id}/checkpoints`` (leave running) + unpause; a new sandbox from it,
+  against create + the checkpoint placed in the container's directory + start from it + daemon
+  healthy; and the copy above (which then carries memory) against checkpoint + that restore;
 - ``run`` of ``echo hi`` to its first output event through the proxy, against the daemon reached
   directly and against ``docker exec`` (its first output byte);
 - an idle sandbox's memory: its container's cgroup usage plus its containerd-shim's RSS.
@@ -15,10 +19,13 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import shutil
 import time
 from pathlib import Path
 
 import docker
+import httpx
+from docker.models.containers import Container
 
 from bench.harness import ApiServer, ms, note, print_table, summary
 from pipelines.containers import BOOT, RUNTIME_MOUNT, TOKEN_PATH
@@ -49,8 +56,9 @@ class Bare:
             self.engine.networks.create(net, internal=True, options={"com.docker.network.bridge.enable_icc": "false"})
         self.net = net
 
-    def run(self, image: str = IMAGE) -> tuple[object, str]:
-        c = self.engine.containers.run(
+    def run(self, image: str = IMAGE, *, start: bool = True) -> tuple[Container, str]:
+        """A sandbox's container until its daemon answers (``start=False``: created only)."""
+        c = (self.engine.containers.run if start else self.engine.containers.create)(
             image, entrypoint=["python3"], command=["-c", BOOT, "--token-file", TOKEN_PATH, "--quiet", "--",
                                                     "sleep", "infinity"],
             detach=True, labels={"docklake.bench": "1"}, init=True, cap_drop=["ALL"],
@@ -58,10 +66,35 @@ class Bare:
             pids_limit=512, network=self.net,
             volumes={str(REPO / "sandbox_runtime"): {"bind": f"{RUNTIME_MOUNT}/sandbox_runtime", "mode": "ro"},
                      str(self.token_file): {"bind": TOKEN_PATH, "mode": "ro"}})
+        if not start:
+            return c, ""
+        return c, self.healthy(c)
+
+    def healthy(self, c: Container) -> str:
         c.reload()
         ip = c.attrs["NetworkSettings"]["Networks"][self.net]["IPAddress"]
         RuntimeClient(f"http://{ip}:{PORT}", token=self.token, timeout=1).wait_healthy(timeout=30, interval=0.01)
-        return c, f"{ip}:{PORT}"
+        return f"{ip}:{PORT}"
+
+    def checkpoint(self, c: Container, name: str) -> Path:
+        """Pause, checkpoint (leave running), unpause: the checkpoint's directory."""
+        api = self.engine.api
+        c.pause()
+        api._raise_for_status(api._post_json(api._url("/containers/{0}/checkpoints", c.id),
+                                             data={"CheckpointID": name, "Exit": False}))
+        c.unpause()
+        return Path(self.engine.info()["DockerRootDir"]) / "containers" / c.id / "checkpoints" / name
+
+    def restore(self, checkpoint: Path) -> Container:
+        """A new container started from ``checkpoint`` until its daemon answers."""
+        c, _ = self.run(start=False)
+        shutil.copytree(checkpoint, Path(self.engine.info()["DockerRootDir"]) / "containers" / c.id
+                        / "checkpoints" / checkpoint.name)
+        api = self.engine.api
+        api._raise_for_status(api._post(api._url("/containers/{0}/start", c.id),
+                                        params={"checkpoint": checkpoint.name}))
+        self.healthy(c)
+        return c
 
     def cleanup(self) -> None:
         for c in self.engine.containers.list(all=True, filters={"label": "docklake.bench=1"}):
@@ -69,6 +102,40 @@ class Bare:
         for img in self.engine.images.list(filters={"label": "docklake.bench=1"}):
             for tag in img.tags:
                 self.engine.images.remove(tag, force=True)
+
+
+def _memory(http: httpx.Client, bare: Bare, target: dict, n: int, made: list[dict]) -> list[list[object]]:
+    """Memory snapshots (CRIU checkpoints) through the API against the bare engine calls."""
+    snap, bare_snap, restore, bare_restore, bare_copy = [], [], [], [], []
+    for i in range(n):
+        t = time.perf_counter()
+        sid = http.post(f"/sandboxes/{target['sandbox_id']}/snapshot",
+                        json={"snapshot_type": "memory"}).json()["snapshot_id"]
+        while (status := http.get(f"/snapshots/{sid}").json()["status"]) != "completed":
+            assert status == "in_progress", status
+            time.sleep(0.01)
+        snap.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        r = http.post("/sandboxes", json={"snapshot_id": sid})
+        r.raise_for_status()
+        restore.append(time.perf_counter() - t)
+        made.append(r.json())
+
+        c, _ = bare.run()
+        t = time.perf_counter()
+        checkpoint = bare.checkpoint(c, f"m{i}")
+        bare_snap.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        bare.restore(checkpoint)
+        bare_restore.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        bare.restore(bare.checkpoint(c, f"n{i}"))
+        bare_copy.append(time.perf_counter() - t)
+    return [_row("memory snapshot until completed (API)", snap),
+            _row("baseline: pause + checkpoint (leave running) + unpause", bare_snap),
+            _row("create from a memory snapshot (API)", restore),
+            _row("baseline: create + place checkpoint + start from it + healthy", bare_restore),
+            _row("baseline of a copy with memory: checkpoint + restore into a new container", bare_copy)]
 
 
 def _shim_rss_mib(container_id: str) -> float:
@@ -149,8 +216,14 @@ def run(n: int = 10) -> None:
                 r.raise_for_status()
                 copy.append(time.perf_counter() - t)
                 made += r.json()["sandboxes"]
+            memory = http.get("/readyz").json()["sandboxes"]["memory_snapshots"]
             rows += [_row("snapshot until completed (API)", snap), _row("baseline: commit", bare_snap),
-                     _row("copy, times=1 (API)", copy), _row("baseline: commit + run", bare_copy)]
+                     _row("copy, times=1 (API)" + (": it carries memory" if memory else ""), copy),
+                     _row("baseline: commit + run", bare_copy)]
+            if memory:
+                rows += _memory(http, bare, target, min(n, 5), made)
+            else:
+                note("memory snapshots are unavailable on this host: not measured")
             print_table("sandbox lifecycle (ms)", ["what", "n", "p50", "p99", "max"], rows)
 
             # run: first output event through the proxy, the daemon directly, docker exec

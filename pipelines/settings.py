@@ -170,6 +170,9 @@ class SandboxSettings(_Group):
     snapshot_on_terminate: bool = Field(True, description="Keep a filesystem snapshot of a sandbox when it is "
                                         "terminated, so a restart restores its files.")
     reaper_s: float = Field(5.0, description="How often idle sandboxes and expired archives are looked for.")
+    memory_snapshots: bool = Field(True, description="Offer memory snapshots (`snapshot_type: memory`: processes "
+                                   "keep running state; copies carry them) where the engine's checkpoint "
+                                   "self-test passes. Off, or where it fails: they answer 400 with the reason.")
 
 
 class Settings(BaseSettings):

@@ -51,7 +51,8 @@ def read_token(token_file: str | None) -> str | None:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     token = read_token(args.token_file)
-    server = RuntimeServer((args.host, args.port), token=token, files_root=args.files_root, quiet=args.quiet)
+    server = RuntimeServer((args.host, args.port), token=token, files_root=args.files_root, quiet=args.quiet,
+                          token_file=args.token_file)
 
     def stop(signum: int, frame: object) -> None:
         threading.Thread(target=server.shutdown, daemon=True).start()

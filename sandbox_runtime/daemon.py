@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,13 +53,46 @@ class RuntimeServer(ThreadingHTTPServer):
     request_queue_size = 128
 
     def __init__(self, address: tuple[str, int], *, token: str | None = None, files_root: str = "/",
-                 quiet: bool = False) -> None:
+                 quiet: bool = False, token_file: str | None = None) -> None:
         self.token = token
+        # with a token file, the token is read again whenever the file changes: a daemon restored
+        # from a memory snapshot into another sandbox (or a later life of its own) then answers to
+        # that sandbox's token, not the one it was checkpointed with
+        self.token_file = token_file
+        self._token_stamp = _stamp(token_file)
+        self._token_lock = threading.Lock()
         self.files = Files(files_root)
         self.table = ProcessTable()
         self.started = time.monotonic()
         self.quiet = quiet
         super().__init__(address, Handler)
+
+
+    def current_token(self) -> str | None:
+        if self.token_file is None:
+            return self.token
+        stamp = _stamp(self.token_file)
+        if stamp != self._token_stamp and stamp is not None:
+            with self._token_lock:
+                try:
+                    with open(self.token_file, encoding="utf-8") as f:
+                        token = f.read().strip()
+                except OSError:
+                    token = ""
+                if token:
+                    self.token, self._token_stamp = token, stamp
+        return self.token
+
+
+def _stamp(path: str | None) -> tuple[int, int, int] | None:
+    """What tells a file's new content from its old: inode, size, modification time."""
+    if path is None:
+        return None
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class _LengthBody:
@@ -150,7 +184,7 @@ class Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = _dispatch
 
     def _check_token(self) -> None:
-        token = self.server.token
+        token = self.server.current_token()
         if token is None:
             return
         given = presented_token(self.headers.get("Authorization"))

@@ -4,7 +4,8 @@
 #     browser chromium + chromium-driver that tests/test_browser_ui.py drives with selenium, and
 #     docker-compose, which checks compose.yaml),
 #   - a .venv with the project and its pinned dependencies,
-#   - a running Docker engine (dockerd is started when none answers),
+#   - CRIU for memory snapshots (scripts/build-criu.sh: built from Debian's source when missing),
+#   - a running Docker engine (dockerd is started when none answers, experimental),
 #   - the sandbox base image (scripts/build-sandbox-image.sh), when the engine lacks it.
 # Usage: scripts/bootstrap.sh [run|test]
 set -euo pipefail
@@ -59,23 +60,59 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   echo "$want" > "$stamp"
 fi
 
-# Docker engine: use one that answers, else start dockerd.
-if ! docker version >/dev/null 2>&1; then
-  log "no Docker engine answers; starting dockerd"
-  $SUDO nohup dockerd >"$data_dir/dockerd.log" 2>&1 &
+# CRIU for memory snapshots (scripts/build-criu.sh; skipped when a recent one answers). Without
+# it everything else works and memory snapshots answer 400 with the reason.
+bash scripts/build-criu.sh || log "WARNING: CRIU could not be built; memory snapshots will be unavailable"
+
+# Docker engine: use one that answers, else start dockerd. The engine bootstrap starts is
+# experimental (checkpoints, for memory snapshots) with docker-init named by its real path (CRIU
+# cannot restore the bind mount of a symbolic link). One that answers is kept as it is, except
+# one that an earlier bootstrap started without those flags and that runs no container: it is
+# restarted with them. Any other keeps its flags; memory snapshots then say why they are off.
+marker=/run/docklake-dockerd.pid
+init_path="$(readlink -f "$(command -v docker-init 2>/dev/null || echo /usr/bin/docker-init)")"
+dockerd_flags=(--experimental --init-path "$init_path")
+ours() { # the pid of a dockerd that a bootstrap started (its marker, or its log in a .docklake dir)
+  local pid
+  pid="$(cat /var/run/docker.pid 2>/dev/null || cat "$marker" 2>/dev/null || true)"
+  [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+  if [ "$(cat "$marker" 2>/dev/null)" = "$pid" ] || [[ "$(readlink "/proc/$pid/fd/1" 2>/dev/null)" == */.docklake/dockerd.log ]]; then
+    echo "$pid"
+  else
+    return 1
+  fi
+}
+start_dockerd() {
+  $SUDO nohup dockerd "${dockerd_flags[@]}" "$@" >"$data_dir/dockerd.log" 2>&1 &
+  echo $! | $SUDO tee "$marker" >/dev/null
   for _ in $(seq 1 60); do
     docker version >/dev/null 2>&1 && break
     sleep 0.5
   done
+}
+stop_dockerd() { # $1: its pid
+  $SUDO kill "$1" 2>/dev/null || true
+  for _ in $(seq 1 40); do
+    [ -d "/proc/$1" ] || break
+    sleep 0.5
+  done
+}
+if docker version >/dev/null 2>&1 && [ "$(docker info --format '{{.ExperimentalBuild}}' 2>/dev/null)" != true ]; then
+  if pid="$(ours)" && [ -z "$(docker ps -q)" ]; then
+    log "restarting the dockerd bootstrap started (pid $pid) with ${dockerd_flags[*]}"
+    stop_dockerd "$pid"
+  else
+    log "the Docker engine that answers is not experimental: memory snapshots will be unavailable"
+  fi
+fi
+if ! docker version >/dev/null 2>&1; then
+  log "no Docker engine answers; starting dockerd"
+  start_dockerd
   if ! docker version >/dev/null 2>&1; then
     log "dockerd did not come up with default networking; retrying without bridge/iptables"
-    $SUDO pkill -x dockerd || true
+    if pid="$(ours)"; then stop_dockerd "$pid"; fi
     sleep 1
-    $SUDO nohup dockerd --bridge=none --iptables=false >"$data_dir/dockerd.log" 2>&1 &
-    for _ in $(seq 1 60); do
-      docker version >/dev/null 2>&1 && break
-      sleep 0.5
-    done
+    start_dockerd --bridge=none --iptables=false
   fi
   # Nothing that runs today needs the engine yet: say so loudly, but do not stop the service.
   docker version >/dev/null 2>&1 || log "WARNING: dockerd failed to start (see $data_dir/dockerd.log); sandboxes will be unavailable"

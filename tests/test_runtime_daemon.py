@@ -329,6 +329,20 @@ def test_auth(daemon: Daemon) -> None:
     assert daemon.raw("GET", "/api/v1/health").status == 200
 
 
+def test_a_new_token_file_takes_over_at_once(tmp_path: Path) -> None:
+    """A daemon restored from a memory snapshot into another sandbox finds that sandbox's token in
+    its token file: it answers to it, and no longer to the one it started with."""
+    d = Daemon(tmp_path)
+    try:
+        (tmp_path / "token").write_text("the-new-token\n")
+        assert RuntimeClient(d.url, token="the-new-token").health() == {"healthy": True}
+        assert d.raw("GET", "/api/v1/health").status == 401
+        (tmp_path / "token").write_text("")  # an empty file changes nothing
+        assert RuntimeClient(d.url, token="the-new-token").health() == {"healthy": True}
+    finally:
+        d.stop()
+
+
 def test_malformed_requests_never_stop_the_daemon(daemon: Daemon, rt: RuntimeClient) -> None:
     junk = [b"GARBAGE\r\n\r\n", b"\x00\xff\xfe binary \r\n\r\n", b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n",
             b"POST /api/v1/processes HTTP/1.1\r\nContent-Length: 100\r\nAuthorization: Bearer " + TOKEN.encode()

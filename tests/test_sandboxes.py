@@ -73,14 +73,22 @@ def engine() -> docker.DockerClient:
 
 
 def settings_for(data_dir: Path, **sandbox: object) -> Settings:
+    """Memory snapshots are off here: these tests hold on a host without CRIU (copies carry the
+    filesystem only); tests/test_memory_snapshots.py has them on."""
     return Settings(data_dir=data_dir, api_keys=API_KEYS, api={"port": free_port()},
-                    sandbox={"reaper_s": 0.3, "start_timeout_s": 60, "pool_size": 0, **sandbox})
+                    sandbox={"reaper_s": 0.3, "start_timeout_s": 60, "pool_size": 0, "memory_snapshots": False,
+                             **sandbox})
 
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
     settings = settings_for(tmp_path_factory.mktemp("sandboxes"))
-    services = Services.build(settings)
+    yield from serve(settings, Services.build(settings))
+
+
+def serve(settings: Settings, services: Services) -> Iterator[Live]:
+    """The API of ``services`` served over HTTP until the generator is closed; then every
+    sandbox of it is gone."""
     server = uvicorn.Server(uvicorn.Config(create_app(services=services), host="127.0.0.1",
                                            port=settings.api.port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
@@ -281,9 +289,14 @@ def test_snapshots_restore_into_new_sandboxes(live: Live) -> None:
     assert snap_id in [s["snapshot_id"] for s in live.http.get(f"/sandboxes/{sb['sandbox_id']}/snapshots").json()["snapshots"]]
     assert live.http.get(f"/snapshots/{snap_id}", headers=B).status_code == 404
 
+    # where memory snapshots are unavailable (forced here through the setting), the request is
+    # refused with the reason, never served as a filesystem snapshot
     mem = live.http.post(f"/sandboxes/{sb['sandbox_id']}/snapshot", json={"snapshot_type": "memory"})
-    assert mem.status_code == 400 and "CRIU" in mem.text
-    # the capability says so up front (this engine is not experimental and has no CRIU)
+    assert mem.status_code == 400 and mem.headers["content-type"].startswith("text/plain")
+    assert "memory snapshots are not available" in mem.text and "DOCKLAKE_SANDBOX__MEMORY_SNAPSHOTS" in mem.text
+    assert not [s for s in live.http.get(f"/sandboxes/{sb['sandbox_id']}/snapshots").json()["snapshots"]
+                if s["snapshot_type"] == "memory"]
+    # the capability says so up front
     assert live.http.get("/readyz").json()["sandboxes"] == {
         "engine": True, "image": True, "memory_snapshots": False, "file_systems": True, "warm": 0}
 

@@ -207,6 +207,10 @@ class Sandboxes:
                 raise SandboxNotFound(f"snapshot {req.snapshot_id!r} not found")
             if source.status != SnapshotStatus.completed:
                 raise SandboxInvalid(f"snapshot {req.snapshot_id!r} is {source.status.value}, not ready")
+            if source.snapshot_type == SnapshotType.memory and mounts:
+                raise SandboxInvalid("a sandbox restored from a memory snapshot cannot mount file systems at "
+                                     "creation (its processes resume with the mounts they had): attach them once "
+                                     "it runs")
         inherited = source.spec if source else None
         spec = SandboxSpec(
             image=req.image or (inherited.image if inherited else self.cfg.image),
@@ -257,9 +261,13 @@ class Sandboxes:
         if r.cpus <= 0 or r.memory_mb < 16 or r.disk_mb < 0:
             raise SandboxInvalid("resources: cpus must be positive and memory_mb at least 16")
 
-    def _boot(self, sb: Sandbox, source: Snapshot | None, *, reason_on_failure: str = "start_failed") -> Sandbox:
+    def _boot(self, sb: Sandbox, source: Snapshot | None, *, reason_on_failure: str = "start_failed",
+              cold_if_unrestorable: bool = False) -> Sandbox:
         """Start a container for the pending sandbox ``sb`` (from ``source``'s image when given)
-        and mark it running; on failure it ends terminated with the reason."""
+        and mark it running; on failure it ends terminated with the reason. A memory snapshot's
+        processes are restored with their memory (where memory snapshots work here); when that
+        fails, ``cold_if_unrestorable`` boots from its filesystem instead (a restart: "else cold
+        boot"), else the boot fails (a new sandbox or a copy asked for the running processes)."""
         token = secrets.token_hex(24)
         generation = sb.generation + 1
         launch = Launch(sandbox_id=sb.id, namespace=sb.namespace, generation=generation,
@@ -267,12 +275,25 @@ class Sandboxes:
                         entrypoint=sb.spec.entrypoint, resources=sb.spec.resources,
                         internet=sb.spec.network.allow_internet_access, token=token,
                         hostname=sb.name or sb.id, pids_limit=self.cfg.pids_limit)
+        checkpoint = None
+        if source is not None and source.snapshot_type == SnapshotType.memory \
+                and self.containers.memory_snapshots() is None:
+            checkpoint = self.containers.checkpoint_path(source.id)
         try:
             if source is not None:
                 self.containers.seed(sb.id, source.id)
             owner = Principal(sb.organization_id, sb.project_id)
             launch = replace(launch, binds=tuple(self.file_systems.resolve(owner, m) for m in sb.mounts))
-            started = self.containers.launch(launch, self.cfg.start_timeout_s)
+            try:
+                started = self.containers.launch(launch, self.cfg.start_timeout_s, checkpoint=checkpoint)
+            except ContainerError as exc:
+                if checkpoint is None or not cold_if_unrestorable:
+                    raise
+                log.warning("sandbox_memory_restore_failed", sandbox_id=sb.id, snapshot_id=source and source.id,
+                            error=str(exc))
+                started = self.containers.launch(replace(launch, generation=generation + 1),
+                                                 self.cfg.start_timeout_s)
+                generation += 1
         except (ContainerError, Unresolvable) as exc:
             log.warning("sandbox_start_failed", sandbox_id=sb.id, error=str(exc))
             repo.transition(self.engine, sb.id, None, status=S.terminated, terminated_us=now_us(),
@@ -358,6 +379,10 @@ class Sandboxes:
         if sb.status != S.running or not sb.container_id:
             raise SandboxInvalid(f"sandbox {sb.id!r} is {sb.status.value}: only a running sandbox can be "
                                  "snapshotted")
+        if kind == SnapshotType.memory and sb.mounts:
+            raise SandboxInvalid(f"sandbox {sb.id!r} has file systems mounted: its processes cannot be "
+                                 "checkpointed with them (a restore elsewhere would lack the mounts); detach them "
+                                 "or ask for snapshot_type 'filesystem'")
         snap = self._new_snapshot(sb, kind, SnapshotReason.user)
 
         def step() -> None:
@@ -380,7 +405,8 @@ class Sandboxes:
                                  error="the sandbox has no container any more")
             return replace(snap, status=SnapshotStatus.failed)
         try:
-            image, size = self.containers.snapshot(sb.container_id, sb.id, snap.id, sb.spec.image)
+            image, size = self.containers.snapshot(sb.container_id, sb.id, snap.id, sb.spec.image,
+                                                   memory=snap.snapshot_type == SnapshotType.memory)
         except ContainerError as exc:
             repo.update_snapshot(self.engine, snap.id, status=SnapshotStatus.failed, error=str(exc))
             log.warning("snapshot_failed", sandbox_id=sb.id, snapshot_id=snap.id, error=str(exc))
@@ -516,7 +542,7 @@ class Sandboxes:
                     if source is not None and source.status != SnapshotStatus.completed:
                         source = None
                 try:
-                    self._boot(current, source, reason_on_failure="restart_failed")
+                    self._boot(current, source, reason_on_failure="restart_failed", cold_if_unrestorable=True)
                 except SandboxError:
                     pass
 
@@ -544,7 +570,15 @@ class Sandboxes:
         with self._locks(source.id):
             source = self.reload(source)
             if source.status == S.running and source.container_id:
-                snap = self._take_snapshot(source, SnapshotType.filesystem, SnapshotReason.copy)
+                # copies restore filesystem, memory and processes: with memory where it works here
+                # and the source has no file systems mounted (copies do not inherit them)
+                snap = None
+                if not source.mounts and self.containers.memory_snapshots() is None:
+                    snap = self._take_snapshot(source, SnapshotType.memory, SnapshotReason.copy)
+                    if snap.status != SnapshotStatus.completed:
+                        log.warning("copy_without_memory", sandbox_id=source.id, error=snap.error)
+                if snap is None or snap.status != SnapshotStatus.completed:
+                    snap = self._take_snapshot(source, SnapshotType.filesystem, SnapshotReason.copy)
             elif source.status == S.suspended and source.restore_snapshot_id:
                 snap = repo.get_snapshot(self.engine, source.restore_snapshot_id)
             else:
