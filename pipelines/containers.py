@@ -309,15 +309,28 @@ class Containers:
         if not checkpoint.is_dir():
             raise ContainerError("the memory snapshot's checkpoint is gone")
         target = self._checkpoints(container_id) / CHECKPOINT
-        try:
-            shutil.copytree(checkpoint, target)
-            api = self.client.api
-            res = api._post(api._url("/containers/{0}/start", container_id), params={"checkpoint": CHECKPOINT})
-            api._raise_for_status(res)
-        except (OSError, DockerException) as exc:
-            raise ContainerError(f"restoring the processes from the memory snapshot failed: {exc}") from exc
-        finally:
-            shutil.rmtree(target, ignore_errors=True)
+        api = self.client.api
+        for attempt in range(1, 6):
+            try:
+                shutil.copytree(checkpoint, target)
+                # the engine uploads the checkpoint into containerd's content store by digest, and
+                # fails on a blob it already holds (one a killed engine left, or another restore
+                # of the same snapshot): a file of its own makes every upload unique (CRIU reads
+                # only its image files)
+                (target / "docklake-restore").write_text(secrets.token_hex(16))
+                res = api._post(api._url("/containers/{0}/start", container_id), params={"checkpoint": CHECKPOINT})
+                api._raise_for_status(res)
+                return
+            except (OSError, DockerException) as exc:
+                # should the content store still answer "commit failed: content sha256:…: already
+                # exists" (moby#42900), the blob is gone once the other restore has started
+                if "already exists" in str(exc) and attempt < 5:
+                    log.warning("checkpoint_restore_retry", container_id=container_id, attempt=attempt)
+                    time.sleep(0.5 * attempt)
+                    continue
+                raise ContainerError(f"restoring the processes from the memory snapshot failed: {exc}") from exc
+            finally:
+                shutil.rmtree(target, ignore_errors=True)
 
     def checkpoint_path(self, snapshot_id: str) -> Path:
         """Where a memory snapshot's checkpoint (CRIU images) is kept."""
