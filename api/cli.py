@@ -188,7 +188,7 @@ def worker(data_dir: DataDir = None) -> None:
     settings = _settings(data_dir)
     from pipelines import isolation
 
-    isolation.configure(settings.worker.max_children)
+    isolation.configure(settings.worker.max_children, settings.worker.child_reuse)
     # the fork server for document children, before any thread exists; the children write
     # their results through assets.results
     isolation.start(preload=["assets.results", "pipelines.fetch"])

@@ -63,6 +63,9 @@ class WorkerSettings(_Group):
                                "One organization gets at most half of them while others wait.")
     poll_s: float = Field(0.2, description="How often an idle dispatcher looks for pending jobs.")
     max_children: int = Field(0, description="Document conversions running at once per worker (0: one per CPU).")
+    child_reuse: int = Field(50, ge=1, description="Documents one conversion process converts in turn, all of one "
+                             "organization, before a fresh one replaces it (1: a fresh process for every document). "
+                             "A process is also replaced after any failure and once it has grown by 256 MiB.")
     split_pages: int = Field(20, description="A PDF with more selected pages is converted in parallel parts "
                              "of this many pages (0: never split).")
     delivery: Literal["catalog", "prefect"] = Field(

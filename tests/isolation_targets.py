@@ -20,3 +20,16 @@ def hungry(inp: DocumentInput) -> DocumentResult:
 def crashing(inp: DocumentInput) -> DocumentResult:
     os.kill(os.getpid(), 9)
     return convert(inp)
+
+
+_hoard: list[bytes] = []
+
+
+def hoarding(megabytes: int) -> int:
+    """Keeps ``megabytes`` of memory for the rest of the process's life; its pid."""
+    _hoard.append(b"x" * (megabytes * 1024 * 1024))
+    return os.getpid()
+
+
+def raising() -> None:
+    raise ValueError("a parser gave up")

@@ -112,3 +112,87 @@ def test_the_child_writes_the_result_and_returns_only_its_summary(tmp_path) -> N
     stored = read_result(Storage(url), "results/o/p/_/job/1", 50)
     assert [p.page_number for p in stored.pages] == list(range(1, 51))
     assert stored.pages[9].fragments[0].content["content"].startswith("page 10 word")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_a_child_is_used_again_by_its_tenant_and_never_by_another() -> None:
+    import os
+
+    from pipelines.isolation import run_isolated
+
+    a1 = run_isolated(os.getpid, timeout_s=60, memory_mb=1024, tenant="org-reuse-a")
+    a2 = run_isolated(os.getpid, timeout_s=60, memory_mb=1024, tenant="org-reuse-a")
+    b = run_isolated(os.getpid, timeout_s=60, memory_mb=1024, tenant="org-reuse-b")
+    anon1 = run_isolated(os.getpid, timeout_s=60, memory_mb=1024)
+    anon2 = run_isolated(os.getpid, timeout_s=60, memory_mb=1024)
+    assert a1 == a2 != os.getpid()
+    assert b != a1
+    # a call without a tenant (a download) always gets a fresh process, and keeps none
+    assert len({anon1, anon2, a1, b}) == 4 and not _alive(anon1) and not _alive(anon2)
+    # another memory limit is another child
+    assert run_isolated(os.getpid, timeout_s=60, memory_mb=2048, tenant="org-reuse-a") != a1
+
+
+def test_a_failure_overrun_or_crash_ends_the_child_and_the_next_call_gets_a_fresh_one() -> None:
+    import os
+
+    import pytest
+
+    from pipelines.isolation import IsolatedFailure, run_isolated
+
+    def kept() -> int:
+        return run_isolated(os.getpid, timeout_s=60, memory_mb=1024, tenant="org-reuse-f")
+
+    first = kept()
+    with pytest.raises(IsolatedFailure, match="a parser gave up"):
+        run_isolated(isolation_targets.raising, timeout_s=60, memory_mb=1024, tenant="org-reuse-f")
+    assert not _alive(first)
+    second = kept()
+    assert second != first
+    r = convert_isolated(DOC, timeout_s=1.0, memory_mb=1024, target=isolation_targets.sleepy, tenant="org-reuse-f")
+    assert "longer than 1 s" in r.error_message() and not _alive(second)
+    third = kept()
+    r = convert_isolated(DOC, timeout_s=60, memory_mb=1024, target=isolation_targets.crashing, tenant="org-reuse-f")
+    assert "died (signal 9)" in r.error_message() and not _alive(third)
+    assert convert_isolated(DOC, timeout_s=60, memory_mb=1024, tenant="org-reuse-f").status == ConversionStatus.success
+
+
+def test_the_memory_limit_holds_in_a_child_used_again() -> None:
+    import os
+
+    from pipelines.isolation import run_isolated
+
+    pid = run_isolated(os.getpid, timeout_s=60, memory_mb=512, tenant="org-reuse-m")
+    assert run_isolated(os.getpid, timeout_s=60, memory_mb=512, tenant="org-reuse-m") == pid
+    r = convert_isolated(DOC, timeout_s=60, memory_mb=512, target=isolation_targets.hungry, tenant="org-reuse-m")
+    assert r.status == ConversionStatus.failure and "512 MiB" in r.error_message()
+
+
+def test_a_child_that_grew_or_served_its_share_is_replaced() -> None:
+    import os
+    import signal
+
+    from pipelines import isolation
+    from pipelines.isolation import run_isolated
+
+    grown = run_isolated(isolation_targets.hoarding, 300, timeout_s=60, memory_mb=0, tenant="org-reuse-g")
+    assert not _alive(grown)  # it kept 300 MiB: not kept itself
+    assert run_isolated(os.getpid, timeout_s=60, memory_mb=0, tenant="org-reuse-g") != grown
+    try:
+        isolation.configure(0, reuse=2)
+        pids = [run_isolated(os.getpid, timeout_s=60, memory_mb=0, tenant="org-reuse-n") for _ in range(5)]
+        assert pids[0] == pids[1] != pids[2] == pids[3] != pids[4]
+        # a kept child killed meanwhile: the next call starts another one
+        os.kill(pids[4], signal.SIGKILL)
+        while _alive(pids[4]):
+            time.sleep(0.01)
+        assert run_isolated(os.getpid, timeout_s=60, memory_mb=0, tenant="org-reuse-n") not in pids
+    finally:
+        isolation.configure(0)
