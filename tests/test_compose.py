@@ -21,6 +21,7 @@ import yaml
 from typer.testing import CliRunner
 
 from api.cli import app as cli
+from pipelines.prefect_server import SERVER_TUNING
 from pipelines.settings import Settings
 from tests.docgen import text_pdf
 from tests.helpers import free_port
@@ -80,6 +81,8 @@ def test_every_docklake_variable_in_compose_is_a_setting_and_every_command_exist
             assert settings.storage.catalog_url.startswith("postgresql+psycopg://")
             assert settings.worker.delivery == "prefect" and settings.prefect.api_url == "http://prefect:4200/api"
         command = svc.get("command") or []
+        if command[:3] == ["prefect", "server", "start"]:  # tuned as the managed server is
+            assert SERVER_TUNING.items() <= (svc.get("environment") or {}).items(), name
         if command[:1] == ["docklake"]:
             res = CliRunner().invoke(cli, [*command[1:], "--help"])
             assert res.exit_code == 0, (name, command, res.output)
