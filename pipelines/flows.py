@@ -29,7 +29,7 @@ from pipelines.errors import DocklakeError, describe
 from pipelines.models import DocumentInput, DocumentResult
 from pipelines.records import Job, JobStatus
 from pipelines.usecases import documents
-from pipelines.usecases.reports import JobReport
+from pipelines.usecases.reports import JobReport, batch_markdown
 from pipelines.usecases.runtime import Runtime, current
 
 log = structlog.get_logger("docklake.flows")
@@ -48,7 +48,8 @@ HANDED_BACK = "handed_back"  # a job's outcome when an outage kept it from runni
 async def process_document(job_id: str, kind: str, owner: str) -> State:
     """One job. Its task run ends ``Completed``, or ``Failed`` with the job's error as the state
     message when the job ends ``failure``, so the Prefect UI shows what the API says; its logs
-    and a markdown artifact say what the job found and where the time went."""
+    say what the job found and where the time went, and a markdown artifact says it again for a
+    job that met problems (its batch's artifact has a row for every job)."""
     job = await asyncio.to_thread(jobs_repo.get_job_by_id, current().engine, job_id)
     if job is None or job.lease_owner != owner or job.status != JobStatus.processing:
         return Completed(message="skipped: deleted, or claimed by another worker", data="skipped")
@@ -77,7 +78,9 @@ async def run_held_job(job: Job, owner: str) -> State:
         log.exception("job_crashed", job_id=job_id)
         error = f"internal error while processing the document: {describe(exc)}"
         status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
-    await _report(JobReport(job, status, error, result, time.monotonic() - started))
+    report = JobReport(job, status, error, result, time.monotonic() - started)
+    _reports[job_id] = report
+    await _report(report)
     if status is None:
         return Completed(message="lost the job's lease: another worker finishes it", data="lost_lease")
     if status == JobStatus.failure:
@@ -85,9 +88,14 @@ async def run_held_job(job: Job, owner: str) -> State:
     return Completed(message=f"pages with errors: {error}" if error else None, data=status.value)
 
 
+# the reports of the jobs finished in this process, until their batch's artifact takes them
+_reports: dict[str, JobReport] = {}
+
+
 async def _report(report: JobReport) -> None:
-    """The job's log lines and markdown artifact, sent to the Prefect API (best effort: the
-    catalog, not Prefect, is the record)."""
+    """The job's log lines, and its markdown artifact if it met problems, sent to the Prefect API
+    (best effort: the catalog, not Prefect, is the record). An artifact costs the Prefect server
+    more than a small document's whole task run: a clean job has only its row in its batch's."""
     ctx = TaskRunContext.get()
     if ctx is not None and ctx.task_run.flow_run_id is None:
         # a delivered task run (no flow run): Prefect's log handler only sends logs of flow runs
@@ -96,12 +104,26 @@ async def _report(report: JobReport) -> None:
         logger = get_run_logger()
         for level, line in report.log_lines():
             getattr(logger, level)(line)
+    if not report.troubled:
+        return
     try:
         # a key names the report in the Artifacts page (lowercase letters, digits and dashes)
         await acreate_markdown_artifact(markdown=report.markdown(), key=f"report-{report.job.id.replace('_', '-')}",
                                         description=f"{task_name(report.job)}: what the job found")
     except Exception as exc:  # noqa: BLE001
         log.warning("artifact_failed", job_id=report.job.id, error=repr(exc))
+
+
+async def _batch_report(reports: list[JobReport]) -> None:
+    """One markdown artifact for a batch, a row per job, on its flow run (or on the task run of
+    a delivered batch); best effort."""
+    ctx = TaskRunContext.get()
+    run_id = ctx.task_run.id if ctx is not None else flow_run.get_id()
+    try:
+        await acreate_markdown_artifact(markdown=batch_markdown(reports), key=f"batch-{run_id}" if run_id else None,
+                                        description=f"{flow_name([r.job for r in reports])}: what each job found")
+    except Exception as exc:  # noqa: BLE001
+        log.warning("artifact_failed", jobs=[r.job.id for r in reports], error=repr(exc))
 
 
 async def _send_task_run_logs(task_run_id: UUID, lines: Iterable[tuple[str, str]]) -> None:
@@ -220,6 +242,9 @@ async def run_jobs(jobs: list[Job], owner: str, extra_tags: Callable[[Job], list
             outcomes[j.id] = JobStatus.failure.value
         else:
             outcomes[j.id] = str(await st.aresult(raise_on_failure=False))
+    reports = [r for j in jobs if (r := _reports.pop(j.id, None)) is not None]
+    if reports:
+        await _batch_report(reports)
     counts = Counter(outcomes.values())
     order = {JobStatus.successful.value: 0, JobStatus.failure.value: 1}
     return outcomes, ", ".join(f"{counts[what]} {what}" for what in sorted(counts, key=lambda w: (order.get(w, 2), w)))

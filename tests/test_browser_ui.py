@@ -142,23 +142,44 @@ def test_prefect_shows_the_damaged_pdf_as_a_failed_task_run_with_its_error(world
     assert tags == {f"org:{ORG}", f"project:{PROJECT}", "kind:parse", f"dataset:{DATASET}"}
 
 
-def test_prefect_shows_what_a_finished_job_found(world: World, page: Browser) -> None:
-    """Each finished job publishes a markdown report on its task run's Artifacts tab."""
-    task_runs(page, world.prefect_ui)
-    page.find("a", visible_text=f"parse {REPORT}").click()
-    page.wait_text("Task configuration", timeout=30)
-    page.click_text("Artifacts")
-    page.click_text(f"parse {REPORT}: what the job found")
-    text = page.wait_text("outcome", "fragment type", timeout=30)
-    page.shot("prefect-job-report-artifact")
-    # a table row reads "key<TAB>value"; the job's table comes first (a stage may be called "pages")
+def _cells(text: str) -> dict[str, str]:
+    """A two-column table's rows ("key<TAB>value"), the first of each key."""
     rows: dict[str, str] = {}
     for ln in text.splitlines():
         if "\t" in ln:
             key, value = (c.strip() for c in ln.split("\t", 1))
             rows.setdefault(key, value)
-    assert rows["outcome"] == "successful" and rows["dataset"] == DATASET
-    assert rows["pages"].startswith("3 parsed"), rows
+    return rows
+
+
+def test_prefect_shows_what_a_troubled_job_found(world: World, page: Browser) -> None:
+    """A job that failed or met problems publishes a markdown report on its task run's Artifacts tab."""
+    task_runs(page, world.prefect_ui)
+    page.find("a", visible_text=f"parse {DAMAGED}").click()
+    page.wait_text("Task configuration", timeout=30)
+    page.click_text("Artifacts")
+    page.click_text(f"parse {DAMAGED}: what the job found")
+    text = page.wait_text("outcome", "Problems", timeout=30)
+    page.shot("prefect-job-report-artifact")
+    rows = _cells(text)  # the job's table comes first
+    assert rows["outcome"] == "failure" and rows["dataset"] == DATASET
+    assert world.error.splitlines()[0][:60] in text
+
+
+def test_prefect_shows_what_each_job_of_a_batch_found(world: World, page: Browser) -> None:
+    """Each batch (flow run) publishes one markdown table with a row per job, clean ones too."""
+    task_runs(page, world.prefect_ui)
+    page.find("a", visible_text=f"parse {REPORT}").click()
+    text = page.wait_text("Task configuration", f"{ORG}/{DATASET}: ", timeout=30)
+    batch = next(ln for ln in text.splitlines() if ln.startswith(f"{ORG}/{DATASET}: "))
+    page.find("a", visible_text=batch).click()  # the flow run the job ran in
+    page.wait_text("Subflow Runs", "Artifacts", timeout=30)
+    page.click_text("Artifacts")
+    page.click_text("what each job found", exact=False)
+    text = page.wait_text("outcome", f"parse {REPORT}", timeout=30)
+    page.shot("prefect-batch-report-artifact")
+    row = next(ln for ln in text.splitlines() if ln.startswith(f"parse {REPORT}\t")).split("\t")
+    assert [c.strip() for c in row[2:4]] == ["successful", "3 of 3"], row
 
 
 def test_prefect_finds_a_run_by_file_name(world: World, page: Browser) -> None:

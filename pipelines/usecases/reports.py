@@ -1,6 +1,8 @@
-"""What a person watching the orchestrator sees of one finished job: a few log lines (outcome,
-time per stage, the problems met) and a small markdown report (pages, fragments by type, tables,
-time per stage). Both are bounded: a document with 3,000 failing pages still gives a few lines."""
+"""What a person watching the orchestrator sees of finished jobs: for each job a few log lines
+(outcome, time per stage, the problems met) and, when it met problems, a small markdown report
+(pages, fragments by type, tables, time per stage, the problems); for each batch one markdown
+table with a row per job. All are bounded: a document with 3,000 failing pages still gives a few
+lines."""
 
 from __future__ import annotations
 
@@ -42,6 +44,28 @@ class JobReport:
         if self.result is not None:
             found += [f"page {p.page_number}: {w}" for p in self.result.pages for w in p.warnings]
         return found
+
+    @property
+    def troubled(self) -> bool:
+        """Failed, or met problems on some pages: worth a report of its own."""
+        return self.status != JobStatus.successful or bool(self.problems)
+
+    def row(self) -> str:
+        """The job's row of its batch's table (``BATCH_HEADER``)."""
+        r, job = self.result, self.job
+        outcome = self.status.value if self.status else "handed to another worker"
+        pages = fragments = tables = ""
+        if r is not None and r.pages:
+            types = r.fragment_types()
+            pages = f"{r.parsed_pages_count} of {len(r.pages)}"
+            fragments, tables = str(sum(types.values())), str(types.get("table", 0))
+        problems = self.problems
+        first = _clip(problems[0], 120).replace("|", "/") if problems else ""
+        if len(problems) > 1:
+            first += f" (and {len(problems) - 1} more)"
+        name = _clip(job.file_name or job.id, 80).replace("|", "/")
+        return (f"| {job.kind.value} `{name}` | `{job.id}` | **{outcome}** | {pages} | {fragments} | {tables} "
+                f"| {_seconds(self.seconds)} | {first} |")
 
     def log_lines(self) -> list[tuple[str, str]]:
         """``(level, message)`` pairs, ``level`` one of info/warning/error."""
@@ -99,3 +123,19 @@ class JobReport:
             if len(problems) > MAX_PROBLEMS:
                 out.append(f"- … and {len(problems) - MAX_PROBLEMS} more")
         return "\n".join(out) + "\n"
+
+
+BATCH_HEADER = ["| document | job | outcome | pages | fragments | tables | time | problems |",
+                "|---|---|---|---:|---:|---:|---:|---|"]
+
+
+def batch_markdown(reports: list[JobReport]) -> str:
+    """One table for a batch of jobs, a row each, the troubled ones first."""
+    counts: dict[str, int] = {}
+    for r in reports:
+        what = r.status.value if r.status else "handed to another worker"
+        counts[what] = counts.get(what, 0) + 1
+    ordered = sorted(reports, key=lambda r: (not r.troubled, r.job.file_name or r.job.id))
+    head = f"### {len(reports)} document{'s' * (len(reports) != 1)}: " + ", ".join(
+        f"{n} {what}" for what, n in sorted(counts.items()))
+    return "\n".join([head, "", *BATCH_HEADER, *(r.row() for r in ordered)]) + "\n"
