@@ -46,7 +46,7 @@ from prefect.states import Completed, State
 from assets import deliveries
 from assets import jobs as jobs_repo
 from pipelines.dispatcher import Heartbeat, by_organization, send_webhooks, wait_for_prefect
-from pipelines.flows import flow_name, run_jobs
+from pipelines.flows import flow_name, publish_batch_report, run_jobs
 from pipelines.records import Job, JobStatus
 from pipelines.usecases.runtime import Runtime, current
 
@@ -87,6 +87,7 @@ async def delivered_jobs() -> State:
     _node.heartbeat.job_ids.update(j.id for j in taken)
     try:
         outcomes, message = await run_jobs(taken, _node.owner, _job_tag)
+        await publish_batch_report(taken)
     finally:
         # a job whose task run never got to run it (its start needs the Prefect API, which may
         # be away) is still held: hand it back unspent, to be delivered again

@@ -4,8 +4,10 @@ One per worker process. It keeps up to ``worker.max_in_flight`` jobs running and
 soon as any finishes, instead of waiting for a whole batch: a slow or huge document holds its own
 slot, never the queue. Claims are shared between organizations in turn (``assets.jobs.claim``),
 an organization gets at most half of the worker's room, and conversion processes are handed out
-fairly as well (``isolation.FairSlots``). Each claim runs as one Prefect flow run (one task run
-per job), so micro-batching still happens when many jobs wait.
+fairly as well (``isolation.FairSlots``). A claim's jobs of one organization and dataset run as
+one Prefect flow run (one task run per job), and later claims of the same organization and
+dataset join that run while it is open (``flows.Feed``), so documents arriving one at a time
+share a flow run as a batch does.
 
 The catalog lease is the exactly-once guard: a heartbeat thread renews the leases of every job in
 flight, so a worker that dies simply lets them expire and another (or the restarted) worker
@@ -32,7 +34,7 @@ from prefect import tags
 
 from assets import jobs as jobs_repo
 from assets.storage import Storage
-from pipelines.flows import flow_name, mark_abandoned, process_jobs, worker_tag
+from pipelines.flows import Feed, flow_name, mark_abandoned, process_jobs, worker_tag
 from pipelines.records import Job
 from pipelines.usecases import webhooks
 from pipelines.usecases.runtime import Runtime
@@ -119,6 +121,19 @@ def by_organization(batch: list[Job]) -> list[list[Job]]:
     return list(parts.values())
 
 
+def feed_key(job: Job) -> tuple[str, str]:
+    """The jobs that may share a flow run: one organization's, of one dataset (or of none), so
+    the run's tags and name say exactly whose and which."""
+    return job.organization_id, job.dataset_id or ""
+
+
+def by_feed(batch: list[Job]) -> list[list[Job]]:
+    parts: dict[tuple[str, str], list[Job]] = {}
+    for job in batch:
+        parts.setdefault(feed_key(job), []).append(job)
+    return list(parts.values())
+
+
 class Dispatcher:
     def __init__(self, rt: Runtime, owner: str | None = None) -> None:
         self.rt = rt
@@ -129,6 +144,7 @@ class Dispatcher:
         self._in_flight: dict[str, str] = {}  # job id → organization
         self._last_org = ""
         self._batches: set[asyncio.Task[None]] = set()
+        self._feeds: dict[tuple[str, str], Feed] = {}  # the open flow runs, by feed_key
         self._heartbeat: Heartbeat | None = None
         self._orchestrator_down = False
 
@@ -184,7 +200,30 @@ class Dispatcher:
             self._heartbeat.job_ids.update(j.id for j in batch)
         return batch
 
-    async def _run_batch(self, batch: list[Job]) -> None:
+    def _job_done(self, job_id: str) -> None:
+        """A job's task run ended: its room is free (its lease, if it is still held, is kept
+        renewed until its flow run ends)."""
+        self._in_flight.pop(job_id, None)
+        self._wake.set()
+        self._events.set()
+
+    def _dispatch(self, part: list[Job]) -> None:
+        """Hand ``part`` (one organization's jobs of one dataset) to the open flow run of its
+        organization and dataset, or start one. Jobs claimed again after their worker died start
+        a run of their own, which marks the dead worker's runs first."""
+        key = feed_key(part[0])
+        open_feed = self._feeds.get(key)
+        reclaimed = any(j.attempts > 1 or j.reclaimed_from for j in part)
+        if open_feed is not None and not reclaimed and open_feed.offer(part):
+            log.info("batch_joined", owner=self.owner, jobs=[j.id for j in part])
+            return
+        feed = Feed(part, done=self._job_done)
+        self._feeds[key] = feed
+        task = asyncio.create_task(self._run_batch(part, feed))
+        self._batches.add(task)
+        task.add_done_callback(self._batches.discard)
+
+    async def _run_batch(self, batch: list[Job], feed: Feed) -> None:
         try:
             log.info("batch_claimed", owner=self.owner, jobs=[j.id for j in batch])
             abandoned = {j.flow_run_id for j in batch if j.attempts > 1 and j.flow_run_id}
@@ -194,24 +233,28 @@ class Dispatcher:
             orgs = {f"org:{j.organization_id}" for j in batch}
             datasets = {f"dataset:{j.dataset_name or j.dataset_id}" for j in batch if j.dataset_name or j.dataset_id}
             with tags(worker_tag(self.owner), *orgs, *datasets):
-                await process_jobs(batch, self.owner, label=flow_name(batch))
+                await process_jobs(batch, self.owner, label=flow_name(batch), feed=feed.id if feed.open else "")
         except Exception as exc:  # noqa: BLE001
             # process_jobs turns every document's failure into its job's outcome: what escapes is
             # the orchestrator's (its API unreachable or failing). The documents not finished go
             # back to pending with their attempt unspent, and claiming waits for the API.
+            feed.close()
             handed_back = await asyncio.to_thread(jobs_repo.release_jobs, self.rt.engine, self.owner,
-                                                  [j.id for j in batch])
+                                                  [j.id for j in feed.jobs])
             self._orchestrator_down = True
             log.error("flow_failed", error=repr(exc), handed_back=handed_back)
         else:
             # a job whose task run never got to run it (the Prefect API away as it started) is
             # still held: hand it back unspent
             if handed_back := await asyncio.to_thread(jobs_repo.release_jobs, self.rt.engine, self.owner,
-                                                      [j.id for j in batch]):
+                                                      [j.id for j in feed.jobs]):
                 self._orchestrator_down = True
                 log.warning("jobs_handed_back", handed_back=handed_back)
         finally:
-            for j in batch:
+            feed.close()
+            if self._feeds.get(feed_key(batch[0])) is feed:
+                del self._feeds[feed_key(batch[0])]
+            for j in feed.jobs:
                 self._in_flight.pop(j.id, None)
                 if self._heartbeat is not None:
                     self._heartbeat.job_ids.discard(j.id)
@@ -224,7 +267,8 @@ class Dispatcher:
         self._prepare_loop()
         try:
             batch = await self._claim(self.max_in_flight)
-            await asyncio.gather(*(self._run_batch(part) for part in by_organization(batch)))
+            # one flow run per organization and dataset, taking nothing later
+            await asyncio.gather(*(self._run_batch(part, Feed(part, open_=False)) for part in by_feed(batch)))
             await asyncio.to_thread(webhooks.deliver_due, self.rt, self.owner)
         finally:
             self._stop_heartbeat()
@@ -259,10 +303,8 @@ class Dispatcher:
                         pass
                     continue
                 if batch:
-                    for part in by_organization(batch):
-                        task = asyncio.create_task(self._run_batch(part))
-                        self._batches.add(task)
-                        task.add_done_callback(self._batches.discard)
+                    for part in by_feed(batch):
+                        self._dispatch(part)
                     continue  # there may be more room, and more waiting
                 try:
                     await asyncio.wait_for(self._wake.wait(), poll)

@@ -48,3 +48,41 @@ def test_a_small_job_of_another_tenant_is_not_held_behind_big_ones(client: TestC
     assert all(b["status"] == "successful" for b in done_big.values()), done_big
     # the one-line job of tenant b did not wait for tenant a's three scans
     assert done_small["finished_at"] < min(b["finished_at"] for b in done_big.values())
+
+
+def test_jobs_arriving_one_at_a_time_join_the_open_flow_run_of_their_dataset(
+        client: TestClient, worker: Dispatcher, services) -> None:
+    """A job claimed while a flow run of its organization and dataset is running becomes a task
+    run of that run, not a flow run of its own; another dataset's job gets a run of its own."""
+    from assets import jobs as jobs_repo
+
+    ds = {name: client.post("/documents/v2/datasets", json={"name": name}, headers=A).json()["dataset_id"]
+          for name in ("inbox", "archive")}
+    fid = client.put("/documents/v2/files", files={"file": ("scan.tiff", scanned_tiff(6))},
+                     headers=A).json()["file_id"]
+    slow = client.post(f"/documents/v2/datasets/{ds['inbox']}/parse", json={"file_id": fid},
+                       headers=A).json()["parse_id"]
+    deadline = time.monotonic() + 60
+    while client.get(f"/documents/v2/parse/{slow}", headers=A).json()["status"] != "processing":
+        assert time.monotonic() < deadline, "the scan never started"
+        time.sleep(0.05)
+
+    def text(dataset: str, i: int) -> str:
+        fid = client.put("/documents/v2/files", files={"file": (f"note-{i}.txt", f"note {i}".encode())},
+                         headers=A).json()["file_id"]
+        return client.post(f"/documents/v2/datasets/{ds[dataset]}/parse", json={"file_id": fid},
+                           headers=A).json()["parse_id"]
+
+    later = []
+    for i in range(3):  # one at a time, each claimed on its own while the scan runs
+        later.append(text("inbox", i))
+        while client.get(f"/documents/v2/parse/{later[-1]}", headers=A).json()["status"] == "pending":
+            time.sleep(0.02)
+    other = text("archive", 9)
+    done = wait_done(client, A, [slow, *later, other], timeout=180)
+    assert all(d["status"] == "successful" for d in done.values()), done
+    runs = {i: jobs_repo.get_job_by_id(services.engine, i).flow_run_id for i in [slow, *later, other]}
+    assert all(runs[i] == runs[slow] for i in later), runs
+    assert runs[other] and runs[other] != runs[slow]
+    # the three joined while the scan ran: they ended before it did
+    assert max(done[i]["finished_at"] for i in later) < done[slow]["finished_at"]
