@@ -69,6 +69,7 @@ def deliveries(docs: int = 100) -> None:
             note(f"[scale] {delivery} delivery: the batch …")
             wall, _summary, svc, cpu = through_the_service(folder, DOCKLAKE_WORKER__DELIVERY=delivery)
             svc.__exit__()
+            cpu.pop("client (docklake submit)", None)  # the service's CPU only
             note(f"[scale] {delivery} delivery: one-page jobs one at a time …")
             lat = summary(one_page_latency(delivery))
             per_doc = {role: f"{1000 * s / docs:.0f}" for role, s in cpu.items()}
