@@ -11,7 +11,8 @@ A child that succeeded is kept for the next call of the same tenant (organizatio
 against 8 ms; cold caches and copy-on-write faults). A child is never shared between tenants
 (nor used again for a call without one), and is replaced after any failure, overrun or crash,
 and once it has grown by ``RETIRE_GROWTH_MB``, so one document's damage or garbage never meets
-another tenant's document nor eats the next one's memory limit.
+another tenant's document nor eats the next one's memory limit; a child kept a minute without a
+call ends.
 """
 
 from __future__ import annotations
@@ -218,18 +219,37 @@ class _Child:
 
 
 class _Kept:
-    """The children kept for their tenant's next call, the least recently used first out."""
+    """The children kept for their tenant's next call, the least recently used first out; a
+    sweeper thread ends those kept longer than ``IDLE_S`` (it stops when none is kept)."""
 
     def __init__(self, reuse: int, most: int) -> None:
         self.reuse, self.most = reuse, most
         self._idle: OrderedDict[int, _Child] = OrderedDict()
         self._lock = threading.Lock()
+        self._sweeper: threading.Thread | None = None
+
+    def _stale(self) -> list[_Child]:
+        """Take the children kept too long out (under the lock)."""
+        stale = [c for c in self._idle.values() if time.monotonic() - c.idle_since > IDLE_S]
+        for c in stale:
+            del self._idle[id(c)]
+        return stale
+
+    def _sweep(self) -> None:
+        while True:
+            time.sleep(IDLE_S / 4)
+            with self._lock:
+                stale = self._stale()
+                if not self._idle:
+                    self._sweeper = None
+            for c in stale:
+                c.close()
+            if self._sweeper is None:
+                return
 
     def take(self, key: tuple[str, int]) -> _Child | None:
         with self._lock:
-            stale = [c for c in self._idle.values() if time.monotonic() - c.idle_since > IDLE_S]
-            for c in stale:
-                del self._idle[id(c)]
+            stale = self._stale()
             found = next((c for c in reversed(self._idle.values()) if c.key == key), None)
             if found is not None:
                 del self._idle[id(found)]
@@ -245,6 +265,9 @@ class _Kept:
         with self._lock:
             self._idle[id(child)] = child
             evicted = [self._idle.popitem(last=False)[1] for _ in range(len(self._idle) - self.most)]
+            if self._sweeper is None:
+                self._sweeper = threading.Thread(target=self._sweep, name="docklake-kept-children", daemon=True)
+                self._sweeper.start()
         for c in evicted:
             c.close()
 

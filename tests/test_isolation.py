@@ -196,3 +196,23 @@ def test_a_child_that_grew_or_served_its_share_is_replaced() -> None:
         assert run_isolated(os.getpid, timeout_s=60, memory_mb=0, tenant="org-reuse-n") not in pids
     finally:
         isolation.configure(0)
+
+
+def test_a_child_kept_without_a_call_for_a_while_is_ended(monkeypatch) -> None:
+    import os
+
+    from pipelines import isolation
+    from pipelines.isolation import run_isolated
+
+    monkeypatch.setattr(isolation, "IDLE_S", 0.4)
+    try:
+        isolation.configure(0)  # a fresh keeper, so its sweeper runs at the new pace
+        pid = run_isolated(os.getpid, timeout_s=60, memory_mb=0, tenant="org-reuse-idle")
+        assert _alive(pid)
+        deadline = time.monotonic() + 10
+        while _alive(pid):
+            assert time.monotonic() < deadline, "the idle child was never ended"
+            time.sleep(0.05)
+    finally:
+        monkeypatch.undo()
+        isolation.configure(0)
