@@ -56,8 +56,8 @@ class WorkerSettings(_Group):
     count: int = Field(1, description="Worker processes started by `docklake serve` (also `--workers`).")
     lease_s: float = Field(30.0, description="A dead worker's jobs are claimed again after this long.")
     max_attempts: int = Field(3, description="A job that killed its worker this many times ends `failure`.")
-    batch_size: int = Field(32, description="Jobs claimed at once at most, run as one Prefect flow run per "
-                            "organization.")
+    batch_size: int = Field(32, description="Jobs claimed at once at most; those of one organization and "
+                            "dataset start one Prefect flow run, or join the one already running for them.")
     max_in_flight: int = Field(32, description="Jobs a worker holds at once (their conversions still run "
                                "`DOCKLAKE_WORKER__MAX_CHILDREN` at a time); more are claimed as soon as one ends. "
                                "One organization gets at most half of them while others wait.")
