@@ -114,9 +114,12 @@ async def _report(report: JobReport) -> None:
         log.warning("artifact_failed", job_id=report.job.id, error=repr(exc))
 
 
-async def _batch_report(reports: list[JobReport]) -> None:
-    """One markdown artifact for a batch, a row per job, on its flow run (or on the task run of
-    a delivered batch); best effort."""
+async def publish_batch_report(jobs: list[Job]) -> None:
+    """One markdown artifact for a batch, a row for each of ``jobs`` that ran here, on its flow
+    run (or on the task run of a delivered batch); best effort."""
+    reports = [r for j in jobs if (r := _reports.pop(j.id, None)) is not None]
+    if not reports:
+        return
     ctx = TaskRunContext.get()
     run_id = ctx.task_run.id if ctx is not None else flow_run.get_id()
     try:
@@ -258,12 +261,6 @@ def counted(outcomes: dict[str, str]) -> str:
     return ", ".join(f"{counts[what]} {what}" for what in sorted(counts, key=lambda w: (order.get(w, 2), w)))
 
 
-async def publish_batch_report(jobs: list[Job]) -> None:
-    """The batch's markdown table, from the reports of those of ``jobs`` that ran here."""
-    reports = [r for j in jobs if (r := _reports.pop(j.id, None)) is not None]
-    if reports:
-        await _batch_report(reports)
-
 
 class Feed:
     """More jobs for a flow run while it runs: the worker's later claims of the same organization
@@ -311,7 +308,6 @@ async def process_jobs(jobs: list[Job], owner: str, label: str = "", feed: str =
     run_id = flow_run.get_id()
     more = _feeds.get(feed)
     done = more.done if more is not None else None
-    ran = list(jobs)
     outcomes: dict[str, str] = {}
     running: set[asyncio.Future[tuple[dict[str, str], str]]] = set()
 
@@ -326,16 +322,13 @@ async def process_jobs(jobs: list[Job], owner: str, label: str = "", feed: str =
             if not running:
                 if more is None or more.queue.empty():
                     break
-                part = more.queue.get_nowait()
-                ran += part
-                launch(part)
+                launch(more.queue.get_nowait())
                 continue
             getter = asyncio.ensure_future(more.queue.get()) if more is not None else None
             finished, _ = await asyncio.wait(running | ({getter} if getter else set()),
                                              return_when=asyncio.FIRST_COMPLETED)
             if getter is not None:
                 if getter.done():
-                    ran += getter.result()
                     launch(getter.result())
                 else:
                     getter.cancel()
@@ -347,12 +340,13 @@ async def process_jobs(jobs: list[Job], owner: str, label: str = "", feed: str =
             more.close()
         for t in running:
             t.cancel()
-    await publish_batch_report(ran)
+    taken = more.jobs if more is not None else jobs  # the feed kept every job it added
+    await publish_batch_report(taken)
     message = counted(outcomes)
-    name = flow_name(ran) if len(ran) != len(jobs) else label
-    if run_id and (name != label or Counter(outcomes.values()).get(JobStatus.failure.value)):
+    name = flow_name(taken) if len(taken) != len(jobs) else label
+    failed = JobStatus.failure.value in outcomes.values()
+    if run_id and (name != label or failed):
         # the runs list then shows every document the run took, and the failures
-        failed = Counter(outcomes.values()).get(JobStatus.failure.value)
         await _rename(run_id, f"{name} — {message}" if failed else name)
     return Completed(message=message, data=outcomes)
 

@@ -190,7 +190,7 @@ class _Child:
         child.close()
 
     def ready(self) -> bool:
-        """Alive and quiet: a kept child that died meanwhile (killed, out of memory) is not."""
+        """Alive, with nothing unread on its pipe."""
         try:
             return self.proc.is_alive() and not self.conn.poll(0)
         except OSError:
@@ -248,11 +248,16 @@ class _Kept:
                 return
 
     def take(self, key: tuple[str, int]) -> _Child | None:
+        """The most recently kept child for ``key``, if it is still alive and quiet (one that
+        died while kept, killed or out of memory, is ended instead)."""
         with self._lock:
             stale = self._stale()
             found = next((c for c in reversed(self._idle.values()) if c.key == key), None)
             if found is not None:
                 del self._idle[id(found)]
+        if found is not None and not found.ready():
+            stale.append(found)
+            found = None
         for c in stale:
             c.close()
         return found
@@ -308,9 +313,6 @@ def run_isolated(fn: Callable[..., Any], *args: Any, timeout_s: float, memory_mb
     key = (tenant, memory_mb)
     with _slots.slot(tenant) if fair else nullcontext():
         child = _kept.take(key) if tenant else None
-        if child is not None and not child.ready():
-            child.close()  # it died while kept: a new one takes the call
-            child = None
         if child is not None:
             try:
                 child.send(fn, args, timeout_s)
