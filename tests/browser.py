@@ -170,6 +170,20 @@ class Dagster:
         got.raise_for_status()
         return got.json()
 
+    def asset_state(self, name: str) -> str:
+        """What the webserver's API says of asset ``name``, as the asset page asks it: ``defined``,
+        or why the page would show it as an external asset (no definition, an error)."""
+        try:
+            got = self.graphql("""query($key: AssetKeyInput!) { assetOrError(assetKey: $key) {
+                __typename ... on Asset { definition { id isMaterializable } } } }""",
+                               {"key": {"path": [name]}})
+        except (httpx.HTTPError, ValueError) as e:
+            return f"request failed: {e!r}"
+        asset = (got.get("data") or {}).get("assetOrError") or {}
+        if (asset.get("definition") or {}).get("isMaterializable"):
+            return "defined"
+        return f"not defined: {got}"
+
     def location_state(self) -> str:
         """``loaded``, ``loading``, or the load error's message."""
         data = self.graphql("""{ workspaceOrError { __typename ... on Workspace { locationEntries {
