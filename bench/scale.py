@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.batch import corpus, engine_alone, through_the_service
+from bench.batch import corpus, engine_alone, engine_at_once, through_the_service
 from bench.fairness import Service
 from bench.harness import note, print_table, summary
 
@@ -32,12 +32,12 @@ def run(docs: int = 100, workers: tuple[int, ...] = (1, 2, 4)) -> None:
     with tempfile.TemporaryDirectory(prefix="docklake-bench-scale-") as tmp:
         folder = Path(tmp) / "inbox"
         paths = corpus(docs, folder)
-        e_wall, _cpu, pages = engine_alone(paths)
-        ideal = e_wall / cpus
-        rows.append(["engine alone, ideal over the CPUs", "-", f"{ideal:.1f}", f"{pages / ideal:.1f}", ""])
+        _e_wall, _cpu, pages = engine_alone(paths)
+        ideal = engine_at_once(paths, cpus)
+        rows.append(["engine alone, one process per CPU (the ideal)", "-", f"{ideal:.1f}", f"{pages / ideal:.1f}", ""])
         for n in workers:
             note(f"[scale] docklake serve with {n} worker(s) …")
-            wall, _summary, svc, _cpu = through_the_service(folder, DOCKLAKE_WORKER__COUNT=str(n))
+            wall, _cli, _summary, svc, _cpu = through_the_service(folder, DOCKLAKE_WORKER__COUNT=str(n))
             svc.__exit__()
             rows.append([f"through the service, {n} worker process{'es' * (n > 1)}", str(n), f"{wall:.1f}",
                          f"{pages / wall:.1f}", f"{(pages / wall) / (pages / ideal):.0%} of the ideal"])
@@ -67,7 +67,7 @@ def deliveries(docs: int = 100) -> None:
         _e_wall, _cpu, pages = engine_alone(paths)
         for delivery in ("catalog", "prefect"):
             note(f"[scale] {delivery} delivery: the batch …")
-            wall, _summary, svc, cpu = through_the_service(folder, DOCKLAKE_WORKER__DELIVERY=delivery)
+            wall, _cli, _summary, svc, cpu = through_the_service(folder, DOCKLAKE_WORKER__DELIVERY=delivery)
             svc.__exit__()
             cpu.pop("client (docklake submit)", None)  # the service's CPU only
             note(f"[scale] {delivery} delivery: one-page jobs one at a time …")
