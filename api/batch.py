@@ -138,26 +138,48 @@ class Batch:
             return (await acall(client, "PUT", "/files", files={"file": (path.name, fh)}))["file_id"]
 
     async def _wait(self, client: httpx.AsyncClient, waiting: list[Item]) -> None:
+        """Until every job is done. Each poll reads the jobs that finished since the newest one
+        seen (less ``OVERLAP_S``, for a finish committed late) and those processing, not the
+        whole batch again; every ``FULL_EVERY`` polls it reads them all, in case."""
         processing = self._task("processing", len(waiting))
         by_id = {i.parse_id: i for i in waiting}
         # only this run's jobs (and any submitted since): from a second before the first one
         first = min((i.created_at for i in waiting if i.created_at), default=None)
         params: dict[str, Any] = {"limit": 1000}
         if first:
-            params["created_after"] = (datetime.fromisoformat(first.replace("Z", "+00:00"))
-                                       - timedelta(seconds=1)).isoformat()
+            params["created_after"] = (_when(first) - timedelta(seconds=1)).isoformat()
+        newest: datetime | None = None
+        polls = 0
         while any(not i.done for i in waiting):
             await asyncio.sleep(self.poll_s)
-            async for job in apages(client, f"/datasets/{self.dataset_id}/data", **params):
-                item = by_id.get(job["parse_id"])
-                if item is None or item.done:
-                    continue
-                item.status, item.error = job["status"], job.get("error")
-                if item.done:
-                    self.progress.advance(processing)
-                    self.progress.advance(self.overall)
-            busy = sum(1 for i in waiting if i.status == "processing")
+            if newest is None or polls % FULL_EVERY == 0:
+                queries = [params]
+            else:
+                since = (newest - timedelta(seconds=OVERLAP_S)).isoformat()
+                queries = [{**params, "finished_after": since}, {**params, "status": "processing"}]
+            polls += 1
+            busy = 0
+            for query in queries:
+                async for job in apages(client, f"/datasets/{self.dataset_id}/data", **query):
+                    if job.get("finished_at"):
+                        newest = max(newest or _when(job["finished_at"]), _when(job["finished_at"]))
+                    item = by_id.get(job["parse_id"])
+                    if item is None or item.done:
+                        continue
+                    item.status, item.error = job["status"], job.get("error")
+                    busy += item.status == "processing"
+                    if item.done:
+                        self.progress.advance(processing)
+                        self.progress.advance(self.overall)
             self.progress.update(processing, note=f"{busy} processing" if busy else "")
+
+
+OVERLAP_S = 30.0
+FULL_EVERY = 60
+
+
+def _when(rfc3339: str) -> datetime:
+    return datetime.fromisoformat(rfc3339.replace("Z", "+00:00"))
 
 
 def summary(items: list[Item]) -> dict[str, int]:
