@@ -257,3 +257,38 @@ def test_a_prefect_tag_concurrency_limit_caps_an_organization_across_workers(pre
         httpx.delete(f"{prefect_api}/concurrency_limits/tag/org:{org}", timeout=30)
         stop_all(procs)
         services.close()
+
+
+def test_a_delivered_run_whose_end_and_name_prefect_missed_gets_both_from_the_catalog(
+        client: TestClient, services: Services, run_jobs, prefect_api: str) -> None:
+    """Prefect away while a delivered job ran: its task run is left running under the task's
+    default name (the name travels with the state events it missed). The feeder's reconcile gives
+    it the job's outcome and the name a person looks for it by."""
+    import asyncio
+
+    from prefect.client.orchestration import get_client
+    from prefect.states import Running
+
+    from assets import jobs as jobs_repo
+    from pipelines.delivery import JOB_TAG, reconcile
+    from pipelines.flows import process_document
+    from pipelines.usecases.runtime import Runtime
+
+    parse_id = client.post("/documents/v2/parse", json={"raw_text": "a note", "mime_type": "text/plain",
+                                                        "file_name": "note.txt"}, headers=A).json()["parse_id"]
+    assert run_jobs() == 1
+    assert client.get(f"/documents/v2/parse/{parse_id}", headers=A).json()["status"] == "successful"
+    rt = Runtime(services.settings, services.engine, services.storage)
+
+    async def scenario() -> tuple[str, str, str | None]:
+        async with get_client() as c:
+            run = await c.create_task_run(process_document, flow_run_id=None, dynamic_key=parse_id,
+                                          name="process-document", extra_tags=[f"{JOB_TAG}{parse_id}"],
+                                          state=Running())
+            assert await reconcile(rt, older_than_s=0) >= 1
+            after = await c.read_task_run(run.id)
+            return after.name, after.state.type.value, after.state.message
+
+    name, state, message = asyncio.run(scenario())
+    assert name == f"parse {jobs_repo.get_job_by_id(services.engine, parse_id).file_name}" == "parse note.txt"
+    assert state == "COMPLETED" and "not recorded by Prefect" in (message or "")
