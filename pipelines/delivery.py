@@ -46,7 +46,7 @@ from prefect.states import Completed, State
 from assets import deliveries
 from assets import jobs as jobs_repo
 from pipelines.dispatcher import Heartbeat, by_organization, send_webhooks, wait_for_prefect
-from pipelines.flows import flow_name, publish_batch_report, run_jobs, task_name
+from pipelines.flows import flow_name, publish_batch_report, run_jobs
 from pipelines.records import Job, JobStatus
 from pipelines.usecases.runtime import Runtime, current
 
@@ -136,8 +136,7 @@ def superseded(run: TaskRun, job: Job) -> bool:
 async def reconcile(rt: Runtime, older_than_s: float) -> int:
     """Bring the Prefect states of delivered runs in line with the catalog (best effort; the
     catalog is the truth). A run whose end Prefect never recorded (its server was away just then)
-    gets the job's outcome, and its name if Prefect missed that too (the name travels with the
-    run's state events); the run of a worker that died, or of a delivery made again, becomes
+    gets the job's outcome; the run of a worker that died, or of a delivery made again, becomes
     ``Crashed``; a delivery still queued when it was made again, ``Cancelled``. How many changed."""
     from prefect.client.orchestration import get_client
     from prefect.client.schemas.filters import (
@@ -180,8 +179,6 @@ async def reconcile(rt: Runtime, older_than_s: float) -> int:
                     state = Completed(message="its end was not recorded by Prefect (it was away)")
             if state is not None:
                 try:
-                    if len(jobs) == 1 and BATCH not in run.tags and run.name != (name := task_name(jobs[0])):
-                        await client.set_task_run_name(run.id, name)
                     await client.set_task_run_state(run.id, state, force=True)
                     changed += 1
                 except Exception as exc:  # noqa: BLE001
