@@ -177,6 +177,32 @@ def last_finished(svc: Service) -> float:
     return us / 1e6
 
 
+def timeline(svc: Service) -> dict[str, float]:
+    """Where the batch's wall time went, from the catalog's times of its jobs (seconds from the
+    first job's creation): the last one created (the uploads), the lag from a job's creation to
+    its start (median and longest), and the last one finished."""
+    from statistics import median
+
+    from sqlalchemy import select
+
+    from assets.catalog import jobs, open_catalog
+    from pipelines.settings import Settings
+
+    engine = open_catalog(Settings(data_dir=Path(svc.tmp.name)).storage)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(select(jobs.c.created_us, jobs.c.started_us, jobs.c.finished_us)
+                                .where(jobs.c.organization_id == "org-a")).all()
+    finally:
+        engine.dispose()
+    t0 = min(r.created_us for r in rows)
+    lags = [(r.started_us - r.created_us) / 1e6 for r in rows if r.started_us]
+    return {"last created": (max(r.created_us for r in rows) - t0) / 1e6,
+            "first started": (min(r.started_us for r in rows if r.started_us) - t0) / 1e6,
+            "start lag p50": median(lags), "start lag max": max(lags),
+            "last finished": (max(r.finished_us for r in rows if r.finished_us) - t0) / 1e6}
+
+
 def through_the_service(folder: Path, **env: str) -> tuple[float, float, str, Service, dict[str, float]]:
     """(seconds from the first upload to the last job finished, as the catalog recorded it;
     seconds until ``docklake submit --wait`` returned, which polls once a second; the summary it
@@ -206,6 +232,71 @@ def through_the_service(folder: Path, **env: str) -> tuple[float, float, str, Se
         svc.__exit__()
         raise RuntimeError(f"docklake submit failed:\n{done.stdout}\n{done.stderr}")
     return last_finished(svc) - started, cli_wall, done.stdout, svc, cpu
+
+
+def uploads_alone(folder: Path) -> tuple[float, float]:
+    """(seconds, CPU seconds of the API and the client) for ``docklake submit`` without
+    ``--wait`` against an API-only node (no worker): what taking the documents in costs before
+    any of them is converted, the floor under the service's time."""
+    import resource
+
+    with Service(ROOT, DOCKLAKE_WORKER__COUNT="0") as svc:
+        time.sleep(2.0)  # the API's start-up work settles
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")},
+               "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": TOKENS["a"], "PYTHONPATH": str(ROOT)}
+        cpu0, client0 = tree_cpu(svc.proc.pid), resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "api.cli", "submit", str(folder), "--dataset", "bench",
+                               "--concurrency", "4"], cwd=ROOT, env=env, capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        client1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = sum(cpu_spent(cpu0, tree_cpu(svc.proc.pid)).values())
+    if done.returncode != 0:
+        raise RuntimeError(f"docklake submit failed:\n{done.stdout}\n{done.stderr}")
+    cpu += (client1.ru_utime - client0.ru_utime) + (client1.ru_stime - client0.ru_stime)
+    return wall, cpu
+
+
+EMPTY_TASKS = """
+import asyncio, os, resource, sys
+from prefect import flow, task
+from prefect.cache_policies import NO_CACHE
+
+@task(name="empty", cache_policy=NO_CACHE)
+async def empty(i):
+    return i
+
+@flow(name="bench-empty-task-runs")
+async def many(n):
+    tags = ["org:bench", "project:p", "kind:parse", "dataset:bench"]
+    return await asyncio.gather(*(empty.with_options(task_run_name=f"parse doc-{i}.pdf", tags=tags)(i)
+                                  for i in range(n)))
+
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+asyncio.run(many(2))  # imports and the flow's first run out of the way
+before = cpu()
+asyncio.run(many(int(sys.argv[1])))
+print(cpu() - before)
+"""
+
+
+def empty_task_runs(svc: Service, n: int) -> tuple[float, float]:
+    """(client CPU ms, Prefect server CPU ms) per task run of a flow of ``n`` task runs that do
+    nothing, named and tagged as docklake's: what one task run per document costs at least,
+    on the service's own Prefect server."""
+    before = tree_cpu(svc.proc.pid)
+    done = subprocess.run([sys.executable, "-c", EMPTY_TASKS, str(n)], cwd=ROOT, capture_output=True, text=True,
+                          env={**{k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")},
+                               "PREFECT_API_URL": f"http://127.0.0.1:{svc.prefect_port}/api",
+                               "PREFECT_HOME": str(Path(svc.tmp.name) / "prefect-bench-client")})
+    if done.returncode != 0:
+        raise RuntimeError(f"the empty task runs failed:\n{done.stderr[-2000:]}")
+    time.sleep(3)  # the server records task runs in batches, at least once a second
+    server = cpu_spent(before, tree_cpu(svc.proc.pid)).get("Prefect server", 0.0)
+    return float(done.stdout.split()[-1]) / n * 1000, server / n * 1000
 
 
 def compaction(svc: Service) -> tuple[float, dict[str, int]]:
@@ -258,11 +349,15 @@ def run(docs: int = 200, which: str = "generated", **env: str) -> None:
         e_wall, e_cpu, pages = engine_alone(paths)
         note(f"[batch] converting them in {cpus} processes at once (the engine alone) …")
         ideal = engine_at_once(paths, cpus)
+        note("[batch] uploading them to an API-only node (no worker) …")
+        up_wall, up_cpu = uploads_alone(folder)
         note("[batch] starting docklake serve and running docklake submit --wait …")
         s_wall, cli_wall, summary, svc, cpu = through_the_service(folder, **env)
         try:
             c_s, counts = compaction(svc)
             runs = prefect_counts(svc)
+            when = timeline(svc)
+            task_client, task_server = empty_task_runs(svc, docs)
         finally:
             svc.__exit__()
     print(summary)
@@ -275,11 +370,21 @@ def run(docs: int = 200, which: str = "generated", **env: str) -> None:
                   f"{cpus} at once; {e_wall / ideal:.1f}× one"],
                  ["through the service (first upload → last job done)", f"{s_wall:.1f}", f"{pages / s_wall:.1f}",
                   f"{pages / s_wall / (pages / ideal):.0%} of the ideal"],
+                 ["only taking them in (an API-only node, no worker)", f"{up_wall:.1f}", "",
+                  f"CPU {up_cpu / docs * 1000:.0f} ms per document (API and client)"],
                  ["docklake submit --wait (polls once a second)", f"{cli_wall:.1f}", f"{pages / cli_wall:.1f}", ""],
                  ["orchestration overhead", f"{s_wall - ideal:.1f}", "",
                   f"{(s_wall - ideal) / s_wall:.0%} of the service's wall time"],
                  ["dataset compaction (Dagster asset)", f"{c_s:.2f}", "",
                   ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))]])
+    print("timeline (s from the first job created): " + ", ".join(f"{k} {v:.2f}" for k, v in when.items()))
+    floor = up_cpu / docs * 1000 + task_client + task_server
+    engine_ms = e_cpu / docs * 1000
+    print(f"a task run that does nothing, named and tagged as a job's: {task_client:.1f} ms of its client's CPU "
+          f"and {task_server:.1f} ms of the Prefect server's; with taking a document in "
+          f"({up_cpu / docs * 1000:.1f} ms), at least {floor:.0f} ms of CPU per document beside the engine's "
+          f"{engine_ms:.0f} ms: the service can reach at most {engine_ms / (engine_ms + floor):.0%} of the ideal "
+          "on these documents")
     print("in the Prefect server: " + ", ".join(f"{n} {what.replace('_', ' ')}" for what, n in runs.items()))
     client = cpu.pop("client (docklake submit)")
     print_table("CPU the service's processes spent from the first upload to the last job done",
