@@ -203,6 +203,24 @@ def timeline(svc: Service) -> dict[str, float]:
             "last finished": (max(r.finished_us for r in rows if r.finished_us) - t0) / 1e6}
 
 
+def submit(svc: Service, folder: Path, *flags: str) -> tuple[subprocess.CompletedProcess[str], float, dict[str, float], float]:
+    """``docklake submit folder --dataset bench`` against ``svc`` as a user runs it: what it
+    printed, its wall seconds, the CPU seconds the service's processes spent meanwhile by role,
+    and the client's own (the user's side, on the same CPUs: uploads, progress bars, polling)."""
+    import resource
+
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")},
+           "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": TOKENS["a"], "PYTHONPATH": str(ROOT)}
+    cpu0, client0 = tree_cpu(svc.proc.pid), resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "api.cli", "submit", str(folder), "--dataset", "bench", *flags,
+                           "--concurrency", "4"], cwd=ROOT, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t0
+    cpu = cpu_spent(cpu0, tree_cpu(svc.proc.pid))
+    client1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return done, wall, cpu, (client1.ru_utime - client0.ru_utime) + (client1.ru_stime - client0.ru_stime)
+
+
 def through_the_service(folder: Path, **env: str) -> tuple[float, float, str, Service, dict[str, float]]:
     """(seconds from the first upload to the last job finished, as the catalog recorded it;
     seconds until ``docklake submit --wait`` returned, which polls once a second; the summary it
@@ -214,20 +232,9 @@ def through_the_service(folder: Path, **env: str) -> tuple[float, float, str, Se
     except BaseException:
         svc.__exit__()
         raise
-    env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")},
-           "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": TOKENS["a"], "PYTHONPATH": str(ROOT)}
-    cpu0 = tree_cpu(svc.proc.pid)
-    import resource
-
-    client0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0, started = time.perf_counter(), time.time()
-    done = subprocess.run([sys.executable, "-m", "api.cli", "submit", str(folder), "--dataset", "bench", "--wait",
-                           "--concurrency", "4"], cwd=ROOT, env=env, capture_output=True, text=True)
-    cli_wall = time.perf_counter() - t0
-    cpu = cpu_spent(cpu0, tree_cpu(svc.proc.pid))
-    client1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    # the user's side, on the same CPUs: uploads, progress bars, polling
-    cpu["client (docklake submit)"] = (client1.ru_utime - client0.ru_utime) + (client1.ru_stime - client0.ru_stime)
+    started = time.time()
+    done, cli_wall, cpu, client = submit(svc, folder, "--wait")
+    cpu["client (docklake submit)"] = client
     if done.returncode not in (0, 1):
         svc.__exit__()
         raise RuntimeError(f"docklake submit failed:\n{done.stdout}\n{done.stderr}")
@@ -238,23 +245,12 @@ def uploads_alone(folder: Path) -> tuple[float, float]:
     """(seconds, CPU seconds of the API and the client) for ``docklake submit`` without
     ``--wait`` against an API-only node (no worker): what taking the documents in costs before
     any of them is converted, the floor under the service's time."""
-    import resource
-
     with Service(ROOT, DOCKLAKE_WORKER__COUNT="0") as svc:
         time.sleep(2.0)  # the API's start-up work settles
-        env = {**{k: v for k, v in os.environ.items() if not k.startswith("DOCKLAKE_")},
-               "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": TOKENS["a"], "PYTHONPATH": str(ROOT)}
-        cpu0, client0 = tree_cpu(svc.proc.pid), resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "api.cli", "submit", str(folder), "--dataset", "bench",
-                               "--concurrency", "4"], cwd=ROOT, env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - t0
-        client1 = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpu = sum(cpu_spent(cpu0, tree_cpu(svc.proc.pid)).values())
+        done, wall, cpu, client = submit(svc, folder)
     if done.returncode != 0:
         raise RuntimeError(f"docklake submit failed:\n{done.stdout}\n{done.stderr}")
-    cpu += (client1.ru_utime - client0.ru_utime) + (client1.ru_stime - client0.ru_stime)
-    return wall, cpu
+    return wall, sum(cpu.values()) + client
 
 
 EMPTY_TASKS = """
