@@ -283,8 +283,9 @@ def test_dagster_sensor_materialises_the_datasets_partition(world: World, page: 
     assert switch_on == [True]
 
     page.open(f"{ui}/assets/dataset_tables?view=partitions")
-    # the sensor (on by default) adds both datasets' partitions and materialises them
-    deadline, reloaded, seen = time.monotonic() + 120, 0.0, []
+    # the sensor (on by default) adds both datasets' partitions and materialises them; the page
+    # refreshes its counts by itself
+    deadline, reloaded, seen, undefined_since = time.monotonic() + 120, 0.0, [], None
     while True:
         t = page.text()
         if "Join the Dagster community" in t:  # in case it opened late
@@ -296,19 +297,24 @@ def test_dagster_sensor_materialises_the_datasets_partition(world: World, page: 
             page.shot("dagster-partitions-timeout")
             raise AssertionError(f"partitions not materialised; the API said: {seen[-3:]}; page:\n{t[:2000]}\n"
                                  f"dagster dev:\n{world.dagster.output()[-3000:]}")
-        time.sleep(2)
-        if "Materialized (" not in t:
-            if "External Asset" in t:
-                # the page found no definition: if the API has none either, the webserver lost the
-                # location's definitions (seen once on a loaded machine): Reload, as a person would
+        # until its definition query answers, the page shows the asset as external, with no
+        # partitions tab: a loaded machine can take seconds. Only if it still does after 15 s,
+        # ask the API; if the webserver lost the location's definitions (seen once on a loaded
+        # machine), Reload, as a person would; then open the page again
+        if "Materialized (" in t or "External Asset" not in t:
+            undefined_since = None
+        elif undefined_since is None:
+            undefined_since = time.monotonic()
+        elif time.monotonic() - undefined_since > 15:
+            world.dagster.wait_ready()
+            seen.append(state := world.dagster.asset_state("dataset_tables"))
+            if state != "defined" and time.monotonic() - reloaded > 20:
+                world.dagster.graphql("mutation { reloadWorkspace { __typename } }")
+                reloaded = time.monotonic()
                 world.dagster.wait_ready()
-                if (state := world.dagster.asset_state("dataset_tables")) != "defined":
-                    seen.append(state)
-                    if time.monotonic() - reloaded > 20:
-                        world.dagster.graphql("mutation { reloadWorkspace { __typename } }")
-                        reloaded = time.monotonic()
-                        world.dagster.wait_ready()
             page.open(f"{ui}/assets/dataset_tables?view=partitions")
+            undefined_since = None
+        time.sleep(2)
     page.shot("dagster-partitions")
     # the list truncates long keys in the middle (`ui-…/reports…78fcb`): click the one of this org
     page.click_text(f"{ORG}/{PROJECT}", exact=False)
