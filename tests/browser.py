@@ -49,7 +49,19 @@ class Browser:
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
 
     def open(self, url: str) -> None:
-        self.driver.get(url)
+        """Go to ``url``; on a loaded machine chromedriver sometimes gives up waiting for the
+        renderer ("Timed out receiving message from renderer"): try again, as a person would
+        reload, twice at most."""
+        from selenium.common.exceptions import TimeoutException
+
+        for attempt in range(3):
+            try:
+                self.driver.get(url)
+                return
+            except TimeoutException as e:
+                if attempt == 2:
+                    raise
+                print(f"opening {url} timed out ({(e.msg or '').strip()}): again")
 
     def text(self) -> str:
         """The visible text of the page (``innerText``: what a person could read, not hidden markup)."""
@@ -115,8 +127,16 @@ class Browser:
                         lambda: self.driver.execute_script(js, text, exact), timeout)
 
     def shot(self, name: str) -> Path:
+        """Save a screenshot (an artifact for people to look at, never what a test asserts: if the
+        driver times out taking it, the test goes on)."""
+        from selenium.common.exceptions import TimeoutException
+
         path = ARTIFACTS / f"{name}.png"
-        self.driver.save_screenshot(str(path))
+        try:
+            self.driver.save_screenshot(str(path))
+        except TimeoutException as e:
+            print(f"screenshot {name} not taken: {(e.msg or '').strip()}")
+            return path
         print(f"screenshot: {path}")
         return path
 
