@@ -254,7 +254,7 @@ def uploads_alone(folder: Path) -> tuple[float, float]:
 
 
 EMPTY_TASKS = """
-import asyncio, os, resource, sys
+import asyncio, resource, sys
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
 
