@@ -19,4 +19,4 @@ bench:
 # compose.yaml's whole stack, every image built here from Debian's packages and PyPI
 compose-check:
 	bash scripts/bootstrap.sh test
-	.venv/bin/python -m pytest -ra -s -m compose tests/test_compose.py
+	.venv/bin/python -m pytest -ra -s -m compose tests/e2e/test_compose.py

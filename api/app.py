@@ -9,12 +9,12 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from api import docs, errors
-from api.limits import BodyLimitMiddleware
-from api.logging import RequestContextMiddleware
+from api.middleware.limits import BodyLimitMiddleware
+from api.middleware.logging import RequestContextMiddleware
 from api.proxy import SandboxProxyMiddleware
 from api.routes import datasets, file_systems, files, health, jobs, query, sandboxes, v1, webhooks
 from api.services import Services
-from pipelines.settings import Settings
+from pipelines.core.settings import Settings
 from pipelines.usecases.sandboxes import Runner
 
 

@@ -16,9 +16,9 @@ from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from assets.catalog import is_transient
+from assets.catalog.db import is_transient
 from assets.storage import is_outage
-from pipelines import errors as e
+from pipelines.core import errors as e
 
 log = structlog.get_logger("docklake.api")
 

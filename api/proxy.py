@@ -20,9 +20,9 @@ import structlog
 from fastapi.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from assets import sandboxes as repo
-from pipelines.errors import SandboxError
-from pipelines.sandbox_records import DAEMON_PORT, Sandbox, SandboxStatus
+from assets.catalog import sandboxes as repo
+from pipelines.core.errors import SandboxError
+from pipelines.core.sandbox_records import DAEMON_PORT, Sandbox, SandboxStatus
 
 log = structlog.get_logger("docklake.proxy")
 

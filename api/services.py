@@ -11,11 +11,11 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from assets import keys as keys_repo
+from assets.catalog import keys as keys_repo
 from assets.storage import Storage
-from pipelines.containers import Containers
-from pipelines.records import Principal
-from pipelines.settings import Settings
+from pipelines.core.records import Principal
+from pipelines.core.settings import Settings
+from pipelines.docker.containers import Containers
 from pipelines.usecases.runtime import Runtime
 from pipelines.usecases.sandboxes import Runner, Sandboxes
 

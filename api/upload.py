@@ -18,9 +18,9 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
 
 from api.errors import ClientClosed
-from pipelines.errors import InvalidRequest, PayloadTooLarge
-from pipelines.models import labels_problem, text_problem
-from pipelines.records import FileRecord, Principal
+from pipelines.core.errors import InvalidRequest, PayloadTooLarge
+from pipelines.core.models import labels_problem, text_problem
+from pipelines.core.records import FileRecord, Principal
 from pipelines.usecases import files
 from pipelines.usecases.runtime import Runtime
 

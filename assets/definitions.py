@@ -29,7 +29,7 @@ from dagster import (
 )
 
 from assets import tables
-from assets.catalog import make_engine
+from assets.catalog.db import make_engine
 from assets.storage import Storage
 
 datasets = DynamicPartitionsDefinition(name="datasets")
@@ -42,7 +42,7 @@ class Catalog(ConfigurableResource):
     storage_url: str = ""
 
     def handles(self):  # type: ignore[no-untyped-def]
-        from pipelines.settings import Settings
+        from pipelines.core.settings import Settings
 
         s = Settings(storage={k: v for k, v in (("catalog_url", self.catalog_url),
                                                 ("url", self.storage_url)) if v})

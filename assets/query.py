@@ -19,11 +19,11 @@ import pyarrow as pa
 import pyarrow.dataset as pads
 from sqlalchemy import Engine, select
 
-from assets.catalog import jobs
+from assets.catalog.db import jobs
 from assets.results import OPTIONAL_TABLES, TABLES, table_key
 from assets.storage import Storage
-from pipelines.errors import InvalidRequest
-from pipelines.records import Principal
+from pipelines.core.errors import InvalidRequest
+from pipelines.core.records import Principal
 
 RESULT_TABLES = {"document": "documents", "pages": "pages", "fragments": "fragments", "chunks": "chunks",
                  "structured_data": "structured_data", "page_classes": "page_classes"}

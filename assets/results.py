@@ -18,7 +18,7 @@ without parsing JSON (and the same shapes the per-dataset tables are compacted i
 
 The last two are empty when the job asked for no extraction or classification. Every table is
 written to a temporary key and moved into place, and the job row points at the folder only once
-all of them are there, so a reader never sees half a result. Only ``api.wire``
+all of them are there, so a reader never sees half a result. Only ``api.wire.documents``
 knows the Tensorlake wire shape.
 """
 
@@ -34,7 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from assets.storage import Storage
-from pipelines.models import (
+from pipelines.core.models import (
     Chunk,
     Citation,
     DocumentInput,

@@ -20,9 +20,9 @@ import pyarrow.parquet as pq
 from sqlalchemy import Engine, func, inspect, select
 
 from assets import results
-from assets.catalog import jobs
+from assets.catalog.db import jobs
 from assets.storage import Storage
-from pipelines.records import TERMINAL, JobStatus, JobSummary
+from pipelines.core.records import TERMINAL, JobStatus, JobSummary
 
 NO_DATASET = "_"
 TABLE_NAMES = ("documents", "pages", "fragments", "chunks", "structured_data", "page_classes")

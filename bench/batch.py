@@ -3,7 +3,7 @@
 ``python -m bench batch [--docs N]`` generates N documents (PDFs of 1 to 12 pages, two-column and
 table pages, DOCX, PPTX, XLSX, Markdown, text, CSV), then:
 
-1. converts each in this process with ``pipelines.document.convert`` (the engine alone, one at a
+1. converts each in this process with ``pipelines.engine.document.convert`` (the engine alone, one at a
    time): the sum of their conversion times and the engine's pages/s;
 2. starts ``docklake serve`` (API, one worker, managed Prefect server) and runs
    ``docklake submit DIR --dataset bench --wait`` as a user would: wall time from the first
@@ -35,7 +35,7 @@ from bench.harness import ROOT, cpu_spent, note, print_table, tree_cpu
 
 
 def corpus(n: int, folder: Path) -> list[Path]:
-    from tests import docgen
+    from tests.support import docgen
 
     rng = random.Random(7)
     makers = [
@@ -87,7 +87,7 @@ def real_manuals(folder: Path, max_pages: int = REAL_MAX_PAGES) -> list[Path]:
 
 
 def scans(n: int, folder: Path) -> list[Path]:
-    from tests import docgen
+    from tests.support import docgen
 
     rng = random.Random(11)
     folder.mkdir(parents=True, exist_ok=True)
@@ -108,8 +108,8 @@ CORPORA = ("generated", "manuals", "scans")
 
 def engine_alone(paths: list[Path]) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds, pages) converting each document in this process."""
-    from pipelines.document import convert
-    from pipelines.models import DocumentInput
+    from pipelines.core.models import DocumentInput
+    from pipelines.engine.document import convert
 
     pages = 0
     wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -120,8 +120,8 @@ def engine_alone(paths: list[Path]) -> tuple[float, float, int]:
 
 
 def _pages_of(path: Path) -> int:
-    from pipelines.document import convert
-    from pipelines.models import DocumentInput
+    from pipelines.core.models import DocumentInput
+    from pipelines.engine.document import convert
 
     return len(convert(DocumentInput(data=path.read_bytes(), file_name=path.name)).pages)
 
@@ -165,8 +165,8 @@ def last_finished(svc: Service) -> float:
     """When (``time.time()``) the catalog says the batch's last job finished."""
     from sqlalchemy import func, select
 
-    from assets.catalog import jobs, open_catalog
-    from pipelines.settings import Settings
+    from assets.catalog.db import jobs, open_catalog
+    from pipelines.core.settings import Settings
 
     engine = open_catalog(Settings(data_dir=Path(svc.tmp.name)).storage)
     try:
@@ -185,8 +185,8 @@ def timeline(svc: Service) -> dict[str, float]:
 
     from sqlalchemy import select
 
-    from assets.catalog import jobs, open_catalog
-    from pipelines.settings import Settings
+    from assets.catalog.db import jobs, open_catalog
+    from pipelines.core.settings import Settings
 
     engine = open_catalog(Settings(data_dir=Path(svc.tmp.name)).storage)
     try:
@@ -213,7 +213,7 @@ def submit(svc: Service, folder: Path, *flags: str) -> tuple[subprocess.Complete
            "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": TOKENS["a"], "PYTHONPATH": str(ROOT)}
     cpu0, client0 = tree_cpu(svc.proc.pid), resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "api.cli", "submit", str(folder), "--dataset", "bench", *flags,
+    done = subprocess.run([sys.executable, "-m", "api.cli.main", "submit", str(folder), "--dataset", "bench", *flags,
                            "--concurrency", "4"], cwd=ROOT, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - t0
     cpu = cpu_spent(cpu0, tree_cpu(svc.proc.pid))
@@ -297,9 +297,9 @@ def empty_task_runs(svc: Service, n: int) -> tuple[float, float]:
 
 def compaction(svc: Service) -> tuple[float, dict[str, int]]:
     from assets import tables
-    from assets.catalog import open_catalog
+    from assets.catalog.db import open_catalog
     from assets.storage import Storage
-    from pipelines.settings import Settings
+    from pipelines.core.settings import Settings
 
     s = Settings(data_dir=Path(svc.tmp.name))
     engine = open_catalog(s.storage)

@@ -4,7 +4,7 @@ run, on the same parsed pages.
     python -m bench extract [--seed N]
 
 Corpora: generated invoices (four layouts), forms, letters and table reports from
-``tests/formgen.py`` (ground truth; seed 700 by default, never used while writing the
+``tests/support/formgen.py`` (ground truth; seed 700 by default, never used while writing the
 heuristics), and the 13 real manual pages in ``tests/realworld`` (classes by hand,
 ``formgen.REAL_TRUTH``).
 
@@ -31,10 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipelines.document import convert  # noqa: E402
-from pipelines.models import DocumentInput, PageClassConfig, PageResult, StructuredExtractionOptions  # noqa: E402
+from pipelines.core.models import DocumentInput, PageClassConfig, PageResult, StructuredExtractionOptions  # noqa: E402
+from pipelines.engine.document import convert  # noqa: E402
 from pipelines.stages import classify, embed, extract  # noqa: E402
-from tests import formgen  # noqa: E402
+from tests.support import formgen  # noqa: E402
 
 REAL = Path(__file__).resolve().parent.parent / "tests" / "realworld"
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> None:
         ours, base, ablation, total = ours + good, base + bgood, ablation + agood, total + n
 
     # scanned invoices: rendered, skewed and noised, read by OCR
-    from tests import docgen
+    from tests.support import docgen
 
     s_ours = s_base = s_total = 0
     t_scan = 0.0

@@ -31,7 +31,7 @@ def scan_pdf(pages: int) -> bytes:
     from reportlab.lib.utils import ImageReader
     from reportlab.pdfgen import canvas
 
-    from tests.docgen import render_png, scanify, text_pdf
+    from tests.support.docgen import render_png, scanify, text_pdf
 
     img = scanify(render_png(text_pdf(seed=41, pages=1).data, dpi=150), skew_deg=1.5)
     buf = io.BytesIO()
@@ -65,7 +65,7 @@ class Service:
                    DOCKLAKE_PREFECT__PORT=str(self.prefect_port), DOCKLAKE_PREFECT_PORT=str(self.prefect_port))
         env.update(self.extra_env)
         self.log = open(Path(self.tmp.name) / "serve.log", "wb")
-        self.proc = subprocess.Popen([sys.executable, "-m", "api.cli", "serve"], cwd=self.tree, env=env,
+        self.proc = subprocess.Popen([sys.executable, "-m", "api.cli.main", "serve"], cwd=self.tree, env=env,
                                      stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 180
         while time.monotonic() < deadline:

@@ -87,7 +87,7 @@ def note(msg: str) -> None:
 
 
 _ROLES = (("prefect", "Prefect server"), ("multiprocessing.forkserver", "conversion processes"),
-          ("api.cli worker", "worker"), ("api.cli deliver", "feeder"), ("api.cli serve", "API (docklake serve)"))
+          ("api.cli.main worker", "worker"), ("api.cli.main deliver", "feeder"), ("api.cli.main serve", "API (docklake serve)"))
 
 
 def tree_cpu(root: int) -> dict[str, float]:
@@ -136,8 +136,8 @@ def free_port() -> int:
 SERVER_CODE = """
 import uvicorn
 from api.app import create_app
-from pipelines.logs import configure_logging
-from pipelines.settings import Settings
+from pipelines.core.logs import configure_logging
+from pipelines.core.settings import Settings
 s = Settings()
 configure_logging(s.log_level, s.log_json)
 uvicorn.run(create_app(s), host=s.api.host, port=s.api.port, log_config=None, access_log=False)

@@ -1,5 +1,5 @@
 """List latency over 1,000,000 job rows: ``GET /documents/v2/parse`` over real HTTP vs the bare SQL
-the endpoint runs (captured from ``assets.jobs.list_jobs`` and replayed through the DB-API driver).
+the endpoint runs (captured from ``assets.catalog.jobs.list_jobs`` and replayed through the DB-API driver).
 
 Goal (DESIGN.md §2): list p99 ≤ 50 ms.
 """
@@ -170,7 +170,7 @@ def _walk(client, params: dict[str, Any], pages: int) -> list[dict[str, Any]]:  
 
 
 def cases(client, engine) -> list[tuple[str, list[dict[str, Any]]]]:  # type: ignore[no-untyped-def]
-    from assets.pagination import encode_cursor
+    from assets.catalog.pagination import encode_cursor
 
     with engine.connect() as conn:
         n_tenant = conn.execute(text("SELECT count(*) FROM jobs WHERE organization_id=:o AND project_id=:p"),
@@ -201,9 +201,9 @@ def cases(client, engine) -> list[tuple[str, list[dict[str, Any]]]]:  # type: ig
 def capture_sql(engine, params: dict[str, Any]) -> list[tuple[str, Any]]:  # type: ignore[no-untyped-def]
     """The statements and parameters ``list_jobs`` sends for these request parameters (a
     file-name filter on SQLite sends a probe first, then the page query)."""
-    from api.wire import parse_rfc3339
-    from assets import jobs as jobs_repo
-    from pipelines.records import Principal
+    from api.wire.documents import parse_rfc3339
+    from assets.catalog import jobs as jobs_repo
+    from pipelines.core.records import Principal
 
     seen: list[tuple[str, Any]] = []
 
@@ -253,7 +253,7 @@ def explain(engine, stmt: str, args: Any) -> str:  # type: ignore[no-untyped-def
 
 def run(rows: int = 1_000_000, samples: int = 200, catalog_url: str = "", keep: bool = False,
         truncate: bool = False, budget_s: float = 15.0, show_plans: bool = True) -> dict:
-    from assets.catalog import make_engine, migrate
+    from assets.catalog.db import make_engine, migrate
 
     tmp = None if catalog_url else Path(tempfile.mkdtemp(prefix="docklake-bench-list-", dir="/tmp"))
     url = catalog_url or f"sqlite:///{tmp / 'catalog.db'}"

@@ -10,7 +10,7 @@ others have no OCR).
 Speed is pages per CPU-second of this process (≈ pages/s/core; OCR threads are limited to one
 with ``OMP_THREAD_LIMIT=1``), with wall-clock pages/s beside it. Quality: CER in reading order
 (page text vs the generator's reference, NFKC + whitespace collapsed) on the text and two-column
-pages, and table cell accuracy on the table page. The corpus comes from ``tests/docgen.py``.
+pages, and table cell accuracy on the table page. The corpus comes from ``tests/support/docgen.py``.
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipelines.document import convert  # noqa: E402
-from pipelines.models import DocumentInput, ParsingOptions  # noqa: E402
+from pipelines.core.models import DocumentInput, ParsingOptions  # noqa: E402
+from pipelines.engine.document import convert  # noqa: E402
 from pipelines.stages.tables import table_rows  # noqa: E402
-from tests import docgen  # noqa: E402
+from tests.support import docgen  # noqa: E402
 
 
 @dataclass

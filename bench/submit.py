@@ -31,9 +31,9 @@ def bench_api(server: ApiServer, n: int, warmup: int = 20) -> list[float]:
 
 def bench_create_job(engine, n: int) -> list[float]:  # type: ignore[no-untyped-def]
     """The repository call the route makes, in-process (no HTTP, no FastAPI)."""
-    from assets import jobs as jobs_repo
-    from pipelines.models import ParseRequest
-    from pipelines.records import JobKind, JobSource, Principal
+    from assets.catalog import jobs as jobs_repo
+    from pipelines.core.models import ParseRequest
+    from pipelines.core.records import JobKind, JobSource, Principal
 
     p = Principal(ORG, PROJECT, "key_bench")
     req = ParseRequest.model_validate(BODY)
@@ -49,9 +49,9 @@ def bench_create_job(engine, n: int) -> list[float]:  # type: ignore[no-untyped-
 
 def bench_bare_insert(engine, n: int) -> list[float]:  # type: ignore[no-untyped-def]
     """The same row through the DB-API driver: one autocommit INSERT per row."""
-    from assets.catalog import jobs, now_us
-    from pipelines.models import ParseRequest
-    from pipelines.records import Job, JobSource
+    from assets.catalog.db import jobs, now_us
+    from pipelines.core.models import ParseRequest
+    from pipelines.core.records import Job, JobSource
 
     req = Job.stored_request(JobSource.text(f"texts/{ORG}/{PROJECT}/bench.txt"), ParseRequest.model_validate(BODY))
     row = dict(id="", organization_id=ORG, project_id=PROJECT, kind="parse", status="pending",
@@ -86,7 +86,7 @@ def bench_bare_insert(engine, n: int) -> list[float]:  # type: ignore[no-untyped
 
 
 def run(n: int = 1000, catalog_url: str = "") -> dict:
-    from assets.catalog import make_engine
+    from assets.catalog.db import make_engine
 
     note(f"[submit] starting the API (catalog: {catalog_url or 'fresh SQLite'}) …")
     with ApiServer(catalog_url=catalog_url) as server:

@@ -37,11 +37,11 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipelines.document import convert  # noqa: E402
-from pipelines.models import DocumentInput  # noqa: E402
+from pipelines.core.models import DocumentInput  # noqa: E402
+from pipelines.engine.document import convert  # noqa: E402
 from pipelines.stages import coverage  # noqa: E402
 from pipelines.stages.tables import table_rows  # noqa: E402
-from tests.realworld_helpers import (  # noqa: E402
+from tests.support.realworld_helpers import (  # noqa: E402
     REALWORLD,
     cases,
     fragment_texts,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything docklake needs on a fresh Debian machine, idempotently:
 #   - Debian packages (docker.io, tesseract; for the tests also postgresql and the headless
-#     browser chromium + chromium-driver that tests/test_browser_ui.py drives with selenium, and
+#     browser chromium + chromium-driver that tests/browser/test_browser_ui.py drives with selenium, and
 #     docker-compose, which checks compose.yaml),
 #   - a .venv with the project and its pinned dependencies,
 #   - CRIU for memory snapshots (scripts/build-criu.sh: built from Debian's source when missing),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import free_port  # noqa: E402
+from tests.support.helpers import free_port  # noqa: E402
 
 # Prefect reads its settings on first import, so the session's server address is fixed here,
 # before any test module imports the flows.
@@ -20,8 +20,8 @@ PREFECT_DIR = Path(tempfile.mkdtemp(prefix="docklake-test-prefect-"))
 PREFECT_API = f"http://127.0.0.1:{PREFECT_PORT}/api"
 for _k in [k for k in os.environ if k.startswith("DOCKLAKE_")]:
     del os.environ[_k]
-from pipelines.prefect_server import prefect_env  # noqa: E402  (imports no Prefect)
-from pipelines.settings import Settings  # noqa: E402
+from pipelines.core.settings import Settings  # noqa: E402
+from pipelines.flows.prefect_server import prefect_env  # noqa: E402  (imports no Prefect)
 
 PREFECT_SETTINGS = Settings(data_dir=PREFECT_DIR, prefect={"port": PREFECT_PORT})
 os.environ.update(prefect_env(PREFECT_SETTINGS))
@@ -31,21 +31,21 @@ os.environ["PREFECT_SERVER_TASKS_TAG_CONCURRENCY_SLOT_WAIT_SECONDS"] = "1"
 # The document children's fork server, started as `docklake worker` starts it: before any thread,
 # with what the children use preloaded (otherwise each child imports pyarrow and fsspec itself),
 # and `tests`, which holds the children's conversions to the "no word dropped" invariant too.
-from pipelines import isolation  # noqa: E402
+from pipelines.engine import isolation  # noqa: E402
 
-isolation.start(preload=["assets.results", "pipelines.fetch", "tests"])
+isolation.start(preload=["assets.results", "pipelines.engine.fetch", "tests"])
 
 from fastapi.testclient import TestClient  # noqa: E402
 
 from api.app import create_app  # noqa: E402
 from api.services import Services  # noqa: E402
-from tests.helpers import API_KEYS  # noqa: E402
-from tests.postgres import postgres_url  # noqa: E402, F401  (session fixture)
+from tests.support.helpers import API_KEYS  # noqa: E402
+from tests.support.postgres import postgres_url  # noqa: E402, F401  (session fixture)
 
 
 @pytest.fixture(scope="session")
 def prefect_api() -> Iterator[str]:
-    from pipelines.prefect_server import ManagedPrefectServer
+    from pipelines.flows.prefect_server import ManagedPrefectServer
 
     server = ManagedPrefectServer(PREFECT_SETTINGS)
     server.start(timeout_s=180)
@@ -78,7 +78,7 @@ def client(services: Services) -> Iterator[TestClient]:
 @pytest.fixture
 def run_jobs(services: Services, prefect_api: str) -> Callable[[], int]:
     """Run the dispatcher (real Prefect flow runs) until no job is runnable; returns jobs run."""
-    from pipelines.dispatcher import Dispatcher
+    from pipelines.flows.dispatcher import Dispatcher
     from pipelines.usecases.runtime import Runtime, install
 
     rt = Runtime(services.settings, services.engine, services.storage)
@@ -103,7 +103,7 @@ def worker(services: Services, prefect_api: str) -> Iterator[object]:
     the test sees the running ``Dispatcher``."""
     import threading
 
-    from pipelines.dispatcher import Dispatcher
+    from pipelines.flows.dispatcher import Dispatcher
     from pipelines.usecases.runtime import Runtime, install
 
     rt = Runtime(services.settings, services.engine, services.storage)

@@ -9,12 +9,12 @@ from fastapi import APIRouter, Query, Response
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
-from api.metrics import JOBS_SUBMITTED
-from api.schemas import Dataset, DatasetCreated, DatasetList, ParseCreated, ParseList, responses
-from api.wire import JSON, dataset, paginated, parse_result, rfc3339
-from assets.pagination import MAX_LIMIT
-from pipelines.models import DatasetCreate, DatasetParseRequest, DatasetUpdate
-from pipelines.records import DatasetStatus, JobKind
+from api.middleware.metrics import JOBS_SUBMITTED
+from api.wire.documents import JSON, dataset, paginated, parse_result, rfc3339
+from api.wire.schemas import Dataset, DatasetCreated, DatasetList, ParseCreated, ParseList, responses
+from assets.catalog.pagination import MAX_LIMIT
+from pipelines.core.models import DatasetCreate, DatasetParseRequest, DatasetUpdate
+from pipelines.core.records import DatasetStatus, JobKind
 from pipelines.usecases import datasets
 
 router = APIRouter(prefix="/documents/v2/datasets", tags=["datasets"])

@@ -5,9 +5,10 @@ Error bodies are text/plain, as for sandboxes."""
 from fastapi import APIRouter, Response
 from fastapi.concurrency import run_in_threadpool
 
-from api import sandbox_wire as wire
 from api.deps import PrincipalDep, ServicesDep
-from api.sandbox_schemas import (
+from api.wire import sandbox_records as wire
+from api.wire.documents import JSON
+from api.wire.sandboxes import (
     FileSystemIn,
     FileSystemInfo,
     FileSystemList,
@@ -15,7 +16,6 @@ from api.sandbox_schemas import (
     FileSystemSnapshotList,
     sandbox_responses,
 )
-from api.wire import JSON
 
 router = APIRouter(prefix="/file-systems", tags=["file systems"])
 

@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import PrincipalDep, RuntimeDep
-from api.schemas import UPLOAD_BODY, FileCreated, FileList, FileMetadata, responses
 from api.upload import receive_file
-from api.wire import JSON, file_metadata, paginated, parse_rfc3339, rfc3339
-from assets.pagination import MAX_LIMIT
+from api.wire.documents import JSON, file_metadata, paginated, parse_rfc3339, rfc3339
+from api.wire.schemas import UPLOAD_BODY, FileCreated, FileList, FileMetadata, responses
+from assets.catalog.pagination import MAX_LIMIT
 from pipelines.usecases import files
 
 router = APIRouter(prefix="/documents/v2/files", tags=["files"])

@@ -9,8 +9,8 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from sqlalchemy import text
 
 from api.deps import ServicesDep
-from api.metrics import render
-from api.schemas import Health, Ready
+from api.middleware.metrics import render
+from api.wire.schemas import Health, Ready
 
 router = APIRouter(tags=["operations"])
 

@@ -14,13 +14,13 @@ from sse_starlette.sse import EventSourceResponse
 from starlette.concurrency import iterate_in_threadpool
 
 from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
-from api.metrics import JOBS_SUBMITTED
-from api.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
-from api.wire import JSON, dumps, paginated, parse_result, rfc3339, stream_parse_result
-from assets.pagination import MAX_LIMIT
-from pipelines.errors import InvalidRequest, NotFound
-from pipelines.models import ClassifyRequest, ExtractRequest, ParseRequest
-from pipelines.records import JobKind, JobStatus, Principal
+from api.middleware.metrics import JOBS_SUBMITTED
+from api.wire.documents import JSON, dumps, paginated, parse_result, rfc3339, stream_parse_result
+from api.wire.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
+from assets.catalog.pagination import MAX_LIMIT
+from pipelines.core.errors import InvalidRequest, NotFound
+from pipelines.core.models import ClassifyRequest, ExtractRequest, ParseRequest
+from pipelines.core.records import JobKind, JobStatus, Principal
 from pipelines.usecases import documents
 from pipelines.usecases.runtime import Runtime
 

@@ -6,8 +6,8 @@ from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import PrincipalDep, RuntimeDep
-from api.schemas import QueryAnswer, QueryRequest, responses
-from api.wire import JSON
+from api.wire.documents import JSON
+from api.wire.schemas import QueryAnswer, QueryRequest, responses
 from pipelines.usecases import query
 
 router = APIRouter(prefix="/documents/v2", tags=["sql"])

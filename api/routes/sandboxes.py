@@ -10,9 +10,10 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Depends, Query
 from fastapi.concurrency import run_in_threadpool
 
-from api import sandbox_wire as wire
 from api.deps import PrincipalDep, ServicesDep
-from api.sandbox_schemas import (
+from api.wire import sandbox_records as wire
+from api.wire.documents import JSON
+from api.wire.sandboxes import (
     ArchivedSandboxList,
     CopyResponse,
     CreateSandboxIn,
@@ -28,9 +29,8 @@ from api.sandbox_schemas import (
     SnapshotList,
     sandbox_responses,
 )
-from api.wire import JSON
-from pipelines.errors import SandboxInvalid, SandboxNotFound
-from pipelines.sandbox_records import Mount, NetworkPolicy, Resources, SandboxStatus, SnapshotType
+from pipelines.core.errors import SandboxInvalid, SandboxNotFound
+from pipelines.core.sandbox_records import Mount, NetworkPolicy, Resources, SandboxStatus, SnapshotType
 from pipelines.usecases.sandboxes import CreateRequest, PatchRequest, Sandboxes
 
 MAX_WAIT_MS = 60_000

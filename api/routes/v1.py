@@ -1,5 +1,5 @@
 """The legacy ``/documents/v1`` API: datasets by name, files (with download and the large-file
-pair), jobs, parse and webhooks — thin adapters over the same use cases as v2 (``api.v1`` holds
+pair), jobs, parse and webhooks — thin adapters over the same use cases as v2 (``api.wire.v1`` holds
 the shapes)."""
 
 from __future__ import annotations
@@ -12,16 +12,16 @@ from fastapi.concurrency import iterate_in_threadpool, run_in_threadpool
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel
 
-from api import v1
 from api.deps import PrincipalDep, RuntimeDep
-from api.schemas import UPLOAD_BODY, responses
 from api.upload import receive_file, receive_upload
-from api.wire import JSON, page_json, parse_rfc3339, rfc3339, structured_data_json
-from assets.jobs import JobFilter
-from assets.pagination import MAX_LIMIT
-from pipelines.errors import InvalidRequest, PayloadTooLarge
-from pipelines.models import DatasetCreate, DatasetParseRequest, DatasetUpdate, ParseRequest
-from pipelines.records import DatasetStatus, JobKind, JobStatus, Principal
+from api.wire import v1
+from api.wire.documents import JSON, page_json, parse_rfc3339, rfc3339, structured_data_json
+from api.wire.schemas import UPLOAD_BODY, responses
+from assets.catalog.jobs import JobFilter
+from assets.catalog.pagination import MAX_LIMIT
+from pipelines.core.errors import InvalidRequest, PayloadTooLarge
+from pipelines.core.models import DatasetCreate, DatasetParseRequest, DatasetUpdate, ParseRequest
+from pipelines.core.records import DatasetStatus, JobKind, JobStatus, Principal
 from pipelines.usecases import datasets, documents, files, large_files, webhooks
 from pipelines.usecases.runtime import Runtime
 

@@ -9,10 +9,10 @@ from fastapi import APIRouter, Query, Response
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import PrincipalDep, RuntimeDep
-from api.schemas import DeliveryList, WebhookCreate, WebhookInfo, WebhookList, responses
-from api.wire import JSON, paginated, rfc3339
-from assets.pagination import MAX_LIMIT
-from pipelines.records import Delivery, Webhook
+from api.wire.documents import JSON, paginated, rfc3339
+from api.wire.schemas import DeliveryList, WebhookCreate, WebhookInfo, WebhookList, responses
+from assets.catalog.pagination import MAX_LIMIT
+from pipelines.core.records import Delivery, Webhook
 from pipelines.usecases import webhooks
 
 router = APIRouter(prefix="/documents/v2/webhooks", tags=["webhooks"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipelines.models import Chunk, DocumentResult, Fragment
+from pipelines.core.models import Chunk, DocumentResult, Fragment
 
 
 def render_fragment(f: Fragment, table_mode: str = "html") -> str:

@@ -24,7 +24,7 @@ import re
 
 import numpy as np
 
-from pipelines.models import DocumentResult, PageClass, PageClassConfig, PageResult
+from pipelines.core.models import DocumentResult, PageClass, PageClassConfig, PageResult
 from pipelines.stages import embed
 
 WINDOW_WORDS = 120

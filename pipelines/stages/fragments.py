@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from pipelines.models import Fragment
+from pipelines.core.models import Fragment
 from pipelines.stages import tables
 from pipelines.stages.geometry import bbox_dict
 from pipelines.stages.layout import BULLETS, PAGE_NUMBER, Block

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 
 from PIL import Image, ImageOps, UnidentifiedImageError
 
-from pipelines.errors import CorruptDocument, EmptyDocument, ImageTooLarge, describe
+from pipelines.core.errors import CorruptDocument, EmptyDocument, ImageTooLarge, describe
 
 MAX_PIXELS = 100_000_000  # per page/frame: a 10,000 × 10,000 scan still fits
 MAX_RENDER_PIXELS = 36_000_000  # a rendered PDF page: 200 dpi up to about 30 × 30 inches

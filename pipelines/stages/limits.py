@@ -1,6 +1,6 @@
 """The limits of the document being converted, for the stages that enforce them.
 
-``pipelines.document.convert`` sets them from the input for the duration of one conversion (a
+``pipelines.engine.document.convert`` sets them from the input for the duration of one conversion (a
 context variable: per thread and task, so conversions side by side never see each other's).
 A stage outside a conversion sees the defaults.
 """
@@ -11,8 +11,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
-from pipelines.errors import DocumentTooLarge
-from pipelines.models import EngineLimits
+from pipelines.core.errors import DocumentTooLarge
+from pipelines.core.models import EngineLimits
 
 _DEFAULT = EngineLimits()
 _active: ContextVar[EngineLimits | None] = ContextVar("docklake_engine_limits", default=None)

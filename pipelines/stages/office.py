@@ -21,8 +21,8 @@ import base64
 import io
 from typing import Any
 
-from pipelines.errors import CorruptDocument, EmptyDocument, describe
-from pipelines.models import DocumentResult, Fragment, PageResult
+from pipelines.core.errors import CorruptDocument, EmptyDocument, describe
+from pipelines.core.models import DocumentResult, Fragment, PageResult
 from pipelines.stages.pagerange import selected_pages
 from pipelines.stages.text import table_fragment
 

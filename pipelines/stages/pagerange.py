@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from pipelines.errors import InvalidPageRange
+from pipelines.core.errors import InvalidPageRange
 from pipelines.stages import limits
 
 MAX_PAGE = 1_000_000_000

@@ -18,7 +18,7 @@ import unicodedata
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
-from pipelines.errors import CorruptDocument, EmptyDocument, EncryptedDocument
+from pipelines.core.errors import CorruptDocument, EmptyDocument, EncryptedDocument
 from pipelines.stages.geometry import PageContent, Rule, Word
 
 # PDFium is not thread-safe and jobs run in worker threads: every call into it holds this lock

@@ -1,5 +1,5 @@
 """Imported once by the fork server that starts the conversion processes
-(``pipelines.isolation``): what the readers import lazily, so that every child inherits it from the
+(``pipelines.engine.isolation``): what the readers import lazily, so that every child inherits it from the
 fork instead of importing it again (python-docx, python-pptx and openpyxl cost a child 40–80 ms
 each; the API process, which never converts, still does not import them).
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PIL import Image
 
-from pipelines.models import DocumentResult
+from pipelines.core.models import DocumentResult
 from pipelines.stages import scan
 from pipelines.stages.drafts import PageDraft, finish, page_failed, seal
 from pipelines.stages.images import OCR_DPI, dpi_of, frame_count, frames, open_image

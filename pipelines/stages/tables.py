@@ -21,7 +21,7 @@ import bisect
 import statistics
 from typing import Any
 
-from pipelines.models import Fragment
+from pipelines.core.models import Fragment
 from pipelines.stages import grid
 from pipelines.stages.geometry import Box, Rule, Word, bbox_dict, inside, union
 from pipelines.stages.layout import group_lines

@@ -13,8 +13,8 @@ import re
 
 from bs4 import BeautifulSoup, NavigableString, Tag
 
-from pipelines.errors import CorruptDocument, describe
-from pipelines.models import Fragment, PageResult
+from pipelines.core.errors import CorruptDocument, describe
+from pipelines.core.models import Fragment, PageResult
 from pipelines.stages import detect, limits
 
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")

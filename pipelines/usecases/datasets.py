@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 
-from assets import datasets as datasets_repo
-from assets import files as files_repo
-from assets.jobs import JobFilter
-from assets.pagination import Page
+from assets.catalog import datasets as datasets_repo
+from assets.catalog import files as files_repo
+from assets.catalog.jobs import JobFilter
+from assets.catalog.pagination import Page
 from assets.results import job_results_prefix
-from pipelines.errors import InvalidDatasetName, NotFound
-from pipelines.models import (
+from pipelines.core.errors import InvalidDatasetName, NotFound
+from pipelines.core.models import (
     DATASET_NAME,
     DatasetCreate,
     DatasetParseRequest,
@@ -21,7 +21,7 @@ from pipelines.models import (
     ParseConfiguration,
     ParseRequest,
 )
-from pipelines.records import Dataset, DatasetStatus, Job, JobKind, Principal
+from pipelines.core.records import Dataset, DatasetStatus, Job, JobKind, Principal
 from pipelines.usecases import documents
 from pipelines.usecases.runtime import Runtime
 

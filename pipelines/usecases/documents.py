@@ -1,6 +1,6 @@
 """Document jobs (``parse``, ``read``, ``extract``, ``classify``): submit, get, list and delete for a caller, and the steps a
 worker runs for one claimed job (load its source, convert it whole or in page ranges, write the
-result, close the job). ``pipelines.flows`` runs the worker steps as Prefect tasks."""
+result, close the job). ``pipelines.flows.documents`` runs the worker steps as Prefect tasks."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from functools import partial
 
 import structlog
 
-from assets import files as files_repo
-from assets import jobs as jobs_repo
-from assets.catalog import waits_out_outages
-from assets.jobs import JobFilter, raw_text_key
-from assets.pagination import Page
+from assets.catalog import files as files_repo
+from assets.catalog import jobs as jobs_repo
+from assets.catalog.db import waits_out_outages
+from assets.catalog.jobs import JobFilter, raw_text_key
+from assets.catalog.pagination import Page
 from assets.results import (
     ResultReader,
     ResultSink,
@@ -24,11 +24,8 @@ from assets.results import (
     write_result,
 )
 from assets.storage import StorageUnavailable, StoredBytes
-from pipelines import split
-from pipelines.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
-from pipelines.fetch import check_url, fetch_into
-from pipelines.isolation import IsolatedFailure, convert_isolated, run_isolated
-from pipelines.models import (
+from pipelines.core.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
+from pipelines.core.models import (
     ConversionStatus,
     DocumentInput,
     DocumentResult,
@@ -38,7 +35,10 @@ from pipelines.models import (
     ParseRequest,
     ParsingOptions,
 )
-from pipelines.records import Dataset, Job, JobKind, JobSource, JobStatus, Principal
+from pipelines.core.records import Dataset, Job, JobKind, JobSource, JobStatus, Principal
+from pipelines.engine import split
+from pipelines.engine.fetch import check_url, fetch_into
+from pipelines.engine.isolation import IsolatedFailure, convert_isolated, run_isolated
 from pipelines.stages.detect import TEXT_TYPES, normalize_mime
 from pipelines.stages.pagerange import PageRange
 from pipelines.usecases.runtime import Runtime

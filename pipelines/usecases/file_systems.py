@@ -14,12 +14,12 @@ from pathlib import Path
 
 from sqlalchemy import Engine
 
-from assets import file_systems as repo
-from assets import sandboxes as sandboxes_repo
-from assets.catalog import now_us
-from pipelines.errors import SandboxConflict, SandboxInvalid, SandboxNotFound
-from pipelines.records import Principal
-from pipelines.sandbox_records import (
+from assets.catalog import file_systems as repo
+from assets.catalog import sandboxes as sandboxes_repo
+from assets.catalog.db import now_us
+from pipelines.core.errors import SandboxConflict, SandboxInvalid, SandboxNotFound
+from pipelines.core.records import Principal
+from pipelines.core.sandbox_records import (
     LIVE,
     NAME_RE,
     Bind,

@@ -6,11 +6,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from assets import files as files_repo
-from assets.catalog import now_us
-from assets.pagination import Page
-from pipelines.errors import InvalidFile
-from pipelines.records import FileRecord, Principal
+from assets.catalog import files as files_repo
+from assets.catalog.db import now_us
+from assets.catalog.pagination import Page
+from pipelines.core.errors import InvalidFile
+from pipelines.core.records import FileRecord, Principal
 from pipelines.stages.detect import detect_file
 from pipelines.usecases.runtime import Runtime
 

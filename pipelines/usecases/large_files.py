@@ -9,11 +9,11 @@ import json
 import secrets
 from collections.abc import Iterable
 
-from assets import files as files_repo
-from assets.catalog import now_us
-from pipelines.errors import InvalidFile, InvalidRequest, NotFound, PayloadTooLarge
-from pipelines.models import text_problem
-from pipelines.records import FileRecord, Principal
+from assets.catalog import files as files_repo
+from assets.catalog.db import now_us
+from pipelines.core.errors import InvalidFile, InvalidRequest, NotFound, PayloadTooLarge
+from pipelines.core.models import text_problem
+from pipelines.core.records import FileRecord, Principal
 from pipelines.stages.detect import detect_mime, normalize_mime
 from pipelines.usecases.runtime import Runtime
 

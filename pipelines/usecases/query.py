@@ -5,9 +5,9 @@ project, or of one of its datasets."""
 from __future__ import annotations
 
 from assets.query import QueryResult, run_query, tenant_tables
-from pipelines.errors import InvalidRequest
-from pipelines.models import text_problem
-from pipelines.records import Principal
+from pipelines.core.errors import InvalidRequest
+from pipelines.core.models import text_problem
+from pipelines.core.records import Principal
 from pipelines.usecases import datasets
 from pipelines.usecases.runtime import Runtime
 

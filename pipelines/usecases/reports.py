@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pipelines.models import DocumentResult
-from pipelines.records import Job, JobStatus
+from pipelines.core.models import DocumentResult
+from pipelines.core.records import Job, JobStatus
 
 MAX_PROBLEMS = 10  # distinct problems listed; the rest are counted
 MAX_MESSAGE = 300  # characters of one message

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 from sqlalchemy import Engine
 
-from assets.catalog import open_catalog
+from assets.catalog.db import open_catalog
 from assets.storage import Storage
-from pipelines.settings import Settings
+from pipelines.core.settings import Settings
 
 
 @dataclass

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import structlog
 
-from pipelines.containers import ContainerError, Containers, Launch, Started
-from pipelines.sandbox_records import NetworkPolicy, Resources, Sandbox, Snapshot
-from pipelines.settings import SandboxSettings
+from pipelines.core.sandbox_records import NetworkPolicy, Resources, Sandbox, Snapshot
+from pipelines.core.settings import SandboxSettings
+from pipelines.docker.containers import ContainerError, Containers, Launch, Started
 
 log = structlog.get_logger("docklake.sandboxes")
 Runner = Callable[[str, Callable[[], None]], Future]

@@ -19,19 +19,18 @@ from typing import Literal
 import structlog
 from sqlalchemy import Engine
 
-from assets import sandboxes as repo
-from assets.catalog import now_us
-from assets.pagination import MAX_LIMIT, Page
-from pipelines.containers import LIVE_MOUNT_ROOTS, ContainerError, Containers, Launch
-from pipelines.errors import (
+from assets.catalog import sandboxes as repo
+from assets.catalog.db import now_us
+from assets.catalog.pagination import MAX_LIMIT, Page
+from pipelines.core.errors import (
     SandboxConflict,
     SandboxError,
     SandboxInvalid,
     SandboxNotFound,
     SandboxUnavailable,
 )
-from pipelines.records import Principal
-from pipelines.sandbox_records import (
+from pipelines.core.records import Principal
+from pipelines.core.sandbox_records import (
     MAX_NAME,
     NAME_RE,
     Mount,
@@ -47,7 +46,8 @@ from pipelines.sandbox_records import (
     new_sandbox_id,
     new_snapshot_id,
 )
-from pipelines.settings import Settings
+from pipelines.core.settings import Settings
+from pipelines.docker.containers import LIVE_MOUNT_ROOTS, ContainerError, Containers, Launch
 from pipelines.usecases.file_systems import FileSystems, Unresolvable
 from pipelines.usecases.sandbox_pool import Runner, WarmPool
 

@@ -19,13 +19,13 @@ import httpx
 import structlog
 from tenacity import wait_exponential_jitter
 
-from assets import webhooks as webhooks_repo
-from assets.catalog import now_us
-from assets.pagination import Page
-from pipelines.errors import DocklakeError, InvalidRequest, NotFound
-from pipelines.fetch import check_url
-from pipelines.models import text_problem
-from pipelines.records import WEBHOOK_EVENTS, Delivery, DeliveryStatus, Principal, Webhook
+from assets.catalog import webhooks as webhooks_repo
+from assets.catalog.db import now_us
+from assets.catalog.pagination import Page
+from pipelines.core.errors import DocklakeError, InvalidRequest, NotFound
+from pipelines.core.models import text_problem
+from pipelines.core.records import WEBHOOK_EVENTS, Delivery, DeliveryStatus, Principal, Webhook
+from pipelines.engine.fetch import check_url
 from pipelines.usecases import datasets
 from pipelines.usecases.runtime import Runtime
 

@@ -1,0 +1,1 @@
+"""The REST API through its ASGI app, on a real SQLite catalog and storage."""

@@ -1,0 +1,1 @@
+"""The SQL catalog, the object store, PostgreSQL and the Dagster definitions."""

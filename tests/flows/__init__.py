@@ -1,0 +1,1 @@
+"""Jobs through real Prefect flow runs: the dispatcher, delivery, outages, fairness."""

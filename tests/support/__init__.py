@@ -1,0 +1,1 @@
+"""Helpers for tests: document generators, the browser driver, PostgreSQL, shared constants."""

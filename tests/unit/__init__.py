@@ -1,0 +1,1 @@
+"""Tests of one function or stage at a time: no server, no engine, no Prefect."""

@@ -1,0 +1,191 @@
+"""Scanned PDFs and image files: deskew, OCR quality, engines, formats, limits."""
+
+from __future__ import annotations
+
+import base64
+import io
+import statistics
+
+import pytest
+from PIL import Image
+
+from pipelines.core.models import ConversionStatus, DocumentInput, EnrichmentOptions, ParsingOptions
+from pipelines.engine.document import convert
+from pipelines.stages import images, ocr
+from pipelines.stages.tables import table_rows
+from tests.support.docgen import (
+    cell_accuracy,
+    cer,
+    chart_pdf,
+    image_bytes,
+    images_pdf,
+    render_png,
+    scanify,
+    tables_pdf,
+    text_pdf,
+)
+
+
+def run(data: bytes, page_range: str | None = None, enrichment: EnrichmentOptions | None = None,
+        **opts: object):
+    return convert(DocumentInput(data=data, page_range=page_range, parsing=ParsingOptions(**opts),
+                                 enrichment=enrichment or EnrichmentOptions()))
+
+
+def page_text(page) -> str:
+    return "\n".join(str(f.content.get("content", "")) for f in page.fragments)
+
+
+@pytest.fixture(scope="module")
+def scans():
+    doc = text_pdf(seed=41, pages=2)
+    skews = [2.5, -3.0]
+    imgs = [scanify(render_png(doc.data, i), a, seed=i) for i, a in enumerate(skews)]
+    return doc, skews, imgs
+
+
+def test_scanned_pdf_ocr_cer_and_skew(scans) -> None:
+    doc, skews, imgs = scans
+    r = run(images_pdf(imgs), skew_detection=True)
+    assert r.status == ConversionStatus.success and r.total_pages == 2
+    cers = [cer(page_text(p), ref) for p, ref in zip(r.pages, doc.pages, strict=True)]
+    assert statistics.median(cers) <= 0.005, cers
+    for page, skew in zip(r.pages, skews):
+        assert page.skew_angle == pytest.approx(skew, abs=0.3)
+        assert page.width and 600 < page.width < 700  # points: the scan's page size
+        kinds = [f.fragment_type for f in page.fragments]
+        assert kinds[0] == "page_header" and kinds[-1] == "page_number"
+    # without skew_detection the page is still deskewed, the angle is just not reported
+    quiet = run(image_bytes(imgs[0]))
+    assert quiet.pages[0].skew_angle is None
+    assert cer(page_text(quiet.pages[0]), doc.pages[0]) <= 0.01
+
+
+def test_skew_detection_turns_sideways_pages(scans) -> None:
+    doc, skews, imgs = scans
+    sideways = imgs[0].rotate(90, expand=True, fillcolor=255)
+    plain = run(image_bytes(sideways))
+    assert cer(page_text(plain.pages[0]), doc.pages[0]) > 0.3
+    r = run(image_bytes(sideways), skew_detection=True)
+    page = r.pages[0]
+    assert page.skew_angle == pytest.approx(90 + skews[0], abs=0.3)
+    assert (page.width, page.height) == imgs[0].size  # upright again
+    assert cer(page_text(page), doc.pages[0]) <= 0.01
+
+
+def test_png_page_units_are_pixels_and_words_keep_boxes(scans) -> None:
+    _, _, imgs = scans
+    r = run(image_bytes(imgs[0]))
+    page = r.pages[0]
+    assert (page.width, page.height) == imgs[0].size
+    for f in page.fragments:
+        assert 0 <= f.bbox["x1"] < f.bbox["x2"] <= page.width
+        assert 0 <= f.bbox["y1"] < f.bbox["y2"] <= page.height
+    words = ocr.tesseract_words(images.to_gray(imgs[0]))
+    assert len(words) > 100 and all(w.x2 > w.x1 and w.y2 > w.y1 for w in words)
+    # the output keeps them: every OCR'd text fragment lists its words, each inside the fragment
+    texts = [f for f in page.fragments if f.fragment_type == "text"]
+    assert texts
+    for f in texts:
+        ws = f.content["words"]
+        assert " ".join(w["text"] for w in ws).split() == f.content["content"].split()
+        for w in ws:
+            b = w["bbox"]
+            assert f.bbox["x1"] - 1 <= b["x1"] < b["x2"] <= f.bbox["x2"] + 1
+            assert f.bbox["y1"] - 1 <= b["y1"] < b["y2"] <= f.bbox["y2"] + 1
+    digital = run(text_pdf(pages=1).data)
+    assert all("words" not in f.content for f in digital.pages[0].fragments)
+
+
+def test_multipage_tiff_respects_page_range(scans, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc, _, imgs = scans
+    buf = io.BytesIO()
+    imgs[0].save(buf, "TIFF", save_all=True, append_images=[imgs[1], imgs[0]], compression="tiff_lzw")
+    calls: list[int] = []
+    real = ocr.read_words
+    monkeypatch.setattr(ocr, "read_words", lambda img, m: calls.append(1) or real(img, m))
+    r = run(buf.getvalue(), page_range="2")
+    assert r.total_pages == 3 and [p.page_number for p in r.pages] == [2] and len(calls) == 1
+    assert cer(page_text(r.pages[0]), doc.pages[1]) <= 0.01
+
+
+@pytest.mark.parametrize("fmt", ["JPEG", "WEBP"])
+def test_jpeg_and_webp(scans, fmt: str) -> None:
+    doc, _, imgs = scans
+    r = run(image_bytes(imgs[0].convert("RGB"), fmt, quality=90))
+    assert r.status == ConversionStatus.success
+    assert cer(page_text(r.pages[0]), doc.pages[0]) <= 0.02
+
+
+def test_scanned_table_cells() -> None:
+    doc = tables_pdf(seed=42)
+    r = run(image_bytes(scanify(render_png(doc.data), 1.5, seed=3)))
+    found = [f for f in r.pages[0].fragments if f.fragment_type == "table"]
+    assert len(found) == 2
+    for frag, ref in zip(found, doc.tables):
+        assert cell_accuracy(table_rows(frag), ref) >= 0.85
+
+
+def test_decompression_bomb_fails_cleanly() -> None:
+    side = int((images.MAX_PIXELS * 1.2) ** 0.5)
+    buf = io.BytesIO()
+    Image.new("1", (side, side)).save(buf, "PNG")  # tiny file, huge image
+    assert len(buf.getvalue()) < 2_000_000
+    r = run(buf.getvalue())
+    assert r.status == ConversionStatus.failure
+    assert "pixel limit" in (r.error_message() or "")
+
+
+def test_corrupt_image_fails_cleanly() -> None:
+    r = run(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+    assert r.status == ConversionStatus.failure and "cannot be read" in (r.error_message() or "")
+
+
+def test_full_page_image_on_request(scans) -> None:
+    _, _, imgs = scans
+    plain = run(image_bytes(imgs[0]))
+    assert plain.pages[0].page_image is None
+    r = run(image_bytes(imgs[0]), enrichment=EnrichmentOptions(include_full_page_image=True))
+    img = Image.open(io.BytesIO(base64.b64decode(r.pages[0].page_image)))
+    assert img.format == "PNG" and max(img.size) >= 1000
+
+
+def test_ocr_model_mapping() -> None:
+    assert ocr.engine_for(None) == "tesseract"
+    assert ocr.engine_for("model01") == "tesseract"
+    assert ocr.engine_for("model02") == "rapidocr"
+    assert ocr.engine_for("gemini3") == "tesseract"
+
+
+def test_rapidocr_engine_reads_a_page(scans) -> None:
+    doc, _, imgs = scans
+    crop = imgs[0].crop((0, 0, imgs[0].width, imgs[0].height // 3))  # keep it quick
+    r = run(image_bytes(crop), ocr_model="model02")
+    text = page_text(r.pages[0])
+    ref_words = set(doc.pages[0].split()[:20])
+    assert len(ref_words & set(text.split())) >= 0.7 * len(ref_words)
+
+
+def test_figures_on_scans_with_labels_and_image() -> None:
+    doc = chart_pdf(seed=43)
+    img = scanify(render_png(doc.data), 1.5, seed=4)
+    r = run(image_bytes(img), include_images=True)
+    frags = r.pages[0].fragments
+    kinds = [f.fragment_type for f in frags]
+    assert kinds.count("figure") == 1 and kinds.index("figure") == kinds.index("figure_caption") - 1
+    fig = frags[kinds.index("figure")]
+    assert fig.content["content"] == doc.extra["caption"]
+    assert fig.content["text"].split() == doc.extra["labels"]
+    crop = Image.open(io.BytesIO(base64.b64decode(fig.content["image_base64"])))
+    assert crop.width > 500  # the chart at 200 dpi, not a sliver
+    body = " ".join(f.content["content"] for f in frags if f.fragment_type == "text")
+    assert " ".join(doc.extra["labels"]) not in body
+    for plain in (text_pdf(seed=44, pages=1), tables_pdf(seed=45)):
+        page = run(image_bytes(scanify(render_png(plain.data), -2.0, seed=5))).pages[0]
+        assert "figure" not in {f.fragment_type for f in page.fragments}
+
+
+def test_blank_page_is_an_empty_page_not_an_error() -> None:
+    r = run(image_bytes(Image.new("RGB", (400, 400), "white")))
+    assert r.status == ConversionStatus.success and r.errors == []
+    assert [(p.page_number, p.fragments) for p in r.pages] == [(1, [])]

@@ -1,0 +1,121 @@
+"""Tables in digital PDFs: ruled and whitespace tables, output modes, cell boxes, merging."""
+
+from __future__ import annotations
+
+from pipelines.core.models import DocumentInput, ParsingOptions
+from pipelines.engine.document import convert
+from pipelines.stages.tables import table_rows
+from tests.support.docgen import (
+    cell_accuracy,
+    dense_table_pdf,
+    drawn_rules_table_pdf,
+    sideways_table_pdf,
+    split_table_pdf,
+    tables_pdf,
+    wide_table_pdf,
+)
+
+
+def run(data: bytes, **opts: object):
+    return convert(DocumentInput(data=data, parsing=ParsingOptions(**opts)))
+
+
+def tables_of(result) -> list:
+    return [f for p in result.pages for f in p.fragments if f.fragment_type == "table"]
+
+
+def test_ruled_and_whitespace_tables_cell_accuracy() -> None:
+    doc = tables_pdf(seed=21)
+    found = tables_of(run(doc.data))
+    assert len(found) == 2
+    ruled, plain = found
+    assert ruled.content["ruled"] is True and plain.content["ruled"] is False
+    assert cell_accuracy(table_rows(ruled), doc.tables[0]) >= 0.95
+    assert cell_accuracy(table_rows(plain), doc.tables[1]) >= 0.95
+    # the metric is not trivially satisfied: shifted rows score low
+    assert cell_accuracy(table_rows(plain)[1:], doc.tables[1]) < 0.5
+
+
+def test_table_reading_order_and_captions() -> None:
+    r = run(tables_pdf(seed=22).data)
+    kinds = [f.fragment_type for f in r.pages[0].fragments]
+    assert kinds == ["text", "table_caption", "table", "text", "table_caption", "table"]
+
+
+def test_table_output_modes_and_cell_boxes() -> None:
+    doc = tables_pdf(seed=23)
+    html = tables_of(run(doc.data))[0].content
+    md = tables_of(run(doc.data, table_output_mode="markdown"))[0].content
+    assert html["content"] == html["html"] and html["content"].startswith("<table>")
+    assert md["content"] == md["markdown"] and md["content"].startswith("| ")
+    head = doc.tables[0][0]
+    assert [c["text"] for c in html["cells"][: len(head)]] == head
+    for cell in html["cells"]:
+        b = cell["bounding_box"]
+        assert set(b) == {"x1", "y1", "x2", "y2"} and b["x1"] < b["x2"] and b["y1"] < b["y2"]
+    # cells of one row share a top edge and go left to right
+    first = html["cells"][: len(head)]
+    assert len({round(c["bounding_box"]["y1"]) for c in first}) == 1
+    assert [c["bounding_box"]["x1"] for c in first] == sorted(c["bounding_box"]["x1"] for c in first)
+
+
+def test_table_merging_across_pages() -> None:
+    doc = split_table_pdf(seed=24)
+    plain = run(doc.data)
+    assert plain.merged_tables is None
+    assert len(tables_of(plain)) == 2
+    r = run(doc.data, table_merging=True, table_output_mode="markdown")
+    assert r.merged_tables is not None and len(r.merged_tables) == 1
+    m = r.merged_tables[0]
+    assert (m["start_page"], m["end_page"], m["pages_merged"]) == (1, 2, 2)
+    assert m["merge_actions"] == {"pages": [1, 2], "target_columns": 3}
+    rows = [[c.strip() for c in line.strip("|").split("|")]
+            for line in m["merged_table_markdown"].splitlines() if not line.startswith("|---")]
+    assert cell_accuracy(rows, doc.tables[0]) >= 0.98
+    assert rows.count(doc.tables[0][0]) == 1  # the repeated header row was dropped
+    assert m["merged_table_html"].count("<tr>") == len(doc.tables[0])
+
+
+def test_page_filling_table_has_no_header_or_footer() -> None:
+    doc = dense_table_pdf(seed=25)
+    frags = run(doc.data).pages[0].fragments
+    assert [f.fragment_type for f in frags] == ["table"]
+    assert cell_accuracy(table_rows(frags[0]), doc.tables[0]) >= 0.98
+
+
+def test_wide_whitespace_table_keeps_all_its_columns() -> None:
+    """Ten tight columns under headers wider than their columns: the headers close the
+    full-height gutters, the gaps across the rows still give all ten columns."""
+    for gap in (9, 12, 16):
+        doc = wide_table_pdf(seed=26, gap=gap)
+        found = tables_of(run(doc.data))
+        assert len(found) == 1
+        assert found[0].content["columns"] == 10
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+
+
+def test_rules_drawn_as_filled_rectangles_and_zebra_rows() -> None:
+    """Booktabs-style rules drawn as thin filled boxes make a table, not a figure; shaded rows
+    behind the words are a background, not a grid of extra columns."""
+    for zebra in (False, True):
+        doc = drawn_rules_table_pdf(seed=27, zebra=zebra)
+        frags = run(doc.data).pages[0].fragments
+        assert not [f for f in frags if f.fragment_type == "figure"]
+        found = [f for f in frags if f.fragment_type == "table"]
+        assert len(found) == 1
+        assert found[0].content["columns"] == len(doc.tables[0][0])
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+
+
+def test_sideways_table_on_an_upright_page() -> None:
+    """A table set sideways on a portrait page is read in its own orientation; its box is on
+    the page as displayed (taller than wide)."""
+    for angle in (90, -90):
+        doc = sideways_table_pdf(seed=28, angle=angle)
+        page = run(doc.data).pages[0]
+        found = [f for f in page.fragments if f.fragment_type == "table"]
+        assert len(found) == 1
+        assert cell_accuracy(table_rows(found[0]), doc.tables[0]) >= 0.98
+        b = found[0].bbox
+        assert b["y2"] - b["y1"] > b["x2"] - b["x1"]
+        assert 0 <= b["x1"] < b["x2"] <= page.width and 0 <= b["y1"] < b["y2"] <= page.height
