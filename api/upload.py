@@ -19,8 +19,8 @@ from starlette.requests import ClientDisconnect, Request
 
 from api.errors import ClientClosed
 from pipelines.core.errors import InvalidRequest, PayloadTooLarge
-from pipelines.core.models import labels_problem, text_problem
 from pipelines.core.records import FileRecord, Principal
+from pipelines.core.requests import labels_problem, text_problem
 from pipelines.usecases import files
 from pipelines.usecases.runtime import Runtime
 

@@ -31,7 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipelines.core.models import DocumentInput, PageClassConfig, PageResult, StructuredExtractionOptions  # noqa: E402
+from pipelines.core.models import DocumentInput, PageResult  # noqa: E402
+from pipelines.core.requests import PageClassConfig, StructuredExtractionOptions
 from pipelines.engine.document import convert  # noqa: E402
 from pipelines.stages import classify, embed, extract  # noqa: E402
 from tests.support import formgen  # noqa: E402

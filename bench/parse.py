@@ -31,7 +31,8 @@ from pathlib import Path  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from pipelines.core.models import DocumentInput, ParsingOptions  # noqa: E402
+from pipelines.core.models import DocumentInput  # noqa: E402
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine.document import convert  # noqa: E402
 from pipelines.stages.tables import table_rows  # noqa: E402
 from tests.support import docgen  # noqa: E402

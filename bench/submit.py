@@ -32,8 +32,8 @@ def bench_api(server: ApiServer, n: int, warmup: int = 20) -> list[float]:
 def bench_create_job(engine, n: int) -> list[float]:  # type: ignore[no-untyped-def]
     """The repository call the route makes, in-process (no HTTP, no FastAPI)."""
     from assets.catalog import jobs as jobs_repo
-    from pipelines.core.models import ParseRequest
     from pipelines.core.records import JobKind, JobSource, Principal
+    from pipelines.core.requests import ParseRequest
 
     p = Principal(ORG, PROJECT, "key_bench")
     req = ParseRequest.model_validate(BODY)
@@ -50,8 +50,8 @@ def bench_create_job(engine, n: int) -> list[float]:  # type: ignore[no-untyped-
 def bench_bare_insert(engine, n: int) -> list[float]:  # type: ignore[no-untyped-def]
     """The same row through the DB-API driver: one autocommit INSERT per row."""
     from assets.catalog.db import jobs, now_us
-    from pipelines.core.models import ParseRequest
     from pipelines.core.records import Job, JobSource
+    from pipelines.core.requests import ParseRequest
 
     req = Job.stored_request(JobSource.text(f"texts/{ORG}/{PROJECT}/bench.txt"), ParseRequest.model_validate(BODY))
     row = dict(id="", organization_id=ORG, project_id=PROJECT, kind="parse", status="pending",

@@ -13,8 +13,8 @@ from api.middleware.metrics import JOBS_SUBMITTED
 from api.wire.documents import JSON, dataset, paginated, parse_result, rfc3339
 from api.wire.schemas import Dataset, DatasetCreated, DatasetList, ParseCreated, ParseList, responses
 from assets.catalog.pagination import MAX_LIMIT
-from pipelines.core.models import DatasetCreate, DatasetParseRequest, DatasetUpdate
 from pipelines.core.records import DatasetStatus, JobKind
+from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate
 from pipelines.usecases import datasets
 
 router = APIRouter(prefix="/documents/v2/datasets", tags=["datasets"])

@@ -19,8 +19,8 @@ from api.wire.documents import JSON, dumps, paginated, parse_result, rfc3339, st
 from api.wire.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
 from assets.catalog.pagination import MAX_LIMIT
 from pipelines.core.errors import InvalidRequest, NotFound
-from pipelines.core.models import ClassifyRequest, ExtractRequest, ParseRequest
 from pipelines.core.records import JobKind, JobStatus, Principal
+from pipelines.core.requests import ClassifyRequest, ExtractRequest, ParseRequest
 from pipelines.usecases import documents
 from pipelines.usecases.runtime import Runtime
 

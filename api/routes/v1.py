@@ -20,8 +20,8 @@ from api.wire.schemas import UPLOAD_BODY, responses
 from assets.catalog.jobs import JobFilter
 from assets.catalog.pagination import MAX_LIMIT
 from pipelines.core.errors import InvalidRequest, PayloadTooLarge
-from pipelines.core.models import DatasetCreate, DatasetParseRequest, DatasetUpdate, ParseRequest
 from pipelines.core.records import DatasetStatus, JobKind, JobStatus, Principal
+from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate, ParseRequest
 from pipelines.usecases import datasets, documents, files, large_files, webhooks
 from pipelines.usecases.runtime import Runtime
 

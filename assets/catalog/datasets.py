@@ -12,8 +12,8 @@ from sqlalchemy.exc import IntegrityError
 from assets.catalog.db import datasets, jobs, now_us, write_txn
 from assets.catalog.pagination import Page, paginate
 from pipelines.core.errors import AlreadyExists
-from pipelines.core.models import ParseConfiguration
 from pipelines.core.records import Dataset, DatasetStatus, Job, JobStatus, Principal
+from pipelines.core.requests import ParseConfiguration
 
 BUSY = (JobStatus.pending.value, JobStatus.processing.value)
 

@@ -33,8 +33,8 @@ from assets.catalog import webhooks
 from assets.catalog.db import jobs, now_us, waits_out_outages, write_txn
 from assets.catalog.files import substring_match
 from assets.catalog.pagination import Page, in_page_order, paginate
-from pipelines.core.models import ParseRequest
 from pipelines.core.records import Job, JobKind, JobSource, JobStatus, JobSummary, Principal
+from pipelines.core.requests import ParseRequest
 
 PENDING, PROCESSING = JobStatus.pending.value, JobStatus.processing.value
 SUCCESSFUL, FAILURE = JobStatus.successful.value, JobStatus.failure.value

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from pipelines.core.models import ParseConfiguration, ParseRequest
+from pipelines.core.requests import ParseConfiguration, ParseRequest
 
 
 @dataclass(frozen=True)

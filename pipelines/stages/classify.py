@@ -24,7 +24,8 @@ import re
 
 import numpy as np
 
-from pipelines.core.models import DocumentResult, PageClass, PageClassConfig, PageResult
+from pipelines.core.models import DocumentResult, PageClass, PageResult
+from pipelines.core.requests import PageClassConfig
 from pipelines.stages import embed
 
 WINDOW_WORDS = 120

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from PIL import Image
 
 from pipelines.core.errors import describe
-from pipelines.core.models import DocumentResult, ErrorItem, PageResult, ParsingOptions
+from pipelines.core.models import DocumentResult, ErrorItem, PageResult
+from pipelines.core.requests import ParsingOptions
 from pipelines.stages import fragments as frag_mod
 from pipelines.stages.geometry import Box, Word, inside, union
 from pipelines.stages.images import png_base64

@@ -35,14 +35,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from pipelines.core.models import (
-    Citation,
-    DocumentResult,
-    Fragment,
-    PageResult,
-    StructuredData,
-    StructuredExtractionOptions,
-)
+from pipelines.core.models import Citation, DocumentResult, Fragment, PageResult, StructuredData
+from pipelines.core.requests import StructuredExtractionOptions
 from pipelines.stages import embed
 
 MIN_SCORE = 0.45

@@ -20,7 +20,8 @@ from __future__ import annotations
 import bisect
 import statistics
 
-from pipelines.core.models import DocumentResult, ParsingOptions
+from pipelines.core.models import DocumentResult
+from pipelines.core.requests import ParsingOptions
 from pipelines.stages import barcodes, coverage, layout, marks, pdf_text, scan, tables
 from pipelines.stages.drafts import (
     PageDraft,

@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from pipelines.core.models import ParsingOptions
+from pipelines.core.requests import ParsingOptions
 from pipelines.stages import barcodes, deskew, marks, ocr, tables
 from pipelines.stages.drafts import (
     PageDraft,

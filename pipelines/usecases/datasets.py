@@ -13,7 +13,8 @@ from assets.catalog.jobs import JobFilter
 from assets.catalog.pagination import Page
 from assets.results import job_results_prefix
 from pipelines.core.errors import InvalidDatasetName, NotFound
-from pipelines.core.models import (
+from pipelines.core.records import Dataset, DatasetStatus, Job, JobKind, Principal
+from pipelines.core.requests import (
     DATASET_NAME,
     DatasetCreate,
     DatasetParseRequest,
@@ -21,7 +22,6 @@ from pipelines.core.models import (
     ParseConfiguration,
     ParseRequest,
 )
-from pipelines.core.records import Dataset, DatasetStatus, Job, JobKind, Principal
 from pipelines.usecases import documents
 from pipelines.usecases.runtime import Runtime
 

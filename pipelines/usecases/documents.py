@@ -25,17 +25,9 @@ from assets.results import (
 )
 from assets.storage import StorageUnavailable, StoredBytes
 from pipelines.core.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
-from pipelines.core.models import (
-    ConversionStatus,
-    DocumentInput,
-    DocumentResult,
-    EngineLimits,
-    EnrichmentOptions,
-    ErrorItem,
-    ParseRequest,
-    ParsingOptions,
-)
+from pipelines.core.models import ConversionStatus, DocumentInput, DocumentResult, EngineLimits, ErrorItem
 from pipelines.core.records import Dataset, Job, JobKind, JobSource, JobStatus, Principal
+from pipelines.core.requests import EnrichmentOptions, ParseRequest, ParsingOptions
 from pipelines.engine import split
 from pipelines.engine.fetch import check_url, fetch_into
 from pipelines.engine.isolation import IsolatedFailure, convert_isolated, run_isolated

@@ -12,8 +12,8 @@ from collections.abc import Iterable
 from assets.catalog import files as files_repo
 from assets.catalog.db import now_us
 from pipelines.core.errors import InvalidFile, InvalidRequest, NotFound, PayloadTooLarge
-from pipelines.core.models import text_problem
 from pipelines.core.records import FileRecord, Principal
+from pipelines.core.requests import text_problem
 from pipelines.stages.detect import detect_mime, normalize_mime
 from pipelines.usecases.runtime import Runtime
 

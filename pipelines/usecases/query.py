@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from assets.query import QueryResult, run_query, tenant_tables
 from pipelines.core.errors import InvalidRequest
-from pipelines.core.models import text_problem
 from pipelines.core.records import Principal
+from pipelines.core.requests import text_problem
 from pipelines.usecases import datasets
 from pipelines.usecases.runtime import Runtime
 

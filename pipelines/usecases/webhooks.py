@@ -23,8 +23,8 @@ from assets.catalog import webhooks as webhooks_repo
 from assets.catalog.db import now_us
 from assets.catalog.pagination import Page
 from pipelines.core.errors import DocklakeError, InvalidRequest, NotFound
-from pipelines.core.models import text_problem
 from pipelines.core.records import WEBHOOK_EVENTS, Delivery, DeliveryStatus, Principal, Webhook
+from pipelines.core.requests import text_problem
 from pipelines.engine.fetch import check_url
 from pipelines.usecases import datasets
 from pipelines.usecases.runtime import Runtime

@@ -25,8 +25,8 @@ from assets.catalog import keys as keys_repo
 from assets.catalog.db import api_keys, jobs, make_engine, migrate, now_us
 from assets.catalog.pagination import Page
 from pipelines.core.errors import InvalidQuery
-from pipelines.core.models import ParseRequest
 from pipelines.core.records import FileRecord, Job, JobKind, JobSource, Principal
+from pipelines.core.requests import ParseRequest
 from tests.support.postgres import admin_execute
 
 P = Principal("org-a", "proj-a", "key_a")

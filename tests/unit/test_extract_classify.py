@@ -14,7 +14,8 @@ from fastapi.testclient import TestClient
 
 from api.services import Services
 from assets import tables
-from pipelines.core.models import DocumentInput, PageClassConfig, StructuredExtractionOptions
+from pipelines.core.models import DocumentInput
+from pipelines.core.requests import PageClassConfig, StructuredExtractionOptions
 from pipelines.engine.document import convert
 from pipelines.stages import classify, embed, extract
 from tests.support import formgen

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from pipelines.core.models import DocumentInput, ParsingOptions
+from pipelines.core.models import DocumentInput
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine.document import convert
 from tests.support.docgen import (
     image_bytes,
@@ -103,7 +104,7 @@ def test_include_images_embeds_figure_png() -> None:
 
 
 def test_full_page_image_for_digital_pages() -> None:
-    from pipelines.core.models import EnrichmentOptions
+    from pipelines.core.requests import EnrichmentOptions
 
     doc = structured_pdf(seed=57)
     r = convert(DocumentInput(data=doc.data, page_range="2",

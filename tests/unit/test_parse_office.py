@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import base64
 
-from pipelines.core.models import ConversionStatus, DocumentInput, ParsingOptions
+from pipelines.core.models import ConversionStatus, DocumentInput
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine.document import convert
 from pipelines.stages.text import table_fragment
 from tests.support.docgen import cell_accuracy, docx_doc, pptx_doc, xlsx_doc

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipelines.core.models import ConversionStatus, DocumentInput, ParsingOptions
+from pipelines.core.models import ConversionStatus, DocumentInput
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine.document import convert
 from pipelines.stages import pdf_text
 from tests.support.docgen import (

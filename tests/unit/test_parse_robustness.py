@@ -9,7 +9,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from pipelines.core.models import ConversionStatus, DocumentInput, ParsingOptions
+from pipelines.core.models import ConversionStatus, DocumentInput
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine.document import convert
 from tests.support.docgen import structured_pdf, two_column_pdf
 

@@ -9,7 +9,8 @@ import statistics
 import pytest
 from PIL import Image
 
-from pipelines.core.models import ConversionStatus, DocumentInput, EnrichmentOptions, ParsingOptions
+from pipelines.core.models import ConversionStatus, DocumentInput
+from pipelines.core.requests import EnrichmentOptions, ParsingOptions
 from pipelines.engine.document import convert
 from pipelines.stages import images, ocr
 from pipelines.stages.tables import table_rows

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pipelines.core.models import DocumentInput, ParsingOptions
+from pipelines.core.models import DocumentInput
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine.document import convert
 from pipelines.stages.tables import table_rows
 from tests.support.docgen import (

@@ -8,7 +8,8 @@ import time
 from fastapi.testclient import TestClient
 
 from api.services import Services
-from pipelines.core.models import ConversionStatus, DocumentInput, ParsingOptions
+from pipelines.core.models import ConversionStatus, DocumentInput
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine import split
 from pipelines.engine.document import convert
 from tests.support import docgen

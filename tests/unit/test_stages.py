@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from pipelines.core.errors import InvalidPageRange
-from pipelines.core.models import ConversionStatus, DocumentInput, ParsingOptions
+from pipelines.core.models import ConversionStatus, DocumentInput
+from pipelines.core.requests import ParsingOptions
 from pipelines.engine.document import convert
 from pipelines.stages.detect import detect_mime
 from pipelines.stages.pagerange import PageRange, selected_pages
