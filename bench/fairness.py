@@ -60,9 +60,7 @@ class Service:
         keys = f"{TOKENS['a']}=org-a/p,{TOKENS['b']}=org-b/p"
         env.update(DOCKLAKE_DATA_DIR=self.tmp.name, DOCKLAKE_API_KEYS=keys, DOCKLAKE_LOG_LEVEL="WARNING",
                    PYTHONPATH=str(self.tree),
-                   # this tree's names and the older flat ones, so either version reads them
-                   DOCKLAKE_API__PORT=str(self.port), DOCKLAKE_PORT=str(self.port),
-                   DOCKLAKE_PREFECT__PORT=str(self.prefect_port), DOCKLAKE_PREFECT_PORT=str(self.prefect_port))
+                   DOCKLAKE_API__PORT=str(self.port), DOCKLAKE_PREFECT__PORT=str(self.prefect_port))
         env.update(self.extra_env)
         self.log = open(Path(self.tmp.name) / "serve.log", "wb")
         self.proc = subprocess.Popen([sys.executable, "-m", "api.cli.main", "serve"], cwd=self.tree, env=env,

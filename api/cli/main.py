@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from api.cli import client as client_cli
-from pipelines.core.settings import Settings
+from pipelines.core.settings import Settings, UnknownSettingName, refuse_unknown_names
 
 if TYPE_CHECKING:
     from pipelines.flows.delivery import TaskWorkerNode
@@ -34,10 +34,30 @@ console = Console(stderr=True)
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="State directory (DOCKLAKE_DATA_DIR).")]
 
 
+def _refuse(exc: ValueError) -> typer.Exit:
+    console.print(f"docklake: {exc}", style="red", markup=False, highlight=False, soft_wrap=True)
+    return typer.Exit(2)
+
+
+@app.callback()
+def _environment() -> None:
+    """Every command, the client ones too (which build no settings), stops on a ``DOCKLAKE_*``
+    variable that is not a setting before it does anything."""
+    try:
+        refuse_unknown_names(os.environ)
+    except UnknownSettingName as exc:
+        raise _refuse(exc) from None
+
+
 def _settings(data_dir: Path | None, *, host: str | None = None, port: int | None = None,
               workers: int | None = None) -> Settings:
-    """The settings from the environment, with what the command line says on top."""
-    settings = Settings(**({"data_dir": data_dir} if data_dir is not None else {}))
+    """The settings from the environment, with what the command line says on top. Every server-side
+    command starts here: a variable that is not a setting (``UnknownSettingName``) or a value that
+    does not parse ends the command with the message, before anything starts."""
+    try:
+        settings = Settings(**({"data_dir": data_dir} if data_dir is not None else {}))
+    except ValueError as exc:
+        raise _refuse(exc) from None
     if host is not None:
         settings.api.host = host
     if port is not None:
