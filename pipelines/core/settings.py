@@ -52,7 +52,7 @@ RENAMED = {
 # other tools, and may well be exported in the same shell that runs `docklake`.
 NOT_SETTINGS = frozenset({
     # compose.yaml's and deploy/offline/compose.yaml's own variables, read by `docker compose`
-    # from the shell or .env (documented in the README). DOCKLAKE_PORT and DOCKLAKE_WORKERS were
+    # from the shell or .env (documented in docs/scale-out.md). DOCKLAKE_PORT and DOCKLAKE_WORKERS were
     # also the flat names of api.port and worker.count before b45dd95; that they now mean the
     # published port and the worker replicas to compose wins, so they are not in RENAMED.
     "DOCKLAKE_IMAGE", "DOCKLAKE_BASE_IMAGE", "DOCKLAKE_BUCKET", "DOCKLAKE_DELIVERY", "DOCKLAKE_MAX_IN_FLIGHT",
@@ -326,7 +326,7 @@ class Settings(BaseSettings):
 
 
 def documented_variables() -> dict[str, tuple[object, str]]:
-    """Every ``DOCKLAKE_*`` variable: its default and description (what the README lists)."""
+    """Every ``DOCKLAKE_*`` variable: its default and description (what docs/configuration.md lists)."""
     out: dict[str, tuple[object, str]] = {}
     for name, field in Settings.model_fields.items():
         ann = field.annotation

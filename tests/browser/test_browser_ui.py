@@ -76,14 +76,14 @@ def world(tmp_path_factory: pytest.TempPathFactory, prefect_api: str) -> Iterato
         # (flow run) or as several, so nothing below counts on how they were grouped.
         done = wait_terminal(svc.base, key, list(ids.values()))
         # Another organization's job, once these are done: a worker's batch (one flow run) may mix
-        # organizations, and its task runs then carry every organization's tag (see the README).
+        # organizations, and its task runs then carry every organization's tag (see docs/scale-out.md).
         wait_terminal(svc.base, default_key,
                       [upload_and_parse(svc.base, default_key, OTHER, b"another organization's memo")])
         assert {n: done[i]["status"] for n, i in ids.items()} == \
             {REPORT: "successful", NOTES: "successful", DAMAGED: "failure"}
         error = done[ids[DAMAGED]]["error"]
         assert error
-        # Dagster as the README starts it, on the service's catalog and storage: its daemon runs the
+        # Dagster as docs/scale-out.md starts it, on the service's catalog and storage: its daemon runs the
         # sensor, which is on by default, so nobody turns anything on here. It starts while the
         # Prefect UI is checked.
         dagster = start_dagster(root / "dagster", {**svc.env, "DOCKLAKE_DATA_DIR": str(svc.data_dir)})

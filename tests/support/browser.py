@@ -1,6 +1,6 @@
 """A real headless browser for the UI tests: Debian's ``chromium`` driven by its own
 ``chromium-driver`` through selenium (``scripts/bootstrap.sh test`` installs both), and a
-``dagster dev`` started the way the README says, on a free port.
+``dagster dev`` started the way docs/scale-out.md says, on a free port.
 
 Screenshots go to ``test-artifacts/browser/`` at the top of the checkout (ignored by git); every
 saved path is printed so ``pytest -s`` (or the failure output) shows where to look.

@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parents[2]
 VARIABLES = documented_variables()
 
 
-def readme_variables() -> dict[str, str]:
-    """``DOCKLAKE_*`` names in the README's configuration table, with their default column."""
-    text = (ROOT / "README.md").read_text()
-    table = text.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+def documented_table() -> dict[str, str]:
+    """``DOCKLAKE_*`` names in the settings table of docs/configuration.md, with their default column."""
+    text = (ROOT / "docs" / "configuration.md").read_text()
+    table = text.split("\n## Settings\n", 1)[1].split("\n## ", 1)[0]
     found: dict[str, str] = {}
     for line in table.splitlines():
         m = re.match(r"\|\s*`(DOCKLAKE_[A-Z0-9_]+)`\s*\|\s*([^|]*)\|", line)
@@ -36,11 +36,11 @@ def readme_variables() -> dict[str, str]:
     return found
 
 
-def test_the_readme_lists_exactly_the_variables_there_are() -> None:
-    documented = readme_variables()
+def test_the_docs_list_exactly_the_variables_there_are() -> None:
+    documented = documented_table()
     assert set(documented) == set(VARIABLES), (
-        f"missing from the README: {sorted(set(VARIABLES) - set(documented))}; "
-        f"in the README but not a setting: {sorted(set(documented) - set(VARIABLES))}")
+        f"missing from docs/configuration.md: {sorted(set(VARIABLES) - set(documented))}; "
+        f"in docs/configuration.md but not a setting: {sorted(set(documented) - set(VARIABLES))}")
 
 
 def _other_value(name: str, default: object, tmp_path: Path) -> tuple[str, object]:
