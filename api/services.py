@@ -15,7 +15,7 @@ from assets.catalog import keys as keys_repo
 from assets.storage import Storage
 from pipelines.core.records import Principal
 from pipelines.core.settings import Settings
-from pipelines.docker.containers import Containers
+from pipelines.docker.containers import DockerBackend
 from pipelines.usecases.runtime import Runtime
 from pipelines.usecases.sandboxes import Runner, Sandboxes
 
@@ -53,9 +53,10 @@ class Services:
         # containers are labelled with the catalog they belong to: installations sharing an engine
         # (or test runs) never reconcile away each other's sandboxes
         owner = hashlib.sha256(settings.storage.catalog_url.encode()).hexdigest()[:16]
-        containers = Containers(settings.sandbox.docker_url, settings.data_dir / "sandboxes", owner,
-                                read_only_root=settings.sandbox.read_only_root, tmp_mb=settings.sandbox.tmp_mb,
-                                memory_snapshots=settings.sandbox.memory_snapshots, probe_image=settings.sandbox.image)
+        containers = DockerBackend(settings.sandbox.docker_url, settings.data_dir / "sandboxes", owner,
+                                   read_only_root=settings.sandbox.read_only_root, tmp_mb=settings.sandbox.tmp_mb,
+                                   memory_snapshots=settings.sandbox.memory_snapshots,
+                                   probe_image=settings.sandbox.image)
         sandboxes = Sandboxes(settings, rt.engine, containers, runner)
         sandboxes.start()
         return cls(rt, sandboxes)

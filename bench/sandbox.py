@@ -28,7 +28,7 @@ import httpx
 from docker.models.containers import Container
 
 from bench.harness import ApiServer, ms, note, print_table, summary
-from pipelines.docker.containers import BOOT, RUNTIME_MOUNT, TOKEN_PATH
+from pipelines.docker.names import BOOT, RUNTIME_MOUNT, TOKEN_PATH
 from sandbox_runtime.client import RuntimeClient
 from sandbox_runtime.contract import PORT
 

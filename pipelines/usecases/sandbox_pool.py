@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import structlog
 
+from pipelines.core.sandbox_backend import ContainerError, Launch, SandboxBackend, Started
 from pipelines.core.sandbox_records import NetworkPolicy, Resources, Sandbox, Snapshot
 from pipelines.core.settings import SandboxSettings
-from pipelines.docker.containers import ContainerError, Containers, Launch, Started
 
 log = structlog.get_logger("docklake.sandboxes")
 Runner = Callable[[str, Callable[[], None]], Future]
@@ -29,7 +29,7 @@ class Warm:
 
 
 class WarmPool:
-    def __init__(self, cfg: SandboxSettings, containers: Containers, runner: Runner) -> None:
+    def __init__(self, cfg: SandboxSettings, containers: SandboxBackend, runner: Runner) -> None:
         self.cfg = cfg
         self.containers = containers
         self._runner = runner

@@ -20,6 +20,8 @@ from sandbox_runtime.contract import RuntimeApiError
 from tests.sandbox.test_sandboxes import Live, serve, settings_for
 from tests.support.helpers import A
 
+pytestmark = pytest.mark.docker
+
 # a key drawn at start and a counter, both only in memory, written to /tmp (a tmpfs: it goes with
 # the checkpoint) every 20 ms: a cold boot would draw a new key and count from 1
 COUNTER = ("import os, time\nk, i = os.urandom(8).hex(), 0\nwhile True:\n    i += 1\n"

@@ -22,12 +22,16 @@ import uvicorn
 from api.app import create_app
 from api.services import Services
 from pipelines.core.records import Principal
+from pipelines.core.sandbox_backend import Launch
 from pipelines.core.sandbox_records import Resources
 from pipelines.core.settings import Settings
-from pipelines.docker.containers import LABEL_OWNER, LABEL_SANDBOX, Containers, Launch
+from pipelines.docker.containers import DockerBackend
+from pipelines.docker.names import LABEL_OWNER, LABEL_SANDBOX
 from sandbox_runtime.client import RuntimeClient
 from sandbox_runtime.contract import RuntimeApiError
 from tests.support.helpers import API_KEYS, KEY_A, A, B, free_port, remove_sandboxes_of
+
+pytestmark = pytest.mark.docker
 
 
 @dataclass
@@ -495,7 +499,7 @@ def test_a_restarted_service_reconciles_with_the_engine(tmp_path: Path) -> None:
     first.close()
     engine().containers.get(lost.container_id).remove(force=True)
     # a container of this installation the catalog knows nothing of (a crash between the two)
-    containers = Containers("", tmp_path / "docklake" / "sandboxes", first.sandboxes.containers.owner)
+    containers = DockerBackend("", tmp_path / "docklake" / "sandboxes", first.sandboxes.containers.owner)
     orphan = containers.launch(Launch("sborphan", "default", 1, settings.sandbox.image, None, Resources(),
                                       False, "t" * 48, "orphan", 64), 60)
 

@@ -1,0 +1,101 @@
+"""File systems in sandboxes: the mount rules (the spec's rules 3 and 4) checked at creation and
+when one is attached to or detached from a running sandbox.
+
+Apart from the other request rules because it is its own part of the API
+(``/sandboxes/{id}/file_systems``) with its own errors; ``Sandboxes`` delegates here. An attach
+or a detach is persisted and answered at once; the backend applies it in the background, and a
+file system that turns out not to exist terminates the sandbox, with the reason.
+"""
+
+from __future__ import annotations
+
+from assets.catalog import sandboxes as repo
+from assets.catalog.db import now_us
+from pipelines.core.errors import SandboxConflict, SandboxInvalid, SandboxNotFound
+from pipelines.core.records import Principal
+from pipelines.core.sandbox_backend import LIVE_MOUNT_ROOTS, ContainerError
+from pipelines.core.sandbox_records import Mount, Sandbox
+from pipelines.usecases.file_systems import Unresolvable
+from pipelines.usecases.sandbox_steps import S, SandboxSteps, log
+
+
+class SandboxMounts:
+    def __init__(self, steps: SandboxSteps) -> None:
+        self.steps = steps
+        self.engine = steps.engine
+        self.cfg = steps.cfg
+
+    def check(self, mount: Mount, existing: list[Mount] | tuple[Mount, ...], p: Principal,
+              *, resolve: bool = True) -> None:
+        """Rule 3's 400s and 409s; at creation also that the file system exists (400)."""
+        path = mount.mount_path
+        if not path.startswith("/") or "\x00" in path or any(part == ".." for part in path.split("/")) \
+                or path.rstrip("/") in ("", "/proc", "/sys", "/dev", "/opt/docklake", "/run/docklake"):
+            raise SandboxInvalid(f"mount_path {path!r} must be an absolute path outside the system directories")
+        if mount.snapshot_id and not mount.read_only:
+            raise SandboxInvalid("a snapshot_id pin is only valid together with read_only: true")
+        if any(m.mount_path.rstrip("/") == path.rstrip("/") for m in existing):
+            raise SandboxConflict(f"something is already mounted at {path!r}")
+        if len(existing) >= self.cfg.max_mounts:
+            raise SandboxConflict(f"a sandbox may have {self.cfg.max_mounts} file systems mounted at most "
+                                  "(DOCKLAKE_SANDBOX__MAX_MOUNTS)")
+        if resolve:
+            try:
+                self.steps.file_systems.resolve(p, mount)
+            except Unresolvable as exc:
+                raise SandboxInvalid(str(exc)) from None
+
+    def attach(self, p: Principal, ns: str, id_or_name: str, mount: Mount) -> Sandbox:
+        """Persist the mount and answer; it is applied in the background. A file system (or pin)
+        that does not exist terminates the sandbox, with the reason (the spec's state table)."""
+        sb = self.steps.find(p, ns, id_or_name)
+        self.check(mount, (), p, resolve=False)  # the 400s first
+        if self.steps.backend.read_only_root and not mount.mount_path.startswith(LIVE_MOUNT_ROOTS):
+            raise SandboxInvalid(f"mount_path {mount.mount_path!r}: a running sandbox's root is read-only, so a "
+                                 f"file system attached now goes under {', '.join(LIVE_MOUNT_ROOTS)} (any path "
+                                 "works at creation)")
+        if sb.status != S.running:
+            raise SandboxConflict(f"sandbox {sb.id!r} is {sb.status.value}, not running")
+        self.check(mount, sb.mounts, p, resolve=False)
+        if not repo.transition(self.engine, sb.id, [S.running], mounts=(*sb.mounts, mount)):
+            raise SandboxConflict(f"sandbox {sb.id!r} changed state meanwhile; retry")
+
+        def step() -> None:
+            with self.steps.locks(sb.id):
+                current = self.steps.reload(sb)
+                if current.status != S.running or not current.container_id:
+                    return
+                try:
+                    self.steps.backend.mount(current.container_id, self.steps.file_systems.resolve(p, mount))
+                except (Unresolvable, ContainerError) as exc:
+                    log.warning("file_system_mount_failed", sandbox_id=sb.id, error=str(exc))
+                    if repo.transition(self.engine, sb.id, [S.running], status=S.terminated,
+                                       terminated_us=now_us(), termination_reason="file_system_mount_failed",
+                                       error_details={"file_system_id": mount.file_system_id,
+                                                      "mount_path": mount.mount_path, "message": str(exc)}):
+                        self.steps.runner(f"terminate-{sb.id}", lambda: self.steps.finish_termination(sb.id))
+
+        self.steps.runner(f"mount-{sb.id}", step)
+        return self.steps.reload(sb)
+
+    def detach(self, p: Principal, ns: str, id_or_name: str, mount_path: str) -> Sandbox:
+        sb = self.steps.find(p, ns, id_or_name)
+        kept = tuple(m for m in sb.mounts if m.mount_path.rstrip("/") != mount_path.rstrip("/"))
+        if len(kept) == len(sb.mounts):
+            raise SandboxNotFound(f"nothing is mounted at {mount_path!r}")
+        if sb.status != S.running:
+            raise SandboxConflict(f"sandbox {sb.id!r} is {sb.status.value}, not running")
+        if not repo.transition(self.engine, sb.id, [S.running], mounts=kept):
+            raise SandboxConflict(f"sandbox {sb.id!r} changed state meanwhile; retry")
+
+        def step() -> None:
+            with self.steps.locks(sb.id):
+                current = self.steps.reload(sb)
+                if current.container_id and current.status == S.running:
+                    try:
+                        self.steps.backend.unmount(current.container_id, mount_path)
+                    except ContainerError as exc:
+                        log.warning("file_system_unmount_failed", sandbox_id=sb.id, error=str(exc))
+
+        self.steps.runner(f"unmount-{sb.id}", step)
+        return self.steps.reload(sb)
