@@ -1,8 +1,8 @@
 """The runtime daemon's HTTP server: HTTP/1.1 with keep-alive, one thread per connection, JSON
 errors ``{"error","code"}`` for every failure, server-sent events over chunked responses.
 
-Not served: pty sessions and their WebSocket (``/api/v1/pty...`` answers 501 UNSUPPORTED), and
-managed-process restarts (``/restart`` and the ``restart``/``health_check`` options: 400 UNSUPPORTED).
+This module is the HTTP side only (the server, request bodies, routing, answers and event
+streams); what each endpoint does, and which endpoints there are, is ``endpoints``'s.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ from __future__ import annotations
 import hmac
 import json
 import os
-import re
 import sys
 import threading
 import time
@@ -21,27 +20,20 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from sandbox_runtime.contract import (
     API_PREFIX,
-    EOF,
-    EXIT,
     KEEPALIVE,
     OUTPUT,
-    STARTED,
     STREAMS,
     VERSION,
     ErrorCode,
-    RunRequest,
     RuntimeApiError,
-    StartRequest,
     encode_sse,
-    exit_event,
     invalid,
     not_found,
     os_error,
     output_event,
     presented_token,
-    signal_body,
-    started_event,
 )
+from sandbox_runtime.endpoints import ROUTES
 from sandbox_runtime.files import CHUNK, Files
 from sandbox_runtime.processes import Line, Process, ProcessTable
 
@@ -142,11 +134,6 @@ class _ChunkedBody:
             if self.left == 0:
                 self.rfile.readline(16)
         return bytes(out)
-
-
-Route = tuple["re.Pattern[str]", dict[str, Callable[..., None]]]
-REF = r"/processes/(?P<ref>[^/]+)"
-OUT = r"(?P<which>stdout|stderr|output)"
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -355,133 +342,3 @@ class Handler(BaseHTTPRequestHandler):
 
 def _output(line: Line) -> bytes:
     return encode_sse(OUTPUT, output_event(line.text, line.timestamp, line.stream))
-
-
-# --- endpoints ---
-
-def health(h: Handler) -> None:
-    h.send_json(200, {"healthy": True})
-
-
-def info(h: Handler) -> None:
-    procs = h.server.table.all()
-    h.send_json(200, {"version": VERSION, "uptime_secs": int(time.monotonic() - h.server.started),
-                      "running_processes": sum(p.running for p in procs), "total_processes": len(procs)})
-
-
-def start_process(h: Handler) -> None:
-    req = StartRequest.parse(h.json_body())
-    proc = h.server.table.start(req, stdin_mode=req.stdin_mode, stdout_mode=req.stdout_mode,
-                                stderr_mode=req.stderr_mode, name=req.name)
-    h.send_json(201, proc.info().to_json())
-
-
-def list_processes(h: Handler) -> None:
-    h.send_json(200, {"processes": [p.info().to_json() for p in h.server.table.all()]})
-
-
-def get_process(h: Handler, ref: str) -> None:
-    h.send_json(200, h.process(ref).info().to_json())
-
-
-def kill_process(h: Handler, ref: str) -> None:
-    h.process(ref).kill_group()
-    h.send(204)
-
-
-def signal_process(h: Handler, ref: str) -> None:
-    proc = h.process(ref)
-    proc.send_signal(signal_body(h.json_body()))
-    h.send_json(200, {"success": True})
-
-
-def restart_process(h: Handler, ref: str) -> None:
-    h.process(ref)
-    raise RuntimeApiError(400, ErrorCode.UNSUPPORTED, "restarting managed processes is not supported by this daemon")
-
-
-def write_stdin(h: Handler, ref: str) -> None:
-    proc = h.process(ref)
-    body = h.body()
-    while True:
-        chunk = body.read(CHUNK)
-        if not chunk:
-            break
-        proc.write_stdin(chunk)
-    h.send(204)
-
-
-def close_stdin(h: Handler, ref: str) -> None:
-    h.process(ref).close_stdin()
-    h.send(204)
-
-
-def _streams(which: str) -> tuple[str, ...]:
-    return STREAMS if which == "output" else (which,)
-
-
-def output(h: Handler, ref: str, which: str) -> None:
-    proc = h.process(ref)
-    lines: list[str] = [ln.text for ln in proc.lines(_streams(which))]
-    h.send_json(200, {"pid": proc.pid, "lines": lines, "line_count": len(lines)})
-
-
-def follow(h: Handler, ref: str, which: str) -> None:
-    proc = h.process(ref)
-    h.start_stream()
-    h.stream_output(proc, _streams(which))
-    h.stream(encode_sse(EOF, {}))
-    h.end_stream()
-
-
-def run(h: Handler) -> None:
-    req = RunRequest.parse(h.json_body())
-    proc = h.server.table.start(req, timeout=req.timeout)
-    h.start_stream()
-    h.stream(encode_sse(STARTED, started_event(proc.handle, proc.pid, proc.started_at)))
-    h.stream_output(proc)
-    st = proc.exit_status()
-    h.stream(encode_sse(EXIT, exit_event(st["exit_code"], st["signal"], st["reason"])))
-    h.end_stream()
-
-
-def read_file(h: Handler) -> None:
-    with h.server.files.open_read(h.query("path")) as f:
-        h.send_file(f)
-
-
-def write_file(h: Handler) -> None:
-    h.server.files.write(h.query("path"), h.body())
-    h.send(204)
-
-
-def delete_file(h: Handler) -> None:
-    h.server.files.delete(h.query("path"))
-    h.send(204)
-
-
-def list_dir(h: Handler) -> None:
-    h.send_json(200, h.server.files.list_dir(h.query("path")))
-
-
-def pty(h: Handler, rest: str = "") -> None:
-    raise RuntimeApiError(501, ErrorCode.UNSUPPORTED, "pty sessions are not supported by this daemon")
-
-
-ANY = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
-ROUTES: list[Route] = [(re.compile(p), m) for p, m in [
-    ("/health", {"GET": health}),
-    ("/info", {"GET": info}),
-    ("/processes", {"GET": list_processes, "POST": start_process}),
-    ("/processes/run", {"POST": run}),
-    (REF, {"GET": get_process, "DELETE": kill_process}),
-    (REF + "/signal", {"POST": signal_process}),
-    (REF + "/restart", {"POST": restart_process}),
-    (REF + "/stdin", {"POST": write_stdin}),
-    (REF + "/stdin/close", {"POST": close_stdin}),
-    (REF + "/" + OUT, {"GET": output}),
-    (REF + "/" + OUT + "/follow", {"GET": follow}),
-    ("/files", {"GET": read_file, "PUT": write_file, "DELETE": delete_file}),
-    ("/files/list", {"GET": list_dir}),
-    ("/pty(?P<rest>/.*)?", dict.fromkeys(ANY, pty)),
-]]

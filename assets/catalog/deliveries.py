@@ -15,7 +15,7 @@ from sqlalchemy import Engine, and_, func, select, update
 
 from assets.catalog import webhooks
 from assets.catalog.db import jobs, waits_out_outages, write_txn
-from assets.catalog.jobs import FAILURE, PENDING, PROCESSING, _db_now_us, _pending_orgs
+from assets.catalog.jobs import FAILURE, PENDING, PROCESSING, _db_now_us, in_turn
 from pipelines.core.records import Job
 
 DELIVERY = "prefect-delivery"
@@ -36,29 +36,18 @@ def mark_for_delivery(engine: Engine, limit: int, lease_s: float, *, after_org: 
     busy = dict(busy or {})
     with write_txn(engine) as conn:
         now = _db_now_us(conn)
-        lock = engine.dialect.name == "postgresql"
-        orgs = _pending_orgs(conn, after_org, limit)
-        while len(marked) < limit and orgs:
-            progressed = False
-            for org in list(orgs):
-                if len(marked) >= limit:
-                    break
-                if per_org is not None and busy.get(org, 0) >= per_org:
-                    orgs.remove(org)
-                    continue
-                runnable = and_(_undelivered(now), jobs.c.organization_id == org)
-                q = select(jobs.c.id).where(runnable).order_by(jobs.c.created_us).limit(1)
-                row = conn.execute(q.with_for_update(skip_locked=True) if lock else q).first()
-                if row is None:
-                    orgs.remove(org)
-                    continue
-                if conn.execute(update(jobs).where(jobs.c.id == row.id, runnable).values(
-                        lease_owner=DELIVERY, lease_expires_us=now + int(lease_s * 1e6))).rowcount:
-                    marked.append(Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one()))
-                    busy[org] = busy.get(org, 0) + 1
-                    progressed = True
-            if not progressed:
-                break
+
+        def mark(row: Any, runnable: Any) -> bool:
+            if not conn.execute(update(jobs).where(jobs.c.id == row.id, runnable).values(
+                    lease_owner=DELIVERY, lease_expires_us=now + int(lease_s * 1e6))).rowcount:
+                return False
+            job = Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one())
+            marked.append(job)
+            busy[job.organization_id] = busy.get(job.organization_id, 0) + 1
+            return True
+
+        in_turn(conn, _undelivered(now), (jobs.c.id,), mark,
+                after_org=after_org, limit=limit, taken=marked, busy=busy, per_org=per_org)
     return marked
 
 

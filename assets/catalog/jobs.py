@@ -9,7 +9,7 @@ never finished twice even if two workers ran it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Collection
+from collections.abc import Callable, Collection, Sized
 from dataclasses import dataclass
 from typing import Any
 
@@ -249,29 +249,46 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
         q = q.order_by(jobs.c.created_us).limit(limit)
         take(list(conn.execute(q.with_for_update(skip_locked=True) if lock else q)), expired)
 
-        orgs = _pending_orgs(conn, after_org, limit)
-        while len(claimed) < limit and orgs:
-            progressed = False
-            for org in list(orgs):
-                if len(claimed) >= limit:
-                    break
-                if per_org is not None and busy.get(org, 0) >= per_org:
-                    orgs.remove(org)
-                    continue
-                # Pending jobs have no lease: ix_jobs_claim_org (status, organization_id, created_us)
-                # hands out each organization's oldest without sorting its backlog.
-                q = (select(jobs.c.id, jobs.c.attempts, jobs.c.organization_id)
-                     .where(pending, jobs.c.organization_id == org).order_by(jobs.c.created_us).limit(1))
-                rows = list(conn.execute(q.with_for_update(skip_locked=True) if lock else q))
-                if not rows:
-                    orgs.remove(org)
-                    continue
-                before = len(claimed)
-                take(rows, pending)
-                progressed = progressed or len(claimed) > before or rows[0].attempts >= max_attempts
-            if not progressed:
-                break
+        def take_oldest(row: Any, _of_org: Any) -> bool:  # updates under `pending`, as ever
+            before = len(claimed)
+            take([row], pending)
+            return len(claimed) > before or row.attempts >= max_attempts
+
+        # Pending jobs have no lease: ix_jobs_claim_org (status, organization_id, created_us)
+        # hands out each organization's oldest without sorting its backlog.
+        in_turn(conn, pending, (jobs.c.id, jobs.c.attempts, jobs.c.organization_id), take_oldest,
+                after_org=after_org, limit=limit, taken=claimed, busy=busy, per_org=per_org)
     return claimed
+
+
+def in_turn(conn: Any, runnable: Any, columns: tuple[Any, ...], take: Callable[[Any, Any], bool], *,
+            after_org: str, limit: int, taken: Sized, busy: dict[str, int], per_org: int | None) -> None:
+    """The round-robin between organizations that ``claim`` and delivery marking share: the
+    organizations with pending jobs in name order starting after ``after_org``, each offering
+    its oldest ``runnable`` row (``columns`` of it, locked with SKIP LOCKED on PostgreSQL) to
+    ``take(row, where)`` (``where``: ``runnable`` and of that organization; ``take`` says whether
+    it made progress), round after round until ``taken`` holds ``limit``, no organization has
+    any left, or a round made no progress. An organization whose ``busy`` count (kept up to
+    date by ``take``) reached ``per_org`` is passed over from then on."""
+    lock = conn.dialect.name == "postgresql"
+    orgs = _pending_orgs(conn, after_org, limit)
+    while len(taken) < limit and orgs:
+        progressed = False
+        for org in list(orgs):
+            if len(taken) >= limit:
+                break
+            if per_org is not None and busy.get(org, 0) >= per_org:
+                orgs.remove(org)
+                continue
+            of_org = and_(runnable, jobs.c.organization_id == org)
+            q = select(*columns).where(of_org).order_by(jobs.c.created_us).limit(1)
+            row = conn.execute(q.with_for_update(skip_locked=True) if lock else q).first()
+            if row is None:
+                orgs.remove(org)
+                continue
+            progressed = take(row, of_org) or progressed
+        if not progressed:
+            break
 
 
 def _pending_orgs(conn: Any, after: str, limit: int) -> list[str]:
