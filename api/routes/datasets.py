@@ -3,16 +3,17 @@ of a dataset."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from functools import partial
+from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Depends, Response
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
 from api.middleware.metrics import JOBS_SUBMITTED
-from api.wire.documents import JSON, dataset, paginated, parse_result, rfc3339
+from api.routes.paging import Paging, PagingDep, listing, paging
+from api.wire.documents import JSON, dataset, parse_result, rfc3339
 from api.wire.schemas import Dataset, DatasetCreated, DatasetList, ParseCreated, ParseList, responses
-from assets.catalog.pagination import MAX_LIMIT
 from pipelines.core.records import DatasetStatus, JobKind
 from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate
 from pipelines.usecases import datasets
@@ -30,18 +31,12 @@ async def create_dataset(req: DatasetCreate, principal: PrincipalDep, rt: Runtim
 async def list_datasets(
     principal: PrincipalDep,
     rt: RuntimeDep,
-    cursor: str | None = None,
-    direction: Literal["next", "prev"] = "next",
-    limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 25,
+    page: Annotated[Paging, Depends(paging(25))],
     status: DatasetStatus | None = None,
     name: str | None = None,
 ) -> JSON:
-    def run() -> dict:
-        page = datasets.list_datasets(rt, principal, name=name, status=status, cursor=cursor,
-                                      direction=direction, limit=limit)
-        return paginated(page, [dataset(d) for d in page.rows])
-
-    return JSON(await run_in_threadpool(run))
+    return await listing(partial(datasets.list_datasets, rt, principal, name=name, status=status), page,
+                         dataset)
 
 
 @router.get("/{dataset_id}", response_model=Dataset, response_class=JSON, responses=responses(404, query=True))
@@ -79,16 +74,9 @@ async def dataset_data(
     principal: PrincipalDep,
     rt: RuntimeDep,
     f: JobFilterDep,
-    cursor: str | None = None,
-    direction: Literal["next", "prev"] = "next",
-    limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 100,
+    page: PagingDep,
     parse_id: str | None = None,
     file_name: str | None = None,
 ) -> JSON:
     f.file_name, f.job_id = file_name, parse_id
-
-    def run() -> dict:
-        page = datasets.data(rt, principal, dataset_id, f, cursor=cursor, direction=direction, limit=limit)
-        return paginated(page, [parse_result(j) for j in page.rows])
-
-    return JSON(await run_in_threadpool(run))
+    return await listing(partial(datasets.data, rt, principal, dataset_id, f), page, parse_result)

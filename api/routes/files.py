@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from functools import partial
 
-from fastapi import APIRouter, Query, Request, Response
-from fastapi.concurrency import run_in_threadpool
+from fastapi import APIRouter, Request, Response
 
 from api.deps import PrincipalDep, RuntimeDep
+from api.routes.paging import PagingDep, listing
 from api.upload import receive_file
-from api.wire.documents import JSON, file_metadata, paginated, parse_rfc3339, rfc3339
+from api.wire.documents import JSON, file_metadata, parse_rfc3339, rfc3339
 from api.wire.schemas import UPLOAD_BODY, FileCreated, FileList, FileMetadata, responses
-from assets.catalog.pagination import MAX_LIMIT
 from pipelines.usecases import files
 
 router = APIRouter(prefix="/documents/v2/files", tags=["files"])
@@ -28,9 +27,7 @@ async def upload_file(request: Request, principal: PrincipalDep, rt: RuntimeDep)
 async def list_files(
     principal: PrincipalDep,
     rt: RuntimeDep,
-    cursor: str | None = None,
-    direction: Literal["next", "prev"] = "next",
-    limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 100,
+    page: PagingDep,
     file_name: str | None = None,
     filename: str | None = None,
     created_after: str | None = None,
@@ -38,13 +35,8 @@ async def list_files(
 ) -> JSON:
     after = parse_rfc3339(created_after, "created_after")
     before = parse_rfc3339(created_before, "created_before")
-
-    def run() -> dict:
-        page = files.list_files(rt, principal, cursor=cursor, direction=direction, limit=limit,
-                                file_name=file_name or filename, created_after=after, created_before=before)
-        return paginated(page, [file_metadata(r) for r in page.rows])
-
-    return JSON(await run_in_threadpool(run))
+    return await listing(partial(files.list_files, rt, principal, file_name=file_name or filename,
+                                 created_after=after, created_before=before), page, file_metadata)
 
 
 @router.get("/{file_id}/metadata", response_model=FileMetadata, response_class=JSON, responses=responses(400))

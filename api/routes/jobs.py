@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Annotated, Literal
+from functools import partial
+from typing import Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -15,9 +16,9 @@ from starlette.concurrency import iterate_in_threadpool
 
 from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
 from api.middleware.metrics import JOBS_SUBMITTED
-from api.wire.documents import JSON, dumps, paginated, parse_result, rfc3339, stream_parse_result
+from api.routes.paging import PagingDep, listing
+from api.wire.documents import JSON, dumps, parse_result, rfc3339, stream_parse_result
 from api.wire.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
-from assets.catalog.pagination import MAX_LIMIT
 from pipelines.core.errors import InvalidRequest, NotFound
 from pipelines.core.records import JobKind, JobStatus, Principal
 from pipelines.core.requests import ClassifyRequest, ExtractRequest, ParseRequest
@@ -77,21 +78,14 @@ async def list_parse(
     principal: PrincipalDep,
     rt: RuntimeDep,
     f: JobFilterDep,
-    cursor: str | None = None,
-    direction: Literal["next", "prev"] = "next",
-    limit: Annotated[int, Query(ge=0, le=MAX_LIMIT)] = 100,
+    page: PagingDep,
     dataset_name: str | None = None,
     filename: str | None = None,
     file_name: str | None = None,
     id: str | None = None,  # noqa: A002 - the spec's parameter name
 ) -> JSON:
     f.dataset_name, f.file_name, f.job_id = dataset_name, filename or file_name, id
-
-    def run() -> dict:
-        page = documents.list_jobs(rt, principal, f, cursor=cursor, direction=direction, limit=limit)
-        return paginated(page, [parse_result(j) for j in page.rows])
-
-    return JSON(await run_in_threadpool(run))
+    return await listing(partial(documents.list_jobs, rt, principal, f), page, parse_result)
 
 
 def _summary(rt: Runtime, principal: Principal, parse_id: str, with_options: bool) -> dict:
