@@ -20,7 +20,6 @@ import structlog
 from fastapi.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from assets.catalog import sandboxes as repo
 from pipelines.core.errors import SandboxError
 from pipelines.core.sandbox_records import DAEMON_PORT, Sandbox, SandboxStatus
 
@@ -109,7 +108,6 @@ class SandboxProxyMiddleware:
 
     async def _authorise(self, scope: Scope, services: object, target: Target) -> Sandbox | None:
         svc = services.sandboxes  # type: ignore[attr-defined]
-        sb = await run_in_threadpool(repo.get, svc.engine, target.ref)
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         scheme, _, token = headers.get("authorization", "").partition(" ")
         principal = None
@@ -117,8 +115,7 @@ class SandboxProxyMiddleware:
             principal = services.cached_principal(token.strip())  # type: ignore[attr-defined]
             if principal is None:
                 principal = await run_in_threadpool(services.authenticate, token.strip())  # type: ignore[attr-defined]
-        if sb is None and principal is not None:  # <name>.local
-            sb = await run_in_threadpool(repo.find, svc.engine, principal, "default", target.ref)
+        sb = await run_in_threadpool(svc.addressed, target.ref, principal)
         if sb is None:
             raise _Refused(404, f"sandbox {target.ref!r} not found", "SANDBOX_NOT_FOUND")
         if not sb.spec.allow_unauthenticated_access:

@@ -203,14 +203,14 @@ def capture_sql(engine, params: dict[str, Any]) -> list[tuple[str, Any]]:  # typ
     file-name filter on SQLite sends a probe first, then the page query)."""
     from api.wire.documents import parse_rfc3339
     from assets.catalog import jobs as jobs_repo
-    from pipelines.core.records import Principal
+    from pipelines.core.records import JobFilter, Principal
 
     seen: list[tuple[str, Any]] = []
 
     def grab(conn, cursor, statement, parameters, context, executemany):  # type: ignore[no-untyped-def]
         seen.append((statement, parameters))
 
-    f = jobs_repo.JobFilter(status=params.get("status"), dataset_name=params.get("dataset_name"),
+    f = JobFilter(status=params.get("status"), dataset_name=params.get("dataset_name"),
                             file_name=params.get("filename"),
                             created_after=parse_rfc3339(params.get("created_after"), "created_after"))
     event.listen(engine, "before_cursor_execute", grab)

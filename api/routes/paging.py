@@ -17,7 +17,7 @@ from fastapi import Depends, Query
 from fastapi.concurrency import run_in_threadpool
 
 from api.wire.documents import JSON, paginated
-from assets.catalog.pagination import MAX_LIMIT, Page
+from pipelines.core.records import MAX_LIMIT, Page
 
 
 @dataclass(frozen=True)

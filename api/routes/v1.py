@@ -17,10 +17,8 @@ from api.upload import receive_file, receive_upload
 from api.wire import v1
 from api.wire.documents import JSON, page_json, parse_rfc3339, rfc3339, structured_data_json
 from api.wire.schemas import UPLOAD_BODY, responses
-from assets.catalog.jobs import JobFilter
-from assets.catalog.pagination import MAX_LIMIT
 from pipelines.core.errors import InvalidRequest, PayloadTooLarge
-from pipelines.core.records import DatasetStatus, JobKind, JobStatus, Principal
+from pipelines.core.records import MAX_LIMIT, DatasetStatus, JobFilter, JobKind, JobStatus, Principal
 from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate, ParseRequest
 from pipelines.usecases import datasets, documents, files, large_files, webhooks
 from pipelines.usecases.runtime import Runtime

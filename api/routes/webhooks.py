@@ -11,8 +11,7 @@ from fastapi.concurrency import run_in_threadpool
 from api.deps import PrincipalDep, RuntimeDep
 from api.wire.documents import JSON, paginated, rfc3339
 from api.wire.schemas import DeliveryList, WebhookCreate, WebhookInfo, WebhookList, responses
-from assets.catalog.pagination import MAX_LIMIT
-from pipelines.core.records import Delivery, Webhook
+from pipelines.core.records import MAX_LIMIT, Delivery, Webhook
 from pipelines.usecases import webhooks
 
 router = APIRouter(prefix="/documents/v2/webhooks", tags=["webhooks"])

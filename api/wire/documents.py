@@ -10,11 +10,10 @@ from typing import Any
 import orjson
 from fastapi.responses import JSONResponse
 
-from assets.catalog.pagination import Page
 from assets.results import ResultReader
 from pipelines.core.errors import InvalidQuery
 from pipelines.core.models import DocumentResult, PageClass, PageResult, StructuredData
-from pipelines.core.records import Dataset, FileRecord, Job, JobStatus, JobSummary, rfc3339
+from pipelines.core.records import Dataset, FileRecord, Job, JobStatus, JobSummary, Page, rfc3339
 from pipelines.stages.pagerange import PageRange
 
 

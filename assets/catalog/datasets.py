@@ -10,9 +10,9 @@ from sqlalchemy import Engine, and_, delete, exists, func, insert, select, updat
 from sqlalchemy.exc import IntegrityError
 
 from assets.catalog.db import datasets, jobs, now_us, write_txn
-from assets.catalog.pagination import Page, paginate
+from assets.catalog.pagination import paginate
 from pipelines.core.errors import AlreadyExists
-from pipelines.core.records import Dataset, DatasetStatus, Job, JobStatus, Principal
+from pipelines.core.records import Dataset, DatasetStatus, Job, JobStatus, Page, Principal
 from pipelines.core.requests import ParseConfiguration
 
 BUSY = (JobStatus.pending.value, JobStatus.processing.value)

@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import Engine, delete, func, insert, select
 
 from assets.catalog.db import files, now_us, write_txn
-from assets.catalog.pagination import Page, paginate
-from pipelines.core.records import FileRecord, Principal
+from assets.catalog.pagination import paginate
+from pipelines.core.records import FileRecord, Page, Principal
 
 FILE_ID = re.compile(r"^file_[A-Za-z0-9]{1,36}$")
 

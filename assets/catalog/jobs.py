@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable, Collection, Sized
-from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
@@ -32,8 +31,8 @@ from sqlalchemy import (
 from assets.catalog import webhooks
 from assets.catalog.db import jobs, now_us, waits_out_outages, write_txn
 from assets.catalog.files import substring_match
-from assets.catalog.pagination import Page, in_page_order, paginate
-from pipelines.core.records import Job, JobKind, JobSource, JobStatus, JobSummary, Principal
+from assets.catalog.pagination import in_page_order, paginate
+from pipelines.core.records import Job, JobFilter, JobKind, JobSource, JobStatus, JobSummary, Page, Principal
 from pipelines.core.requests import ParseRequest
 
 PENDING, PROCESSING = JobStatus.pending.value, JobStatus.processing.value
@@ -47,20 +46,6 @@ def new_job_id() -> str:
 def raw_text_key(p: Principal, job_id: str) -> str:
     """Where a job's ``raw_text`` is kept (in storage, not in the catalog row)."""
     return f"texts/{p.organization_id}/{p.project_id}/{job_id}.txt"
-
-
-@dataclass
-class JobFilter:
-    status: JobStatus | str | None = None
-    dataset_name: str | None = None
-    dataset_id: str | None = None
-    file_name: str | None = None
-    job_id: str | None = None
-    file_id: str | None = None
-    created_after: int | None = None
-    created_before: int | None = None
-    finished_after: int | None = None
-    finished_before: int | None = None
 
 
 def _scoped(p: Principal) -> Any:

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from sqlalchemy import Select, tuple_
 
 from pipelines.core.errors import InvalidQuery
+from pipelines.core.records import Page
 
-MAX_LIMIT = 1000
 ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
@@ -30,14 +29,6 @@ def decode_cursor(cursor: str) -> tuple[int, str]:
     if not 0 <= created_us < 2**63 or not ID.fullmatch(row_id):
         raise InvalidQuery("invalid cursor: pass a cursor returned by a previous page")
     return created_us, row_id
-
-
-@dataclass
-class Page:
-    rows: list[Any]
-    has_more: bool
-    next_cursor: str | None
-    prev_cursor: str | None
 
 
 def in_page_order(query: Select, created_col: Any, id_col: Any, *, cursor: str | None,

@@ -13,9 +13,9 @@ from sqlalchemy import Engine, and_, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 
 from assets.catalog.db import now_us, sandbox_snapshots, sandboxes, write_txn
-from assets.catalog.pagination import Page, paginate
+from assets.catalog.pagination import paginate
 from pipelines.core.errors import SandboxConflict
-from pipelines.core.records import Principal
+from pipelines.core.records import Page, Principal
 from pipelines.core.sandbox_records import (
     LIVE,
     Mount,

@@ -15,8 +15,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, delete, insert, or_, select, update
 
 from assets.catalog.db import jobs, now_us, webhook_attempts, webhook_deliveries, webhooks, write_txn
-from assets.catalog.pagination import Page, paginate
-from pipelines.core.records import Delivery, DeliveryStatus, JobStatus, Principal, Webhook, rfc3339
+from assets.catalog.pagination import paginate
+from pipelines.core.records import Delivery, DeliveryStatus, JobStatus, Page, Principal, Webhook, rfc3339
 
 EVENT_OF = {JobStatus.successful.value: "parse.completed", JobStatus.failure.value: "parse.failed"}
 

@@ -256,3 +256,34 @@ def rfc3339(us: int | None) -> str | None:
     if us is None:
         return None
     return datetime.fromtimestamp(us / 1_000_000, UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------- listings
+
+MAX_LIMIT = 1000  # the most rows one page of a listing holds
+
+
+@dataclass
+class Page:
+    """One page of a listing, newest first: its rows and the opaque cursors to the neighbours."""
+
+    rows: list[Any]
+    has_more: bool
+    next_cursor: str | None
+    prev_cursor: str | None
+
+
+@dataclass
+class JobFilter:
+    """What a job listing is narrowed to (times in microseconds since the epoch)."""
+
+    status: JobStatus | str | None = None
+    dataset_name: str | None = None
+    dataset_id: str | None = None
+    file_name: str | None = None
+    job_id: str | None = None
+    file_id: str | None = None
+    created_after: int | None = None
+    created_before: int | None = None
+    finished_after: int | None = None
+    finished_before: int | None = None

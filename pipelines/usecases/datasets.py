@@ -9,11 +9,9 @@ import re
 
 from assets.catalog import datasets as datasets_repo
 from assets.catalog import files as files_repo
-from assets.catalog.jobs import JobFilter
-from assets.catalog.pagination import Page
 from assets.results import job_results_prefix
 from pipelines.core.errors import InvalidDatasetName, NotFound
-from pipelines.core.records import Dataset, DatasetStatus, Job, JobKind, Principal
+from pipelines.core.records import Dataset, DatasetStatus, Job, JobFilter, JobKind, Page, Principal
 from pipelines.core.requests import (
     DATASET_NAME,
     DatasetCreate,

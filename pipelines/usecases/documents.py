@@ -12,8 +12,7 @@ import structlog
 from assets.catalog import files as files_repo
 from assets.catalog import jobs as jobs_repo
 from assets.catalog.db import waits_out_outages
-from assets.catalog.jobs import JobFilter, raw_text_key
-from assets.catalog.pagination import Page
+from assets.catalog.jobs import raw_text_key
 from assets.results import (
     ResultReader,
     ResultSink,
@@ -26,7 +25,7 @@ from assets.results import (
 from assets.storage import StorageUnavailable, StoredBytes
 from pipelines.core.errors import DocumentError, InvalidMimeType, InvalidRequest, NotFound, PayloadTooLarge
 from pipelines.core.models import ConversionStatus, DocumentInput, DocumentResult, EngineLimits, ErrorItem
-from pipelines.core.records import Dataset, Job, JobKind, JobSource, JobStatus, Principal
+from pipelines.core.records import Dataset, Job, JobFilter, JobKind, JobSource, JobStatus, Page, Principal
 from pipelines.core.requests import EnrichmentOptions, ParseRequest, ParsingOptions
 from pipelines.engine import split
 from pipelines.engine.fetch import check_url, fetch_into

@@ -8,9 +8,8 @@ from typing import Any
 
 from assets.catalog import files as files_repo
 from assets.catalog.db import now_us
-from assets.catalog.pagination import Page
 from pipelines.core.errors import InvalidFile
-from pipelines.core.records import FileRecord, Principal
+from pipelines.core.records import FileRecord, Page, Principal
 from pipelines.stages.detect import detect_file
 from pipelines.usecases.runtime import Runtime
 

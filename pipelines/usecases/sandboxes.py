@@ -19,9 +19,8 @@ from sqlalchemy import Engine
 
 from assets.catalog import sandboxes as repo
 from assets.catalog.db import now_us
-from assets.catalog.pagination import MAX_LIMIT, Page
 from pipelines.core.errors import SandboxConflict, SandboxInvalid, SandboxNotFound
-from pipelines.core.records import Principal
+from pipelines.core.records import MAX_LIMIT, Page, Principal
 from pipelines.core.sandbox_backend import ContainerError, SandboxBackend
 from pipelines.core.sandbox_records import (
     Mount,
@@ -111,6 +110,14 @@ class Sandboxes:
 
     def reload(self, sb: Sandbox) -> Sandbox:
         return self.steps.reload(sb)
+
+    def addressed(self, ref: str, p: Principal | None) -> Sandbox | None:
+        """The sandbox a proxied request names: by id, whoever asks (the proxy then decides who
+        may reach it), or else by name in the caller's default namespace."""
+        sb = repo.get(self.engine, ref)
+        if sb is None and p is not None:
+            sb = repo.find(self.engine, p, "default", ref)
+        return sb
 
     def list(self, p: Principal, ns: str, status: Literal["running", "suspended"] | None, *, cursor: str | None,
              direction: Literal["next", "prev"], limit: int) -> Page:

@@ -21,9 +21,8 @@ from tenacity import wait_exponential_jitter
 
 from assets.catalog import webhooks as webhooks_repo
 from assets.catalog.db import now_us
-from assets.catalog.pagination import Page
 from pipelines.core.errors import DocklakeError, InvalidRequest, NotFound
-from pipelines.core.records import WEBHOOK_EVENTS, Delivery, DeliveryStatus, Principal, Webhook
+from pipelines.core.records import WEBHOOK_EVENTS, Delivery, DeliveryStatus, Page, Principal, Webhook
 from pipelines.core.requests import text_problem
 from pipelines.engine.fetch import check_url
 from pipelines.usecases import datasets

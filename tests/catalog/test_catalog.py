@@ -23,9 +23,8 @@ from assets.catalog import files as files_repo
 from assets.catalog import jobs as jobs_repo
 from assets.catalog import keys as keys_repo
 from assets.catalog.db import api_keys, jobs, make_engine, migrate, now_us
-from assets.catalog.pagination import Page
 from pipelines.core.errors import InvalidQuery
-from pipelines.core.records import FileRecord, Job, JobKind, JobSource, Principal
+from pipelines.core.records import FileRecord, Job, JobFilter, JobKind, JobSource, Page, Principal
 from pipelines.core.requests import ParseRequest
 from tests.support.postgres import admin_execute
 
@@ -368,13 +367,13 @@ def test_list_jobs_pages_forward_and_back_without_gaps_or_duplicates(
     make_job(catalog_engine, OTHER_ORG_SAME_PROJECT, created_us=T0 + 5)
 
     def list_page(**kw: Any) -> Page:
-        return jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(), **kw)
+        return jobs_repo.list_jobs(catalog_engine, P, JobFilter(), **kw)
 
     check_walk(list_page, newest_first(made), limit)
 
 
 def test_list_jobs_limit_zero_and_empty_and_bad_cursor(catalog_engine: Engine) -> None:
-    f = jobs_repo.JobFilter()
+    f = JobFilter()
     empty = jobs_repo.list_jobs(catalog_engine, P, f, cursor=None, direction="next", limit=10)
     assert (empty.rows, empty.has_more, empty.next_cursor, empty.prev_cursor) == (
         [], False, None, None)
@@ -403,7 +402,7 @@ def test_list_jobs_filters(catalog_engine: Engine) -> None:
                  created_us=T0 + 150, status="successful", finished_us=T0 + 1500)
 
     def q(**kw: Any) -> list[str]:
-        page = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(**kw), cursor=None,
+        page = jobs_repo.list_jobs(catalog_engine, P, JobFilter(**kw), cursor=None,
                                    direction="next", limit=100)
         return ids(page)
 
@@ -430,7 +429,7 @@ def test_list_jobs_filters(catalog_engine: Engine) -> None:
     assert q(status="successful", dataset_name="invoices", file_name="report") == [report.id]
     # A filtered listing still pages correctly.
     check_walk(lambda **kw: jobs_repo.list_jobs(
-        catalog_engine, P, jobs_repo.JobFilter(file_name="t"), **kw),
+        catalog_engine, P, JobFilter(file_name="t"), **kw),
         [plain.id, under.id, upper.id, report.id], 1)
 
 
@@ -438,12 +437,12 @@ def test_jobs_are_scoped_to_their_organization_and_project(catalog_engine: Engin
     mine = make_job(catalog_engine)
     theirs = [make_job(catalog_engine, other)
               for other in (SAME_ORG_OTHER_PROJECT, OTHER_ORG_SAME_PROJECT)]
-    page = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(), cursor=None,
+    page = jobs_repo.list_jobs(catalog_engine, P, JobFilter(), cursor=None,
                                direction="next", limit=100)
     assert ids(page) == [mine.id]
     for t in theirs:
         assert jobs_repo.get_job(catalog_engine, P, t.id) is None
-        assert jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(job_id=t.id),
+        assert jobs_repo.list_jobs(catalog_engine, P, JobFilter(job_id=t.id),
                                    cursor=None, direction="next", limit=10).rows == []
         assert jobs_repo.delete_job(catalog_engine, P, t.id) is None
         assert jobs_repo.get_job_by_id(catalog_engine, t.id) is not None  # not deleted
@@ -570,7 +569,7 @@ def test_reads_are_not_blocked_by_an_open_write(catalog_engine: Engine) -> None:
     try:
         assert holding.wait(5)
         t0 = time.monotonic()
-        page = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(), cursor=None,
+        page = jobs_repo.list_jobs(catalog_engine, P, JobFilter(), cursor=None,
                                    direction="next", limit=10)
         assert time.monotonic() - t0 < 0.5
         assert ids(page) == [job_id] and page.rows[0].error is None  # sees the committed state
@@ -600,7 +599,7 @@ def test_rare_file_name_filter_over_many_jobs(catalog_engine: Engine) -> None:
     def listing(**kw: Any) -> list[str]:
         out, cursor = [], None
         while True:
-            page = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(**kw), cursor=cursor,
+            page = jobs_repo.list_jobs(catalog_engine, P, JobFilter(**kw), cursor=cursor,
                                        direction="next", limit=1)
             out += ids(page)
             if not page.next_cursor:
@@ -611,7 +610,7 @@ def test_rare_file_name_filter_over_many_jobs(catalog_engine: Engine) -> None:
     assert listing(file_name="Needle", status="failure") == []
     assert listing(file_name="renamed") == ["parse_00004007"]
     assert listing(file_name="needle") == []  # case-sensitive
-    common = jobs_repo.list_jobs(catalog_engine, P, jobs_repo.JobFilter(file_name="doc_"), cursor=None,
+    common = jobs_repo.list_jobs(catalog_engine, P, JobFilter(file_name="doc_"), cursor=None,
                                  direction="next", limit=3)
     assert ids(common) == [f"parse_{i:08d}" for i in (n - 1, n - 2, n - 3)] and common.has_more
 
