@@ -13,7 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.errors import Unauthorized
 from api.services import Services
-from api.wire.documents import parse_rfc3339
+from api.wire.common import parse_rfc3339
 from pipelines.core.records import JobFilter, JobStatus, Principal
 from pipelines.core.settings import Settings
 from pipelines.usecases.runtime import Runtime

@@ -201,7 +201,7 @@ def cases(client, engine) -> list[tuple[str, list[dict[str, Any]]]]:  # type: ig
 def capture_sql(engine, params: dict[str, Any]) -> list[tuple[str, Any]]:  # type: ignore[no-untyped-def]
     """The statements and parameters ``list_jobs`` sends for these request parameters (a
     file-name filter on SQLite sends a probe first, then the page query)."""
-    from api.wire.documents import parse_rfc3339
+    from api.wire.common import parse_rfc3339
     from assets.catalog import jobs as jobs_repo
     from pipelines.core.records import JobFilter, Principal
 

@@ -4,7 +4,6 @@ Prefect server for the session, and the app over ASGI."""
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import tempfile
 from collections.abc import Callable, Iterator
@@ -40,27 +39,15 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 from api.app import create_app  # noqa: E402
 from api.services import Services  # noqa: E402
-from tests.support.helpers import API_KEYS  # noqa: E402
+from tests.support.helpers import API_KEYS, no_docker_engine  # noqa: E402
 from tests.support.postgres import postgres_url  # noqa: E402, F401  (session fixture)
-
-
-@functools.cache
-def _no_docker_engine() -> str | None:
-    """Why the tests marked ``docker`` cannot run here (None: an engine answers); asked once."""
-    import docker
-
-    try:
-        docker.from_env(timeout=10).ping()
-    except Exception as exc:  # the SDK's errors and the transport's (requests) alike
-        return f"no Docker engine answers: {exc}"
-    return None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip the tests marked ``docker`` with the reason where no Docker engine answers, so
     ``pytest -m "not docker"`` (or the whole suite) runs on a machine without one."""
     needing = [item for item in items if item.get_closest_marker("docker")]
-    if needing and (reason := _no_docker_engine()):
+    if needing and (reason := no_docker_engine()):
         for item in needing:
             item.add_marker(pytest.mark.skip(reason=reason))
 

@@ -12,9 +12,10 @@ from fastapi.concurrency import run_in_threadpool
 from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
 from api.middleware.metrics import JOBS_SUBMITTED
 from api.routes.paging import Paging, PagingDep, listing, paging
-from api.wire.documents import JSON, dataset, parse_result, rfc3339
-from api.wire.schemas import Dataset, DatasetCreated, DatasetList, ParseCreated, ParseList, responses
-from pipelines.core.records import DatasetStatus, JobKind
+from api.wire.common import JSON, responses
+from api.wire.datasets import Dataset, DatasetCreated, DatasetList, dataset
+from api.wire.documents import ParseCreated, ParseList, parse_result
+from pipelines.core.records import DatasetStatus, JobKind, rfc3339
 from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate
 from pipelines.usecases import datasets
 

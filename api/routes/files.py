@@ -9,8 +9,9 @@ from fastapi import APIRouter, Request, Response
 from api.deps import PrincipalDep, RuntimeDep
 from api.routes.paging import PagingDep, listing
 from api.upload import receive_file
-from api.wire.documents import JSON, file_metadata, parse_rfc3339, rfc3339
-from api.wire.schemas import UPLOAD_BODY, FileCreated, FileList, FileMetadata, responses
+from api.wire.common import JSON, parse_rfc3339, responses
+from api.wire.files import UPLOAD_BODY, FileCreated, FileList, FileMetadata, file_metadata
+from pipelines.core.records import rfc3339
 from pipelines.usecases import files
 
 router = APIRouter(prefix="/documents/v2/files", tags=["files"])

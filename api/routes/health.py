@@ -10,7 +10,7 @@ from sqlalchemy import text
 
 from api.deps import ServicesDep
 from api.middleware.metrics import render
-from api.wire.schemas import Health, Ready
+from api.wire.health import Health, Ready
 
 router = APIRouter(tags=["operations"])
 

@@ -17,10 +17,17 @@ from starlette.concurrency import iterate_in_threadpool
 from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
 from api.middleware.metrics import JOBS_SUBMITTED
 from api.routes.paging import PagingDep, listing
-from api.wire.documents import JSON, dumps, parse_result, rfc3339, stream_parse_result
-from api.wire.schemas import SSE_200, ParseCreated, ParseList, ParseResult, responses
+from api.wire.common import JSON, dumps, responses
+from api.wire.documents import (
+    SSE_200,
+    ParseCreated,
+    ParseList,
+    ParseResult,
+    parse_result,
+    stream_parse_result,
+)
 from pipelines.core.errors import InvalidRequest, NotFound
-from pipelines.core.records import JobKind, JobStatus, Principal
+from pipelines.core.records import JobKind, JobStatus, Principal, rfc3339
 from pipelines.core.requests import ClassifyRequest, ExtractRequest, ParseRequest
 from pipelines.usecases import documents
 from pipelines.usecases.runtime import Runtime

@@ -16,7 +16,7 @@ from typing import Annotated, Any, Literal
 from fastapi import Depends, Query
 from fastapi.concurrency import run_in_threadpool
 
-from api.wire.documents import JSON, paginated
+from api.wire.common import JSON, paginated
 from pipelines.core.records import MAX_LIMIT, Page
 
 

@@ -6,8 +6,9 @@ from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 
 from api.deps import PrincipalDep, RuntimeDep
-from api.wire.documents import JSON
-from api.wire.schemas import QueryAnswer, QueryRequest, responses
+from api.wire import query as wire
+from api.wire.common import JSON, responses
+from api.wire.query import QueryAnswer, QueryRequest
 from pipelines.usecases import query
 
 router = APIRouter(prefix="/documents/v2", tags=["sql"])
@@ -18,5 +19,4 @@ async def run_sql(req: QueryRequest, principal: PrincipalDep, rt: RuntimeDep) ->
     """Tables: `jobs` (the catalog's rows), `documents`, `pages`, `fragments` and `chunks` (the
     stored results), all of the caller's organization and project only. Files cannot be named."""
     answer = await run_in_threadpool(query.query, rt, principal, req.sql, dataset_id=req.dataset_id)
-    return JSON({"columns": answer.columns, "rows": answer.rows, "row_count": len(answer.rows),
-                 "truncated": answer.truncated})
+    return JSON(wire.answer(answer.columns, answer.rows, answer.truncated))

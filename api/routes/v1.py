@@ -15,10 +15,11 @@ from pydantic import BaseModel
 from api.deps import PrincipalDep, RuntimeDep
 from api.upload import receive_file, receive_upload
 from api.wire import v1
-from api.wire.documents import JSON, page_json, parse_rfc3339, rfc3339, structured_data_json
-from api.wire.schemas import UPLOAD_BODY, responses
+from api.wire.common import JSON, parse_rfc3339, responses
+from api.wire.documents import page_json, structured_data_json
+from api.wire.files import UPLOAD_BODY
 from pipelines.core.errors import InvalidRequest, PayloadTooLarge
-from pipelines.core.records import MAX_LIMIT, DatasetStatus, JobFilter, JobKind, JobStatus, Principal
+from pipelines.core.records import MAX_LIMIT, DatasetStatus, JobFilter, JobKind, JobStatus, Principal, rfc3339
 from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate, ParseRequest
 from pipelines.usecases import datasets, documents, files, large_files, webhooks
 from pipelines.usecases.runtime import Runtime

@@ -1,108 +1,107 @@
-"""Catalog rows and stored results → the Tensorlake wire shapes (see the wire notes §2)."""
+"""Parse jobs and their results on the wire: the Tensorlake ``ParseResult`` (the job's fields, its
+pages with their fragments, chunks, structured data and page classes), declared once by the models
+below and written by the functions after them.
+
+A result is written as plain JSON rather than validated model by model (a big document has
+thousands of fragments, and ``stream_parse_result`` writes it a page at a time);
+``tests/unit/test_wire_shapes.py`` holds what they write to these models, key for key.
+"""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import orjson
-from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
 
-from assets.results import ResultReader
-from pipelines.core.errors import InvalidQuery
-from pipelines.core.models import DocumentResult, PageClass, PageResult, StructuredData
-from pipelines.core.records import Dataset, FileRecord, Job, JobStatus, JobSummary, Page, rfc3339
+from api.wire.common import Paginated, dumps
+from pipelines.core import models as domain
+from pipelines.core.records import Job, JobSummary, rfc3339
 from pipelines.stages.pagerange import PageRange
 
-
-def dumps(content: Any) -> bytes:
-    """JSON bytes, with orjson (several times faster than the standard library). What orjson
-    refuses (a lone surrogate or very deep nesting in a row stored before such input was refused)
-    is written by the standard library instead, escaped: a stored value never makes a 500."""
-    try:
-        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
-    except (TypeError, ValueError):
-        return json.dumps(content, ensure_ascii=True, default=str, allow_nan=False).encode()
+if TYPE_CHECKING:  # the use case hands the reader in; the wire only reads from it
+    from assets.results import ResultReader
 
 
-class JSON(JSONResponse):
-    """A JSON response written by ``dumps`` (a ``JSONResponse``, so the OpenAPI document shows the
-    route's response model rather than a string)."""
-
-    def render(self, content: Any) -> bytes:
-        return dumps(content)
+class ParseCreated(BaseModel):
+    parse_id: str
+    created_at: str
 
 
-def parse_rfc3339(value: str | None, name: str) -> int | None:
-    if value is None or value == "":
-        return None
-    try:
-        dt = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
-    except ValueError:
-        raise InvalidQuery(f"{name} must be an RFC 3339 timestamp, got {value!r}") from None
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return int(dt.timestamp() * 1_000_000)
+class Fragment(BaseModel):
+    fragment_type: str
+    content: dict[str, Any]
+    reading_order: int | None
+    bbox: dict[str, float] | None
 
 
-def file_metadata(rec: FileRecord) -> dict[str, Any]:
-    created = rfc3339(rec.created_us)
-    return {
-        "file_id": rec.id,
-        "file_name": rec.file_name,
-        "mime_type": rec.mime_type,
-        "file_size": rec.file_size,
-        "checksum_sha256": rec.checksum_sha256,
-        "created_at": created,
-        "labels": rec.labels,
-        # The SDK's (older) camelCase model of the same record.
-        "id": rec.id,
-        "name": rec.file_name or "",
-        "fileSize": rec.file_size,
-        "mimeType": rec.mime_type,
-        "createdAt": created,
-        "updatedAt": created,
-    }
+class Page(BaseModel):
+    page_number: int
+    page_fragments: list[Fragment]
+    dimensions: list[int] | None
+    page_dimensions: dict[str, int] | None
+    skew_angle: float | None = None
+    page_image: str | None = None
+    warnings: list[str] | None = Field(None, description="What reading the page met: e.g. words the layout "
+                                                      "missed, kept as plain text.")
 
 
-def dataset(ds: Dataset, *, analytics: bool = False, configuration: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "name": ds.name,
-        "dataset_id": ds.id,
-        "description": ds.description,
-        "status": ds.status.value,
-        "created_at": rfc3339(ds.created_us),
-        "updated_at": rfc3339(ds.updated_us),
-    }
-    if analytics:
-        n = ds.job_counts or {}
-        out["analytics"] = {
-            "total_processing_parse_jobs": n.get(JobStatus.processing.value, 0),
-            "total_pending_parse_jobs": n.get(JobStatus.pending.value, 0),
-            "total_error_parse_jobs": n.get(JobStatus.failure.value, 0),
-            "total_successful_parse_jobs": n.get(JobStatus.successful.value, 0),
-            "total_jobs": sum(n.values()),
-        }
-    if configuration:
-        out["configuration"] = ds.configuration.model_dump(mode="json", exclude_none=True)
-    return out
+class Chunk(BaseModel):
+    page_number: int
+    content: str
 
 
-def paginated(page: Page, items: list[dict[str, Any]]) -> dict[str, Any]:
-    return {
-        "items": items,
-        "has_more": page.has_more,
-        "next_cursor": page.next_cursor,
-        "prev_cursor": page.prev_cursor,
-        "hasMore": page.has_more,
-        "nextCursor": page.next_cursor,
-        "prevCursor": page.prev_cursor,
-    }
+class Citation(BaseModel):
+    page_number: int
+    bbox: dict[str, float] | None = Field(None, description="x1, y1, x2, y2 in PDF points, top-left origin")
+    text: str = Field("", description="the words the value was read from")
 
 
-def page_json(p: PageResult) -> dict[str, Any]:
+class StructuredData(BaseModel):
+    schema_name: str
+    data: dict[str, Any] = Field(description="In the shape of the request's json_schema; null for what was "
+                                             "not found")
+    page_numbers: list[int]
+    citations: dict[str, Citation] | None = Field(None, description="With provide_citations: field path "
+                                                                     "(total, buyer.name, items[0]) → where it was read")
+
+
+class PageClass(BaseModel):
+    page_class: str
+    page_numbers: list[int]
+    classification_reasons: dict[str, str] = Field(default_factory=dict)
+
+
+class ParseResult(BaseModel):
+    parse_id: str
+    status: str = Field(description="pending, processing, successful or failure")
+    created_at: str
+    finished_at: str | None
+    error: str | None
+    labels: dict[str, Any]
+    dataset_id: str | None
+    total_pages: int | None
+    parsed_pages_count: int
+    message_update: str | None
+    pages: list[Page] | None
+    chunks: list[Chunk]
+    page_classes: list[PageClass] | None
+    structured_data: list[StructuredData] | None
+    merged_tables: list[dict[str, Any]]
+    usage: dict[str, int]
+    options: dict[str, Any] | None = Field(None, description="With ?with_options=true.")
+
+
+class ParseList(Paginated):
+    items: list[ParseResult]
+
+
+SSE_200 = {200: {"description": "The job (JSON), or with `Accept: text/event-stream` its progress: "
+                                "parse_queued, parse_update, then parse_done or parse_failed.",
+                 "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
+
+
+def page_json(p: domain.PageResult) -> dict[str, Any]:
     w, h = p.width, p.height
     out: dict[str, Any] = {
         "page_number": p.page_number,
@@ -123,7 +122,7 @@ def page_json(p: PageResult) -> dict[str, Any]:
     return out
 
 
-def structured_data_json(items: list[StructuredData] | None) -> list[dict[str, Any]] | None:
+def structured_data_json(items: list[domain.StructuredData] | None) -> list[dict[str, Any]] | None:
     """Tensorlake ``StructuredData``: ``{schema_name, data, page_numbers}``, and ``citations``
     (field path → ``{page_number, bbox: {x1, y1, x2, y2}, text}``) when they were asked for."""
     if items is None:
@@ -137,7 +136,7 @@ def structured_data_json(items: list[StructuredData] | None) -> list[dict[str, A
     return out
 
 
-def page_classes_json(items: list[PageClass] | None) -> list[dict[str, Any]] | None:
+def page_classes_json(items: list[domain.PageClass] | None) -> list[dict[str, Any]] | None:
     """Tensorlake ``PageClass``: ``{page_class, page_numbers, classification_reasons}``."""
     if items is None:
         return None
@@ -163,7 +162,7 @@ def stream_parse_result(job: Job, reader: ResultReader, wanted: PageRange | None
     yield b"]}"
 
 
-def parse_result(job: JobSummary, result: DocumentResult | None = None,
+def parse_result(job: JobSummary, result: domain.DocumentResult | None = None,
                  with_options: bool = False) -> dict[str, Any]:
     """A job (and its result, once there is one) as the Tensorlake ``ParseResult``."""
     out: dict[str, Any] = {

@@ -14,8 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from api.wire.documents import rfc3339
-from pipelines.core.records import Dataset, FileRecord, JobSummary
+from pipelines.core.records import Dataset, FileRecord, JobSummary, rfc3339
 from pipelines.core.requests import EnrichmentOptions, ParseConfiguration, ParseRequest, ParsingOptions
 
 ANALYTICS_KEYS = {"totalProcessingJobs": "processing", "totalPendingJobs": "pending",

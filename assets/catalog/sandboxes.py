@@ -26,6 +26,7 @@ from pipelines.core.sandbox_records import (
     SnapshotReason,
     SnapshotStatus,
     SnapshotType,
+    mounts_json,
 )
 
 LIVE_VALUES = [s.value for s in LIVE]
@@ -46,11 +47,6 @@ def _sandbox(row: Any) -> Sandbox:
         error_details=row["error_details"], restore_snapshot_id=row["restore_snapshot_id"],
         last_active_us=row["last_active_us"],
     )
-
-
-def mounts_json(mounts: Iterable[Mount]) -> list[dict[str, Any]]:
-    return [{"file_system_id": m.file_system_id, "mount_path": m.mount_path, "read_only": m.read_only,
-             "snapshot_id": m.snapshot_id} for m in mounts]
 
 
 def name_taken(name: str) -> SandboxConflict:

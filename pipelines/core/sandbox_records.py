@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
@@ -78,6 +79,12 @@ class Mount:
     mount_path: str
     read_only: bool = False
     snapshot_id: str | None = None
+
+
+def mounts_json(mounts: Iterable[Mount]) -> list[dict[str, Any]]:
+    """Mounts as the catalog stores them and the wire shows them (the one place that says so)."""
+    return [{"file_system_id": m.file_system_id, "mount_path": m.mount_path, "read_only": m.read_only,
+             "snapshot_id": m.snapshot_id} for m in mounts]
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ flip a state answer at once; the slow steps run in the background through ``runn
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -23,6 +24,7 @@ from pipelines.core.errors import SandboxConflict, SandboxInvalid, SandboxNotFou
 from pipelines.core.records import MAX_LIMIT, Page, Principal
 from pipelines.core.sandbox_backend import ContainerError, SandboxBackend
 from pipelines.core.sandbox_records import (
+    DAEMON_PORT,
     Mount,
     NetworkPolicy,
     Resources,
@@ -68,11 +70,29 @@ class PatchRequest:
     network_given: bool = False
 
 
-def check_ports(ports: tuple[int, ...]) -> tuple[int, ...]:
+MAX_CPUS = 1024
+MIN_MEMORY_MB, MAX_MEMORY_MB = 16, 1_048_576
+MAX_DISK_MB = 1 << 40
+
+
+def check_ports(ports: Iterable[int]) -> tuple[int, ...]:
+    """The ports a sandbox may expose through the proxy: TCP ports, not the runtime daemon's."""
     for port in ports:
         if not 1 <= port <= 65535:
             raise SandboxInvalid(f"exposed port {port} is not a TCP port (1-65535)")
+        if port == DAEMON_PORT:
+            raise SandboxInvalid(f"exposed port {port} is the runtime daemon's")
     return tuple(sorted(set(ports)))
+
+
+def check_resources(cpus: float | None = None, memory_mb: int | None = None, disk_mb: int | None = None) -> None:
+    """The resources a sandbox may have; None is one not asked for (its default applies)."""
+    if cpus is not None and not 0 < cpus <= MAX_CPUS:
+        raise SandboxInvalid(f"cpus must be more than 0 and at most {MAX_CPUS}")
+    if memory_mb is not None and not MIN_MEMORY_MB <= memory_mb <= MAX_MEMORY_MB:
+        raise SandboxInvalid(f"memory_mb must be from {MIN_MEMORY_MB} to {MAX_MEMORY_MB}")
+    if disk_mb is not None and not 0 <= disk_mb <= MAX_DISK_MB:
+        raise SandboxInvalid(f"disk_mb must be from 0 to {MAX_DISK_MB}")
 
 
 class Sandboxes:
@@ -184,7 +204,7 @@ class Sandboxes:
             timeout_secs=req.timeout_secs, exposed_ports=ports,
             allow_unauthenticated_access=req.allow_unauthenticated_access, auto_resume=req.auto_resume,
         )
-        self._check_resources(spec.resources)
+        check_resources(spec.resources.cpus, spec.resources.memory_mb, spec.resources.disk_mb)
         self.steps.check_capacity(p)
         self.steps.require_engine()
         if req.image and not self.containers.image_exists(req.image):
@@ -213,10 +233,6 @@ class Sandboxes:
             return sb
         with self.steps.locks(sb.id):
             return self.steps.boot(sb, source)
-
-    def _check_resources(self, r: Resources) -> None:
-        if r.cpus <= 0 or r.memory_mb < 16 or r.disk_mb < 0:
-            raise SandboxInvalid("resources: cpus must be positive and memory_mb at least 16")
 
     # -- patch and terminate ----------------------------------------------------------------------
 

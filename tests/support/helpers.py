@@ -1,5 +1,6 @@
 """Constants and small helpers shared by tests (import these, never ``tests.conftest``)."""
 
+import functools
 import socket
 
 KEY_A, KEY_B, KEY_A2 = "key-a", "key-b", "key-a2"
@@ -41,7 +42,7 @@ def remove_sandboxes_of(owner: str) -> None:
     Docker engine."""
     import docker
 
-    from pipelines.docker.containers import LABEL_OWNER
+    from pipelines.docker.names import LABEL_OWNER
 
     engine = docker.from_env()
     for c in engine.containers.list(all=True, filters={"label": f"{LABEL_OWNER}={owner}"}):
@@ -52,3 +53,15 @@ def remove_sandboxes_of(owner: str) -> None:
     for image in sorted(images, key=lambda i: i.attrs["Created"], reverse=True):
         for tag in image.tags:
             engine.images.remove(tag, force=True)
+
+
+@functools.cache
+def no_docker_engine() -> str | None:
+    """Why the tests marked ``docker`` cannot run here (None: an engine answers); asked once."""
+    import docker
+
+    try:
+        docker.from_env(timeout=10).ping()
+    except Exception as exc:  # the SDK's errors and the transport's (requests) alike
+        return f"no Docker engine answers: {exc}"
+    return None
