@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import ValidationError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from assets.catalog.db import is_transient
@@ -129,13 +130,18 @@ def install(app: FastAPI) -> None:
 BODY_PARSE_DETAIL = "There was an error parsing the body"
 
 
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
 def _allowed(request: Request) -> list[str]:
-    methods: set[str] = set()
-    for route in request.app.routes:
-        regex, route_methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
-        if regex is not None and route_methods and regex.match(request.url.path):
-            methods |= set(route_methods)
-    return sorted(methods)
+    """The methods some route serves at this path, asked of the routes themselves (included routers
+    hide their routes' paths from a walk over ``app.routes``)."""
+    allowed = []
+    for method in _METHODS:
+        scope = {**request.scope, "method": method}
+        if any(route.matches(scope)[0] == Match.FULL for route in request.app.router.routes):
+            allowed.append(method)
+    return allowed
 
 
 class CatchAllMiddleware:
