@@ -8,8 +8,8 @@ is rendered at 200 dpi and goes through ``scan.raster_page``.
 Digital pages: words (``pdf_text``) → strike-through marks → form fields, ruled tables,
 pictures and vector drawings, barcodes and signatures as fixed regions → ``layout`` (XY-cut
 reading order, block types) → table cells, from the page's own rules and words (``grid``) →
-the coverage check: every word of the text layer is in some block, or is added back as text
-with a warning (``coverage``). A page turned by ``/Rotate`` whose text then runs sideways is
+the coverage check: every word of the text layer is in some block, whole, or is added back as
+text with a warning (``coverage``). A page turned by ``/Rotate`` whose text then runs sideways is
 laid out in the text's own orientation. ``disable_layout_detection`` skips all of that and returns the page text in
 content-stream order as one text fragment.
 A page that fails records an ``ErrorItem`` for that page; the others go on.
@@ -188,8 +188,10 @@ def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     blocks = layout_page(words, regions, pc.height)
     unit = statistics.median([w.h for w in kept]) if kept else 10.0
     _read_tables(blocks, kept, unit)
-    # the invariant: every word of the text layer is in some block, or is added back as text
-    draft.warnings += coverage.claim(pc.words, blocks, unit, where=f"page {index + 1}")
+    # the invariant: every word of the text layer is in some block, whole, or is added back as text
+    draft.warnings += coverage.claim(pc.words, blocks, unit, where=f"page {index + 1}",
+                                     text_layer=pc.meta.get("text_layer"),
+                                     split_words=pc.meta.get("split_words", ()))
     if turned is not None:
         _turn_blocks(blocks, *turned)
         draft.width, draft.height = display

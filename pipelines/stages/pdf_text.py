@@ -1,8 +1,9 @@
 """Digital PDF pages → words with boxes, ruling lines and picture regions (pypdfium2).
 
-Speed matters here (the target is ≥ 20 pages/s/core including layout and tables), so the page
-text is read in one call and only the first and last character of each word is asked for its
-box and font: about four ctypes calls per word instead of four per character.
+Words are the text layer's own, split at its spaces (and at a column gap that has none), so
+they are the words the coverage check holds the layout to. Speed matters (≥ 20 pages/s/core
+with layout and tables): the page text is read in one call, and only the first and last
+character of each word is asked for its box and font (four ctypes calls a word, not a character).
 
 Boxes are in points with a top-left origin, relative to the crop box and turned by the page's
 ``/Rotate``, i.e. in the coordinates of the page as a viewer shows it (the PDF's y axis flipped).
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import re
+import struct
 import threading
 import unicodedata
 
@@ -25,7 +27,8 @@ from pipelines.stages.geometry import PageContent, Rule, Word
 # (OCR and layout run outside it).
 PDFIUM_LOCK = threading.RLock()
 
-_SPACES = frozenset(" \t\r\n\x00\xa0\u2002\u2003\u2009\ufffe\uffff")
+_SPACES = frozenset(" \t\r\n\x00\xa0\u2002\u2003\u2009\uffff")
+_HYPHEN = "\ufffe"  # PDFium: a hyphen breaking a word at the end of a line
 
 
 def open_pdf(data: bytes) -> pdfium.PdfDocument:
@@ -48,16 +51,22 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
     return doc
 
 
-def _page_text(tp: pdfium.PdfTextPage, n: int) -> str | list[str]:
-    """The page's characters, one entry per PDFium character index. Characters outside the
-    BMP (math alphabets) take two indices, a surrogate pair: the pair is joined at the first
-    index and the second holds "" (a list is returned then), so indices stay aligned."""
+def _page_text(tp: pdfium.PdfTextPage, n: int) -> tuple[str | list[str], str]:
+    """(the page's characters, one entry per PDFium character index; the page text itself).
+
+    The page text (``FPDFText_GetText``, ``get_text_range``) leaves out what PDFium takes for
+    control codes (a maths font's bracket pieces mapped to U+0002, …), shifting its indices off
+    the boxes: each index is mapped to its place in the text, one left out reads "" (nothing,
+    not a space). A character outside the BMP takes two indices: it is at the first, then ""."""
     buf = ctypes.create_string_buffer((n + 1) * 2)
-    raw.FPDFText_GetText(tp, 0, n, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort)))
-    text = buf.raw[: n * 2].decode("utf-16-le", errors="replace")
-    if len(text) == n:
-        return text
-    units = [int.from_bytes(buf.raw[2 * i: 2 * i + 2], "little") for i in range(n)]
+    got = max(0, raw.FPDFText_GetText(tp, 0, n, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort))) - 1)
+    whole = buf.raw[: got * 2].decode("utf-16-le", errors="replace")
+    if got == n and len(whole) == n:
+        return whole, whole
+    units = list(struct.unpack(f"<{got}H", buf.raw[: got * 2]))  # UTF-16 code units, as indexed
+    if got != n:
+        units = [units[k] if 0 <= k < got else -1
+                 for k in (raw.FPDFText_GetTextIndexFromCharIndex(tp, i) for i in range(n))]
     out: list[str] = []
     i = 0
     while i < n:
@@ -66,19 +75,23 @@ def _page_text(tp: pdfium.PdfTextPage, n: int) -> str | list[str]:
             out += [chr(0x10000 + ((u - 0xD800) << 10) + (units[i + 1] - 0xDC00)), ""]
             i += 2
             continue
-        out.append("\ufffd" if 0xD800 <= u < 0xE000 else chr(u))
+        out.append("" if u < 0 else "\ufffd" if 0xD800 <= u < 0xE000 else chr(u))
         i += 1
-    return out
+    return out, whole
 
 
-def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
-    """Words in unrotated page space, top-left origin at (``left``, ``top``) of the crop box."""
+def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None = None) -> list[Word]:
+    """Words in unrotated page space, top-left origin at (``left``, ``top``) of the crop box.
+
+    A word runs between two spaces of the text layer (the producer's, and PDFium's where a gap
+    is wide for the font); PDFium's hyphen breaking a word across lines (U+FFFE) ends it, as
+    "-". ``meta`` gets the page text (``text_layer``) and words cut at a column gap (``split_words``)."""
     tp = page.get_textpage()
     try:
         n = tp.count_chars()
-        if n <= 0:
-            return []
-        text = _page_text(tp, n)
+        text, whole = _page_text(tp, n) if n > 0 else ("", "")
+        if meta is not None:
+            meta["text_layer"], meta["split_words"] = whole, []
         words: list[Word] = []
         r = raw.FS_RECTF()
         name = ctypes.create_string_buffer(96)
@@ -86,16 +99,19 @@ def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
         fonts: dict[str, bool] = {}
         i = 0
         while i < n:
-            if text[i] in _SPACES:
+            if text[i] in _SPACES or not text[i]:
                 i += 1
                 continue
             j = i
-            while j + 1 < n and text[j + 1] not in _SPACES:
+            while j + 1 < n and text[j + 1] not in _SPACES and text[j] != _HYPHEN:
                 j += 1
+            last = j
+            while not text[last]:
+                last -= 1  # a character PDFium left out of the text: not part of the box
             raw.FPDFText_GetLooseCharBox(tp, i, r)
             x1, x2, t, b = r.left, r.right, r.top, r.bottom
-            if j != i:
-                raw.FPDFText_GetLooseCharBox(tp, j, r)
+            if last != i:
+                raw.FPDFText_GetLooseCharBox(tp, last, r)
                 x1, x2 = min(x1, r.left), max(x2, r.right)
                 t, b = max(t, r.top), min(b, r.bottom)
             size = raw.FPDFText_GetFontSize(tp, i)
@@ -105,35 +121,41 @@ def read_words(page: pdfium.PdfPage, left: float, top: float) -> list[Word]:
             if bold is None:
                 low = fname.lower()
                 bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
-            token = "".join(text[i: j + 1])
-            if not token.isascii():
-                token = unicodedata.normalize("NFKC", token)  # ligatures, full-width forms
-            words.extend(_split_on_gaps(tp, token, i, x1 - left, top - t, x2 - left, top - b,
-                                        size, bold, r, left))
+            found = _split_on_gaps(tp, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left)
+            if len(found) > 1 and meta is not None:
+                meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))
+            words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found]
             i = j + 1
         return words
     finally:
         tp.close()
 
 
-def _split_on_gaps(tp, token: str, start: int, x1: float, y1: float, x2: float, y2: float,
-                   size: float, bold: bool, r, left: float) -> list[Word]:
-    """A token wider than its characters can be has no generated space in a column gap: split
-    it at the widest gaps between its characters."""
-    if len(token) < 2 or (x2 - x1) < len(token) * size * 1.2:
-        return [Word(token, x1, y1, x2, y2, size, bold)]
-    out: list[Word] = []
-    cur_start = 0
+def _token(chars: str | list[str]) -> str:
+    token = "".join(chars).replace(_HYPHEN, "-")
+    return token if token.isascii() else unicodedata.normalize("NFKC", token)  # ligatures, full width
+
+
+def _split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, y2: float, size: float,
+                   r, left: float) -> list[tuple[str, float, float]]:
+    """A token wider than its characters can be has no space in a column gap (cells placed
+    without one, or letter spacing): split it where a gap is wider than 0.6 em and stands out
+    from the token's letter spacing (a tracked "W I D E" stays whole). The em is the font size or,
+    when the text matrix scales a unit-size font (Type 3 ones report size 1), the boxes' height."""
+    em = max(size, y2 - y1)
+    if last - i < 1 or (x2 - x1) < (last - i + 1) * em * 1.2:
+        return [(_token(text[i: last + 1]), x1, x2)]
+    ks = [k for k in range(i, last + 1) if text[k]]
     lefts, rights = [], []
-    for k in range(len(token)):
-        raw.FPDFText_GetLooseCharBox(tp, start + k, r)
+    for k in ks:
+        raw.FPDFText_GetLooseCharBox(tp, k, r)
         lefts.append(r.left - left)
         rights.append(r.right - left)
-    for k in range(1, len(token) + 1):
-        if k == len(token) or lefts[k] - rights[k - 1] > size * 0.6:
-            out.append(Word(token[cur_start:k], lefts[cur_start], y1, rights[k - 1], y2, size, bold))
-            cur_start = k
-    return out
+    gaps = [lefts[m] - rights[m - 1] for m in range(1, len(ks))]
+    usual = sorted(gaps)[(len(gaps) - 1) // 2] if len(gaps) >= 3 else 0.0  # its letter spacing
+    cut = [m for m in range(1, len(ks)) if gaps[m - 1] > max(0.6 * em, usual + 0.4 * em)]
+    return [(_token(text[ks[a]: ks[z - 1] + 1]), lefts[a], rights[z - 1])
+            for a, z in zip([0, *cut], [*cut, len(ks)])]
 
 
 def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageContent) -> None:
@@ -221,7 +243,7 @@ def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool, turn: bool =
         width, height = page.get_size()  # as displayed, i.e. after /Rotate
         left, bottom, right, top = page.get_cropbox()
         content = PageContent(number=index + 1, width=width, height=height)
-        content.words = read_words(page, left, top)
+        content.words = read_words(page, left, top, content.meta)
         if graphics:
             read_graphics(page, left, top, content)
         if doc.formenv is not None:
