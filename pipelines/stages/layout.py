@@ -17,6 +17,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipelines.stages import bidi
 from pipelines.stages.geometry import Box, Word, union
 from pipelines.stages.xycut import (
     FIG_CAPTION,
@@ -25,7 +26,6 @@ from pipelines.stages.xycut import (
     _box,
     group_lines,
     line_gap,
-    line_text,
     reading_order,
 )
 
@@ -50,6 +50,21 @@ class Block:
     bold: bool = False
     words: list[Word] = field(default_factory=list)
     data: dict[str, Any] = field(default_factory=dict)
+
+
+def line_text(line: list[Word]) -> str:
+    """A line's text in logical order: left to right, or right to left for Arabic and Hebrew
+    with embedded Latin words and numbers kept left to right (``bidi``)."""
+    return bidi.line_text(line)
+
+
+def _lines_text(lines: list[list[Word]]) -> str:
+    """A paragraph's lines: one with right-to-left text reads in the paragraph's direction."""
+    ws = [w for line in lines for w in line]
+    if not any(bidi.has_rtl(w.text) for w in ws):
+        return "\n".join(line_text(line) for line in lines)
+    rtl = bidi.paragraph_rtl(ws)
+    return "\n".join(bidi.line_text(line, rtl) for line in lines)
 
 
 # ---------------------------------------------------------------- blocks
@@ -92,7 +107,7 @@ def leaf_blocks(words: list[Word], body: float) -> list[Block]:
             ws = [w for line in cur for w in line]
             size, bold = _style(ws)
             out.append(Block("text", union([(w.x1, w.y1, w.x2, w.y2) for w in ws]),
-                             "\n".join(line_text(line) for line in cur), size, bold, ws))
+                             _lines_text(cur), size, bold, ws))
             cur.clear()
 
     for line in group_lines(words):
@@ -165,7 +180,7 @@ def margin_blocks(words: list[Word], kind: str, unit: float) -> list[Block]:
         ws = [w for w in leaf if isinstance(w, Word)]
         if not ws:
             continue
-        text = "\n".join(line_text(line) for line in group_lines(ws))
+        text = _lines_text(group_lines(ws))
         k = "page_number" if PAGE_NUMBER.match(text.strip()) else kind
         size, bold = _style(ws)
         blocks.append(Block(k, union([(w.x1, w.y1, w.x2, w.y2) for w in ws]), text, size, bold, ws))
@@ -222,7 +237,8 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
 
 def _rows_first(blocks: list[Block]) -> list[Block]:
     """Top to bottom; blocks whose vertical spans overlap by half the smaller one form a row,
-    read left to right (a form field beside its label)."""
+    read left to right (a form field beside its label), or right to left in a row of mostly
+    right-to-left text."""
     rows: list[list[Block]] = []
     for b in sorted(blocks, key=lambda b: (b.box[1] + b.box[3]) / 2):
         if rows:
@@ -233,7 +249,12 @@ def _rows_first(blocks: list[Block]) -> list[Block]:
                 r.append(b)
                 continue
         rows.append([b])
-    return [b for r in rows for b in sorted(r, key=lambda b: b.box[0])]
+    return [b for r in rows for b in (sorted(r, key=lambda b: -b.box[2]) if _rtl_row(r)
+                                      else sorted(r, key=lambda b: b.box[0]))]
+
+
+def _rtl_row(row: list[Block]) -> bool:
+    return len(row) > 1 and bidi.paragraph_rtl([w for b in row for w in b.words])
 
 
 def assign_levels(pages: list[list[Block]], document_wide: bool) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import re
-import struct
 import threading
 import unicodedata
 
@@ -21,6 +20,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as raw
 
 from pipelines.core.errors import CorruptDocument, EmptyDocument, EncryptedDocument
+from pipelines.stages import bidi
+from pipelines.stages.bidi import page_text as _page_text
 from pipelines.stages.geometry import PageContent, Rule, Word
 
 # PDFium is not thread-safe and jobs run in worker threads: every call into it holds this lock
@@ -51,35 +52,6 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
     return doc
 
 
-def _page_text(tp: pdfium.PdfTextPage, n: int) -> tuple[str | list[str], str]:
-    """(the page's characters, one entry per PDFium character index; the page text itself).
-
-    The page text (``FPDFText_GetText``, ``get_text_range``) leaves out what PDFium takes for
-    control codes (a maths font's bracket pieces mapped to U+0002, …), shifting its indices off
-    the boxes: each index is mapped to its place in the text, one left out reads "" (nothing,
-    not a space). A character outside the BMP takes two indices: it is at the first, then ""."""
-    buf = ctypes.create_string_buffer((n + 1) * 2)
-    got = max(0, raw.FPDFText_GetText(tp, 0, n, ctypes.cast(buf, ctypes.POINTER(ctypes.c_ushort))) - 1)
-    whole = buf.raw[: got * 2].decode("utf-16-le", errors="replace")
-    if got == n and len(whole) == n:
-        return whole, whole
-    units = list(struct.unpack(f"<{got}H", buf.raw[: got * 2]))  # UTF-16 code units, as indexed
-    if got != n:
-        units = [units[k] if 0 <= k < got else -1
-                 for k in (raw.FPDFText_GetTextIndexFromCharIndex(tp, i) for i in range(n))]
-    out: list[str] = []
-    i = 0
-    while i < n:
-        u = units[i]
-        if 0xD800 <= u < 0xDC00 and i + 1 < n and 0xDC00 <= units[i + 1] < 0xE000:
-            out += [chr(0x10000 + ((u - 0xD800) << 10) + (units[i + 1] - 0xDC00)), ""]
-            i += 2
-            continue
-        out.append("" if u < 0 else "\ufffd" if 0xD800 <= u < 0xE000 else chr(u))
-        i += 1
-    return out, whole
-
-
 def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None = None) -> list[Word]:
     """Words in unrotated page space, top-left origin at (``left``, ``top``) of the crop box.
 
@@ -90,10 +62,13 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
     try:
         n = tp.count_chars()
         text, whole = _page_text(tp, n) if n > 0 else ("", "")
+        r = raw.FS_RECTF()
+        rtl = text is whole and bidi.has_rtl(whole)  # text is not whole: indices shifted, leave as is
+        if rtl:  # RTL ligatures' letters back in order; LTR words among RTL ones mended below
+            text = list(whole := bidi.fix_ligatures(whole, lambda k: bidi.char_x(tp, k, r)))
         if meta is not None:
             meta["text_layer"], meta["split_words"] = whole, []
         words: list[Word] = []
-        r = raw.FS_RECTF()
         name = ctypes.create_string_buffer(96)
         flags = ctypes.c_int()
         fonts: dict[str, bool] = {}
@@ -114,6 +89,8 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
                 raw.FPDFText_GetLooseCharBox(tp, last, r)
                 x1, x2 = min(x1, r.left), max(x2, r.right)
                 t, b = max(t, r.top), min(b, r.bottom)
+                if rtl:
+                    x1, x2 = bidi.mend_ltr_word(text, i, last, lambda k: bidi.char_x(tp, k, r), x1, x2)
             size = raw.FPDFText_GetFontSize(tp, i)
             raw.FPDFText_GetFontInfo(tp, i, name, 96, flags)
             fname = name.value.decode("latin-1", "replace")
@@ -126,6 +103,8 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
                 meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))
             words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found]
             i = j + 1
+        if rtl and meta is not None:
+            meta["text_layer"] = "".join(text)
         return words
     finally:
         tp.close()
