@@ -10,7 +10,8 @@
   lines line up across the parts is a whitespace table, not columns (a ``text_table`` region).
 
 Pictures, ruled tables and other fixed regions take part in the cut as single items, so they land
-in the reading order where they sit on the page.
+in the reading order where they sit on the page. Given the text layer's own order, the leaves are
+read in that order instead wherever it is coherent (``reading_order``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
+from pipelines.stages.reading_order import settle
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
 TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
@@ -261,10 +263,13 @@ def line_gap(words: list[Word], unit: float) -> float:
     return min(gaps) if gaps else 0.0
 
 
-def reading_order(items: list[Item], unit: float, gap: float = 0.0) -> list[list[Item]]:
-    """Leaves of the XY-cut, in reading order (``gap``: the usual gap between lines)."""
+def reading_order(items: list[Item], unit: float, gap: float = 0.0,
+                  stream: list[Word] | None = None) -> list[list[Item]]:
+    """Leaves of the XY-cut, in reading order (``gap``: the usual gap between lines). With
+    ``stream`` (the page's words in text-layer order) the leaves keep the stream's order unless
+    it interleaves proven columns (``reading_order.settle``)."""
     if not items:
         return []
     out: list[list[Item]] = []
     _Cutter(unit, gap).cut(items, out)
-    return out
+    return settle(out, stream, unit) if stream else out

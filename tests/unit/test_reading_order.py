@@ -1,0 +1,86 @@
+"""Reading order keeps the text layer's own order unless the geometry proves columns it interleaves.
+
+Generated PDFs (reportlab): (a) one column of staggered blocks the XY-cut would split into two
+"columns", written top to bottom: kept; (b) two columns drawn line by line across both: read left
+column then right; (c) two columns written column by column: kept.
+"""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from reportlab.pdfgen import canvas
+
+from pipelines.core.models import DocumentInput
+from pipelines.engine.document import convert
+
+W, H = 612, 792
+
+
+def _pdf(draw) -> bytes:  # type: ignore[no-untyped-def]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(W, H))
+    c.setFont("Helvetica", 10)
+    draw(c)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _text(data: bytes) -> str:
+    r = convert(DocumentInput(data=data))
+    return " ".join(str(f.content.get("content", "")) for p in r.pages for f in p.fragments)
+
+
+def _order(text: str, markers: list[str]) -> list[str]:
+    return sorted(markers, key=text.index)
+
+
+@pytest.mark.xfail(strict=True, reason="reading_order.settle is not wired into layout_page yet")
+def test_single_column_staggered_blocks_keep_stream_order() -> None:
+    # blocks alternately at the left and at the right, close together: the XY-cut finds a gutter
+    # between the left and right blocks and would read all left blocks first
+    blocks = [(72, f"Block{k} " + "word " * 5) for k in range(6)]
+    y = 700
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        nonlocal y
+        for k, (_, text) in enumerate(blocks):
+            x = 72 if k % 2 == 0 else 330
+            for line in range(2):
+                c.drawString(x, y, f"{text}line{line}")
+                y -= 13
+            y -= 4
+    text = _text(_pdf(draw))
+    names = [f"Block{k}" for k in range(6)]
+    assert _order(text, names) == names
+
+
+def _two_columns(interleave: bool) -> bytes:
+    left = [f"Left{k:02d} " + "alpha beta gamma delta epsilon" for k in range(20)]
+    right = [f"Right{k:02d} " + "alpha beta gamma delta epsilon" for k in range(20)]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        if interleave:
+            for k in range(20):
+                c.drawString(72, 700 - 13 * k, left[k])
+                c.drawString(330, 700 - 13 * k, right[k])
+        else:
+            for k in range(20):
+                c.drawString(72, 700 - 13 * k, left[k])
+            for k in range(20):
+                c.drawString(330, 700 - 13 * k, right[k])
+    return _pdf(draw)
+
+
+def test_interleaved_two_columns_read_column_by_column() -> None:
+    text = _text(_two_columns(interleave=True))
+    names = [f"Left{k:02d}" for k in range(20)] + [f"Right{k:02d}" for k in range(20)]
+    assert _order(text, names) == names
+
+
+def test_two_columns_written_in_order_kept() -> None:
+    text = _text(_two_columns(interleave=False))
+    names = [f"Left{k:02d}" for k in range(20)] + [f"Right{k:02d}" for k in range(20)]
+    assert _order(text, names) == names
