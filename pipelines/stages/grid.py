@@ -8,12 +8,16 @@
 * Rows come from horizontal rules in a ruled grid (a cell may hold several lines), else from the
   text lines (booktabs tables rule only above and below the header and at the bottom).
 * Every word of the region lands in exactly one cell, so a table never loses a word.
+* A ruled cell whose inner borders are not drawn spans the slots they would separate
+  (``table_cells.ruled_spans``); spans of tables without rules come from the cells' geometry
+  when the fragment is built (``table_cells.col_spans``).
 """
 
 from __future__ import annotations
 
 import statistics
 
+from pipelines.stages import table_cells
 from pipelines.stages.geometry import Box, Rule, Word, union
 from pipelines.stages.xycut import group_lines
 
@@ -265,7 +269,9 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
         cy = statistics.fmean(w.cy for w in line)
         bands[sum(1 for y in ys if cy > y)].append(line)
     rows: list[list[Cell]] = []
-    for band in bands:
+    edges = [ry1, *ys, ry2]
+    single: list[tuple[int, float, float]] = []  # bands read as one row: (row, top, bottom)
+    for j, band in enumerate(bands):
         if not band:
             continue
         per_col = [_phrase_cells(line, bounds, unit, (), ext) for line in band]
@@ -277,5 +283,8 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
         for line in per_col:
             for k, c in enumerate(line):
                 merged[k].extend(c)
+        single.append((len(rows), edges[j], edges[j + 1]))
         rows.append([_text(c, unit) for c in merged])
-    return rows
+    # a cell whose inner borders are not drawn spans the slots they would separate
+    drawn = [any(abs(b - x) <= 3 for x in inner_x) for b in bounds]
+    return table_cells.ruled_spans(rows, single, [rx1, *bounds, rx2], drawn, vs, hs)

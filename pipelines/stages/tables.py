@@ -10,7 +10,8 @@
 * A reader whose cells miss a word of the region is not used; when none holds every word, the
   region is read as text (``read_region``).
 * Every table fragment carries ``content`` (HTML or Markdown per ``table_output_mode``),
-  ``html``, ``markdown`` and ``cells`` with one bounding box per cell.
+  ``html`` (with ``rowspan``/``colspan``), ``markdown`` and ``cells``: each cell once, with its
+  row, column, spans and bounding box (``table_cells``; ``table_cell_grounding``).
 * ``merge_tables``: a table that ends a page and one that starts the next page with the same
   number of columns are one table; the repeated header row is dropped (wire ``merged_tables``).
 """
@@ -22,8 +23,8 @@ import statistics
 from typing import Any
 
 from pipelines.core.models import Fragment
-from pipelines.stages import grid
-from pipelines.stages.geometry import Box, Rule, Word, bbox_dict, inside, union
+from pipelines.stages import grid, table_cells
+from pipelines.stages.geometry import Box, Rule, Word, inside, union
 from pipelines.stages.layout import group_lines
 from pipelines.stages.text import render_html_table, render_markdown_table, table_fragment
 from pipelines.stages.xycut import FIG_CAPTION, TABLE_CAPTION
@@ -211,27 +212,41 @@ def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]
 
 
 def fragment(rows: list[list[Cell]], mode: str, scale: float = 1.0) -> Fragment:
-    """A table fragment in the wire shape, cell boxes included (scaled to page units)."""
-    texts = [[t for t, _ in r] for r in rows]
-    frag = table_fragment(texts, mode)
+    """A table fragment in the wire shape: ``cells`` lists every cell once with its spans and
+    box (scaled to page units), and the HTML carries the spans (``table_cells``)."""
     kept = [r for r in rows if any(t.strip() for t, _ in r)]
     width = max((len(r) for r in kept), default=0)
-    cells = []
-    for r in kept:
-        for k in range(width):
-            text, box = r[k] if k < len(r) else ("", None)
-            bb = bbox_dict(tuple(v * scale for v in box)) if box else {}  # type: ignore[arg-type]
-            cells.append({"text": text.strip(), "bounding_box": bb})
-    frag.content["cells"] = cells
+    kept = [list(r) + [("", None)] * (width - len(r)) for r in kept]
+    spans = table_cells.declared_spans(kept)
+    if not spans:
+        kept, spans = table_cells.col_spans(kept)
+        width = len(kept[0]) if kept else 0
+    frag = table_fragment([[t for t, _ in r] for r in kept] or [[t for t, _ in r] for r in rows], mode)
+    frag.content["cells"] = table_cells.cell_list(kept, spans, scale)
+    if spans:
+        html = table_cells.render_html([[t for t, _ in r] for r in kept], spans)
+        frag.content["html"] = html
+        if mode != "markdown":
+            frag.content["content"] = html
     frag.content["rows"] = len(kept)
     frag.content["columns"] = width
     return frag
 
 
 def table_rows(frag: Fragment) -> list[list[str]]:
+    """The table as rows of texts, a spanning cell's text in its first slot."""
     n, m = int(frag.content.get("rows", 0)), int(frag.content.get("columns", 0))
-    cells = [c["text"] for c in frag.content.get("cells", [])]
-    return [cells[i * m:(i + 1) * m] for i in range(n)] if m else []
+    cells = frag.content.get("cells", [])
+    if not m:
+        return []
+    if cells and all("row" in c and "column" in c for c in cells):
+        out = [[""] * m for _ in range(n)]
+        for c in cells:
+            if c["row"] < n and c["column"] < m:
+                out[c["row"]][c["column"]] = c["text"]
+        return out
+    texts = [c["text"] for c in cells]
+    return [texts[i * m:(i + 1) * m] for i in range(n)]
 
 
 # ---------------------------------------------------------------- merging across pages

@@ -37,8 +37,9 @@ from pipelines.usecases.runtime import Runtime
 log = structlog.get_logger("docklake.documents")
 
 # Options the Tensorlake API has and docklake does not implement yet: refused, never dropped.
+# (``table_cell_grounding`` is served: every table fragment lists its cells with their boxes.)
 UNSUPPORTED_ENRICHMENT = ("table_summarization", "figure_summarization", "chart_extraction",
-                          "key_value_extraction", "table_cell_grounding")
+                          "key_value_extraction")
 
 
 # ---------------------------------------------------------------- for the caller
