@@ -143,7 +143,7 @@ def test_first_start_prints_one_key_that_works_and_keys_create(service: Service,
     assert r.status_code == 200
     assert httpx.get(service.base + "/documents/v2/files",
                      headers={"Authorization": f"Bearer {key}"}).json()["items"] == []
-    ready = httpx.get(service.base + "/readyz").json()
+    ready = httpx.get(service.base + "/readyz", timeout=30).json()  # it asks the engine and Prefect
     assert (ready["ready"], ready["checks"]) == (True, {"catalog": "ok", "storage": "ok", "prefect": "ok"})
     assert ready["sandboxes"]["engine"] is True and ready["sandboxes"]["image"] is True
 

@@ -111,8 +111,14 @@ def serve(settings: Settings, services: Services) -> Iterator[Live]:
 
 
 def container_of(sandbox_id: str) -> docker.models.containers.Container | None:
-    found = engine().containers.list(all=True, filters={"label": f"{LABEL_SANDBOX}={sandbox_id}"})
-    return found[0] if found else None
+    """The sandbox's container, or None; one removed between the listing and its inspection (the
+    engine's listing inspects each container it finds) is gone, not an error."""
+    for c in engine().containers.list(all=True, sparse=True, filters={"label": f"{LABEL_SANDBOX}={sandbox_id}"}):
+        try:
+            return engine().containers.get(c.id)
+        except docker.errors.NotFound:
+            continue
+    return None
 
 
 def test_create_inspect_list_and_terminate(live: Live) -> None:
