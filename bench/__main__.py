@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract|scale|delivery|realworld] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract|scale|delivery|realworld|orientation] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import argparse
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale", "delivery",
-                                             "realworld", []],
+                                             "realworld", "orientation", []],
                     default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
@@ -26,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
     args, extra = ap.parse_known_args(argv)
-    if extra and not {"tables", "extract", "realworld"} & set(args.which):
+    if extra and not {"tables", "extract", "realworld", "orientation"} & set(args.which):
         ap.error(f"unrecognized arguments: {' '.join(extra)}")
     which = args.which or ["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale", "delivery"]
     if "submit" in which:
@@ -66,6 +66,9 @@ def main(argv: list[str] | None = None) -> None:
     if "realworld" in which:  # not in the default list: it downloads Debian packages
         from bench import realworld
         realworld.main(extra)  # its own options: --part, --max-pages, --only, --setup, … (-h)
+    if "orientation" in which:  # not in the default list: about 5 minutes of OCR
+        from bench import orientation
+        orientation.main(extra)  # its own options: --pages, --as, --peer, --rapidocr, --only (-h)
 
 
 if __name__ == "__main__":
