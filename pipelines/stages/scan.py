@@ -5,12 +5,12 @@ PDF page, whose page units are points; 1 for an image file, whose page units are
 Boxes refer to the deskewed page.
 
 * Pages are median-filtered (3×3) against scanner speckle first.
-* The skew is always measured and corrected (OCR quality depends on it); ``skew_detection``
-  also turns pages scanned sideways or upside down (``orientation``: the page's own reading,
-  then Tesseract's orientation detector, then trying every quarter turn) and reports the total
-  angle on the page: the quarter turn plus the skew, e.g. 92.5 for a page scanned a quarter
-  turn counter-clockwise and 2.5° more. Boxes, width and height then refer to the page turned
-  upright (a sideways A4 scan comes back as a portrait page).
+* The skew is always measured and corrected (OCR quality depends on it), and pages scanned
+  sideways or upside down are always turned upright (``orientation``: the page's own reading,
+  then Tesseract's orientation detector, then trying every quarter turn). ``skew_detection``
+  reports the total angle on the page: the quarter turn plus the skew, e.g. 92.5 for a page
+  scanned a quarter turn counter-clockwise and 2.5° more. Boxes, width and height refer to the
+  page turned upright (a sideways A4 scan comes back as a portrait page).
 * Barcodes (``barcode_detection``), signatures (``signature_detection``) and pictures (always)
   become fixed regions in the reading order; whitespace tables come from the XY-cut and are
   read from its columns.
@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image
 
 from pipelines.core.requests import ParsingOptions
-from pipelines.stages import barcodes, deskew, marks, ocr, orientation, tables
+from pipelines.stages import barcodes, marks, ocr, orientation, tables
 from pipelines.stages.drafts import (
     PageDraft,
     drop_inside,
@@ -56,13 +56,11 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
     # Scanner speckle makes Tesseract read "." as ":" and split lines; a 3×3 median removes it
     # (median CER on our noisy scans: 0.04 → 0.002) and costs a few milliseconds.
     gray = Image.fromarray(cv2.medianBlur(np.asarray(raw), 3))
-    turned, read = 0, None
-    if opts.skew_detection:  # pages scanned sideways or upside down are turned upright
-        up = orientation.upright(gray, raw)
-        gray, turned, skew = up.image, up.turn, up.skew
-        read = up.reading.words if ocr.engine_for(opts.ocr_model) == "tesseract" else None
-    else:
-        gray, skew = deskew.deskew(gray)
+    # pages scanned sideways or upside down are turned upright, whatever the options: a user who
+    # sends a page turned over expects it read (skew_detection only reports the angle)
+    up = orientation.upright(gray, raw)
+    gray, turned, skew = up.image, up.turn, up.skew
+    read = up.reading.words if ocr.engine_for(opts.ocr_model) == "tesseract" else None
     angle = round((skew + turned + 180) % 360 - 180, 2)  # in (-180, 180]
     found_codes = barcodes.find(gray) if opts.barcode_detection else []
     code_boxes = [c["box"] for c in found_codes]

@@ -12,7 +12,7 @@ from PIL import Image
 from pipelines.core.models import ConversionStatus, DocumentInput
 from pipelines.core.requests import EnrichmentOptions, ParsingOptions
 from pipelines.engine.document import convert
-from pipelines.stages import images, ocr
+from pipelines.stages import images, ocr, orientation
 from pipelines.stages.tables import table_rows
 from tests.support.docgen import (
     cell_accuracy,
@@ -62,11 +62,12 @@ def test_scanned_pdf_ocr_cer_and_skew(scans) -> None:
     assert cer(page_text(quiet.pages[0]), doc.pages[0]) <= 0.01
 
 
-def test_skew_detection_turns_sideways_pages(scans) -> None:
+def test_sideways_pages_are_turned_upright_and_skew_detection_reports_the_angle(scans) -> None:
     doc, skews, imgs = scans
     sideways = imgs[0].rotate(90, expand=True, fillcolor=255)
-    plain = run(image_bytes(sideways))
-    assert cer(page_text(plain.pages[0]), doc.pages[0]) > 0.3
+    plain = run(image_bytes(sideways))  # default options: read all the same
+    assert (plain.pages[0].width, plain.pages[0].height) == imgs[0].size
+    assert cer(page_text(plain.pages[0]), doc.pages[0]) <= 0.01
     r = run(image_bytes(sideways), skew_detection=True)
     page = r.pages[0]
     assert page.skew_angle == pytest.approx(90 + skews[0], abs=0.3)
@@ -102,9 +103,9 @@ def test_multipage_tiff_respects_page_range(scans, monkeypatch: pytest.MonkeyPat
     doc, _, imgs = scans
     buf = io.BytesIO()
     imgs[0].save(buf, "TIFF", save_all=True, append_images=[imgs[1], imgs[0]], compression="tiff_lzw")
-    calls: list[int] = []
-    real = ocr.read_words
-    monkeypatch.setattr(ocr, "read_words", lambda img, m: calls.append(1) or real(img, m))
+    calls: list[int] = []  # each page read turns upright first, and that reading is its OCR
+    real = orientation.upright
+    monkeypatch.setattr(orientation, "upright", lambda gray, raw: calls.append(1) or real(gray, raw))
     r = run(buf.getvalue(), page_range="2")
     assert r.total_pages == 3 and [p.page_number for p in r.pages] == [2] and len(calls) == 1
     assert cer(page_text(r.pages[0]), doc.pages[1]) <= 0.01
