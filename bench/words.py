@@ -39,7 +39,7 @@ from bench.batch import REAL_MAX_PAGES, real_manuals  # noqa: E402
 from bench.harness import print_table  # noqa: E402
 from pipelines.core.models import DocumentInput  # noqa: E402
 from pipelines.engine.document import convert  # noqa: E402
-from tests.support.realworld_helpers import fragment_texts  # noqa: E402
+from tests.support.realworld_helpers import fragment_texts, text_layer  # noqa: E402
 
 CACHE = Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))) / "docklake-bench"
 THRESHOLD = 0.99
@@ -88,17 +88,7 @@ def other_package(spec: str, folder: Path, max_pages: int) -> list[Path]:
 def reference(data: bytes) -> tuple[list[str], float]:
     """(each page's text as pypdfium2 reads it, CPU seconds it took)."""
     t0 = time.process_time()
-    pdf = pdfium.PdfDocument(data)
-    texts = []
-    try:
-        for i in range(len(pdf)):
-            page = pdf[i]
-            tp = page.get_textpage()
-            texts.append(tp.get_text_range())
-            tp.close()
-            page.close()
-    finally:
-        pdf.close()
+    texts = text_layer(data)
     return texts, time.process_time() - t0
 
 
