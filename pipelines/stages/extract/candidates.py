@@ -1,0 +1,79 @@
+"""Every label/value candidate of a page: tables, form fields, the letterhead, inline pairs and
+labels with their value beside or below them."""
+
+from __future__ import annotations
+
+from pipelines.core.models import PageResult
+from pipelines.stages.extract.lines import (
+    Candidate,
+    _below,
+    _is_short_label,
+    _right_of,
+    _text,
+    lines_of,
+    split_pairs,
+)
+from pipelines.stages.extract.tables import table_candidates
+
+
+def _split_values(text: str, k: int) -> list[str] | None:
+    toks = text.split()
+    if k <= 1 or len(toks) % k:
+        return None
+    step = len(toks) // k
+    return [" ".join(toks[i:i + step]) for i in range(0, len(toks), step)]
+
+
+LETTERHEAD = "letterhead: sender, company name, from, vendor, seller"
+
+
+def letterhead(page: PageResult) -> list[Candidate]:
+    """The heading at the top left of a first page: who sends the document (an invoice's seller,
+    a letter's sender), which is seldom labelled."""
+    if page.page_number != 1 or not page.height:
+        return []
+    for f in page.fragments:
+        if f.fragment_type in ("title", "section_header") and f.bbox and f.bbox["y1"] < 0.2 * page.height \
+                and f.bbox["x1"] < 0.4 * (page.width or 1e9):
+            return [Candidate(LETTERHEAD, _text(f), page.page_number, f.bbox, "letterhead")]
+    return []
+
+
+def candidates(page: PageResult) -> list[Candidate]:
+    out, loose = table_candidates(page)
+    out += letterhead(page)
+    for f in page.fragments:  # form fields: the PDF names the key and holds the value
+        key, value = f.content.get("key"), f.content.get("value")
+        if isinstance(key, str) and isinstance(value, str) and value.strip():
+            out.append(Candidate(key, value, page.page_number, f.bbox, "form-field"))
+    lines = lines_of(page)
+    for ln in lines + loose:
+        pairs = split_pairs(ln.text)
+        empty = [p for p in pairs if not p[1]]
+        for lab, val in pairs:
+            if val:
+                out.append(Candidate(lab, val, ln.page, ln.box, "inline"))
+        if pairs and len(empty) == len(pairs):
+            # labels without values: the value is beside them (one value each) or below
+            right = _right_of(ln, lines)
+            if right is not None and split_pairs(right.text):
+                right = None  # the next label, with its own value
+            if right is not None and len(pairs) == 1:
+                out.append(Candidate(pairs[0][0], right.text, ln.page, right.box, "right"))
+            elif right is not None and (vals := _split_values(right.text, len(pairs))):
+                for (lab, _), val in zip(pairs, vals):
+                    out.append(Candidate(lab, val, ln.page, right.box, "right"))
+            elif len(pairs) == 1 and (below := _below(ln, lines)) is not None:
+                out.append(Candidate(pairs[0][0], below.text, ln.page, below.box, "below"))
+    for ln in lines:
+        if pairs := split_pairs(ln.text):
+            continue
+        if not _is_short_label(ln.text):
+            continue
+        right = _right_of(ln, lines)
+        if right is not None and not split_pairs(right.text):
+            out.append(Candidate(ln.text, right.text, ln.page, right.box, "right"))
+        below = _below(ln, lines)
+        if below is not None and not split_pairs(below.text):
+            out.append(Candidate(ln.text, below.text, ln.page, below.box, "below"))
+    return out

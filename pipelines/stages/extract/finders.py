@@ -1,0 +1,223 @@
+"""The finders of ``roles``: where a document says its seller, buyer, total or date, read from its
+rows as a person reads them (see ``roles`` for why and how). Each returns a ``Hit`` (the text as
+printed, its page and box) or ``None``; none of them names a vendor."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipelines.core.models import PageResult
+from pipelines.stages.extract.lines import Box, Line, lines_of
+from pipelines.stages.extract.roles import (
+    AMOUNT,
+    BETTER_TOTAL,
+    BUYER,
+    DATE,
+    DATE_WORD,
+    DUE,
+    LEGAL,
+    MONTHS,
+    NOT_TOTAL,
+    OTHER_DATE,
+    PHONE,
+    REGISTRATION,
+    STOP,
+    SUBTOTAL,
+    TAX,
+    TITLE,
+    TOTAL,
+    Role,
+    Row,
+    rows_of,
+)
+
+HEADER_ROWS = 12  # the seller is named within the first rows of the first page
+ADDRESS_ROWS = 6
+
+
+@dataclass
+class Hit:
+    text: str
+    page: int
+    box: Box | None
+
+
+def _letters(text: str) -> int:
+    return sum(ch.isalpha() for ch in text)
+
+
+def _is_title(text: str) -> bool:
+    rest = TITLE.sub("", text)
+    return _letters(rest) <= 2 and _letters(text) > 0
+
+
+def _name_like(text: str) -> bool:
+    t = text.strip()
+    if _letters(t) < 3 or _is_title(t) or STOP.search(t) or DATE.search(t) or AMOUNT.search(t):
+        return False
+    if not any(ch.isupper() for ch in t):  # a stamp or a note in lower case, not a printed name
+        return False
+    return sum(ch.isdigit() for ch in t) <= 2
+
+
+def _legal_only(text: str) -> bool:
+    return bool(LEGAL.search(text)) and _letters(LEGAL.sub("", text)) <= 3
+
+
+def _union(boxes: list[Box | None]) -> Box | None:
+    bs = [b for b in boxes if b]
+    if not bs:
+        return None
+    return {"x1": min(b["x1"] for b in bs), "y1": min(b["y1"] for b in bs),
+            "x2": max(b["x2"] for b in bs), "y2": max(b["y2"] for b in bs)}
+
+
+Block = list[tuple[str, Line]]
+
+
+def _column(lines: list[Line], head: Line, pad: float) -> list[Line]:
+    """The lines below ``head`` that sit in its column (overlapping it horizontally), top down."""
+    hb = head.box
+    assert hb is not None
+    out = []
+    for ln in lines:
+        b = ln.box
+        if b is None or ln is head or b["y1"] < hb["y1"] + 0.5 * (hb["y2"] - hb["y1"]):
+            continue
+        if min(b["x2"], hb["x2"] + pad) - max(b["x1"], hb["x1"] - pad) > 0:
+            out.append(ln)
+    return sorted(out, key=lambda ln: ln.box["y1"])  # type: ignore[index]
+
+
+def _address(lines: list[Line], started: bool = False) -> Block:
+    out: Block = []
+    for ln in lines[:ADDRESS_ROWS + 2]:
+        t = ln.text.strip()
+        if REGISTRATION.search(t) and not out and _letters(REGISTRATION.sub("", t)) <= 3:
+            continue
+        if STOP.search(t) or _is_title(t) or (DATE.search(t) and not (out or started)) or AMOUNT.search(t) \
+                or BUYER.search(t) or PHONE.search(t):
+            break
+        if _letters(t) + sum(ch.isdigit() for ch in t) < 2:
+            continue
+        out.append((t, ln))
+        if len(out) == ADDRESS_ROWS:
+            break
+    return out
+
+
+def _sorted_lines(page: PageResult) -> list[Line]:
+    return sorted((ln for ln in lines_of(page) if ln.box), key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+
+
+def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
+    """The seller's name and address lines at the top of the first page."""
+    if not pages:
+        return [], []
+    lines = _sorted_lines(pages[0])
+    top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text)]
+    if not top:
+        return [], []
+    head = next((ln for ln in top[:3] if LEGAL.search(ln.text)), top[0])
+    below = _column(lines, head, 0.0)
+    name: Block = [(head.text.strip(), head)]
+    while below and _legal_only(below[0].text):
+        name.append((below[0].text.strip(), below.pop(0)))
+    return name, _address(below)
+
+
+def buyer_block(pages: list[PageResult]) -> tuple[Block, Block]:
+    """The lines under a buyer label (``Bill to``, ``Kunde``…): the first is the name."""
+    for page in pages:
+        lines = _sorted_lines(page)
+        for ln in lines:
+            m = BUYER.search(ln.text)
+            if m is None or len(ln.text) > 60 or m.start() > 3:
+                continue
+            after = ln.text[m.end():].strip(" :.-")
+            block = _address(_column(lines, ln, 2.0), started=True)
+            if _letters(after) >= 3:
+                block.insert(0, (after, ln))
+            if block:
+                return block[:1], block[1:]
+    return [], []
+
+
+def party(pages: list[PageResult], role: Role) -> Hit | None:
+    name, address = buyer_block(pages) if role.party == "buyer" else seller_block(pages)
+    block = name if role.kind == "name" else address
+    if not block:
+        return None
+    return Hit(" ".join(t for t, _ in block), block[0][1].page, _union([ln.box for _, ln in block]))
+
+
+def _amount_on(row: Row) -> str | None:
+    found = AMOUNT.findall(row.text)
+    return found[-1].strip() if found else None
+
+
+def amount(pages: list[PageResult], role: Role) -> Hit | None:
+    """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
+    best: tuple[int, int, Hit] | None = None
+    order = 0
+    for page in pages:
+        rows = rows_of(page)
+        for i, r in enumerate(rows):
+            t = r.text
+            order += 1
+            if role.kind == "total":
+                if not TOTAL.search(t) or SUBTOTAL.search(t) or NOT_TOTAL.search(t):
+                    continue
+                if TAX.search(t) and not BETTER_TOTAL.search(t):
+                    continue
+            elif role.kind == "subtotal":
+                if not SUBTOTAL.search(t):
+                    continue
+            elif not TAX.search(t) or NOT_TOTAL.search(t):
+                continue
+            value, where = _amount_on(r), r
+            if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text):
+                value, where = _amount_on(rows[i + 1]), rows[i + 1]
+            if value is None:
+                continue
+            rank = 1 if role.kind == "total" and BETTER_TOTAL.search(t) else 0
+            hit = Hit(value, r.page, where.box)
+            if best is None or (rank, order) >= best[:2]:
+                best = (rank, order, hit)
+    return best[2] if best else None
+
+
+def _datelike(text: str) -> bool:
+    return bool(re.search(r"\d", text)) and (bool(MONTHS.search(text)) or bool(re.search(r"\d[-/.]\d", text)))
+
+
+def date(pages: list[PageResult], role: Role) -> Hit | None:
+    """The date the field asks for: one labelled for it (due, issue), else the first date shown."""
+    best: tuple[int, int, Hit] | None = None
+    order = 0
+    for page in pages:
+        for r in rows_of(page):
+            for m in DATE.finditer(r.text):
+                if not _datelike(m.group(0)):
+                    continue
+                order += 1
+                before = r.text[:m.start()]
+                due, other, labelled = DUE.search(before), OTHER_DATE.search(before), DATE_WORD.search(before)
+                if role.which == "due":
+                    rank = 2 if due else -1 if other else 0
+                else:
+                    rank = -2 if due else -1 if other else 1 if labelled else 0
+                if best is None or rank > best[0]:
+                    best = (rank, -order, Hit(m.group(0), r.page, r.box))
+    if best is None or (role.which == "due" and best[0] < 2):
+        return None
+    return best[2]
+
+
+def find(pages: list[PageResult], role: Role) -> Hit | None:
+    if role.kind in ("name", "address"):
+        return party(pages, role)
+    if role.kind == "date":
+        return date(pages, role)
+    return amount(pages, role)

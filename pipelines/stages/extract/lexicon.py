@@ -1,0 +1,75 @@
+"""Labels of Western European documents in English words, for an English embedding model.
+
+The embedding model (MiniLM, English) places ``Rechnungsnummer``, ``Facture n°`` or
+``Factuurnummer`` nowhere near "invoice number", so a German, French or Dutch invoice matched
+none of a user's fields. ``gloss`` turns a label that names a common *kind* of field — in
+German, French, Dutch, Spanish, Italian or English — into the English words for it before
+it is embedded; other labels are left as they are. The list names kinds of label, not vendors.
+"""
+
+from __future__ import annotations
+
+import re
+
+_R = r"(?:[\s.:#°º-]*)"  # what separates the words of a label: spaces, dots, "n°", "Nr."
+
+GLOSSES: list[tuple[str, str]] = [
+    # numbers of the document
+    (r"rechnungs?" + _R + r"(?:nummer|nr|no)|facture" + _R + r"(?:n|no|num[ée]ro)?|n(?:°|o|um[ée]ro)" + _R
+     + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)?|n[uú]mero de factura|factura" + _R
+     + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)?", "invoice number"),
+    (r"kunden" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?client|client" + _R + r"(?:n|no)|"
+     r"klant" + _R + r"(?:nummer|nr)|n[uú]mero de cliente|codice cliente", "customer number"),
+    (r"bestell" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?commande|bestel" + _R + r"(?:nummer|nr)|"
+     r"n[uú]mero de pedido|numero (?:d')?ordine", "order number"),
+    # dates
+    (r"rechnungsdatum|date de (?:la )?facture|date de facturation|factuurdatum|fecha de (?:la )?factura|"
+     r"data (?:della )?fattura|ausstellungsdatum|date d'[ée]mission|fecha de emisi[oó]n|data di emissione",
+     "invoice date"),
+    (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
+     r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza", "due date"),
+    (r"liefer(?:datum|tag)|leistungsdatum|date de livraison|leverdatum|fecha de entrega|data di consegna",
+     "delivery date"),
+    (r"datum|fecha|data", "date"),
+    # amounts
+    (r"zwischensumme|nettobetrag|summe netto|netto(?:summe|betrag)?|rechnungssumme netto|gesamt netto|"
+     r"sous-?total|total ht|montant ht|total hors taxes?|subtotaal|totaal excl\.?(?: btw)?|bedrag excl\.?|"
+     r"base imponible|subtotal|imponibile|totale imponibile", "subtotal net amount"),
+    (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
+     r"iva|importe (?:del )?iva|imposta", "tax amount vat"),
+    (r"gesamtbetrag|rechnungsbetrag|endbetrag|bruttobetrag|summe brutto|rechnungssumme brutto|gesamt brutto|"
+     r"zu zahlen(?:der betrag)?|zahlbetrag|total ttc|montant ttc|net [àa] payer|montant total|totaal(?: incl\.?)?"
+     r"(?: btw)?|te betalen|totaalbedrag|importe total|total a pagar|totale(?: fattura| documento)?|"
+     r"importo totale|da pagare", "total amount"),
+    (r"w[äa]hrung|devise|monnaie|valuta|moneda|divisa|betr[äa]ge in|montants en|bedragen in|importes en|"
+     r"importi in", "currency"),
+    # parties
+    (r"rechnungs(?:empf[äa]nger|adresse)|kunde|empf[äa]nger|destinataire|adresse de facturation|factur[ée] [àa]|"
+     r"klant|factuuradres|cliente|facturar a|destinatario|intestatario", "customer bill to"),
+    (r"rechnungs(?:steller|aussteller)|lieferant|verk[äa]ufer|fournisseur|vendeur|leverancier|verkoper|"
+     r"proveedor|vendedor|emisor|fornitore|venditore|cedente", "seller supplier"),
+    (r"(?:e-?mail|courriel)", "email"),
+    (r"telefon|t[ée]l[ée]phone|tel[eé]fono|telefoon", "phone"),
+    (r"steuer" + _R + r"(?:nummer|nr)|ust" + _R + r"id(?:nr)?|n(?:°|o)? (?:de )?tva|btw" + _R + r"(?:nummer|nr)|"
+     r"partita iva|p\.? ?iva|nif|cif", "vat id"),
+    (r"menge|anzahl|quantit[ée]|aantal|cantidad|quantit[àa]|qt[ée]|qty", "quantity"),
+    (r"einzelpreis|st[üu]ckpreis|prix unitaire|p\.?u\.?|prijs per stuk|eenheidsprijs|precio unitario|"
+     r"prezzo unitario", "unit price"),
+    (r"beschreibung|bezeichnung|artikel(?:beschreibung)?|d[ée]signation|description|omschrijving|descripci[oó]n|"
+     r"concepto|descrizione", "description"),
+    (r"betrag|montant|bedrag|importe|importo", "amount"),
+]
+_COMPILED = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*$", re.I), gloss) for pat, gloss in GLOSSES]
+_INSIDE = [(re.compile(rf"(?<![a-zà-ÿ])(?:{pat})(?![a-zà-ÿ])", re.I), gloss) for pat, gloss in GLOSSES]
+
+
+def gloss(label: str) -> str:
+    """The English words for ``label`` when it is a known kind of label (whole, or the first kind
+    it contains: ``Rechnungssumme Brutto (inkl. USt.)`` → "total amount"), else ``label``."""
+    for pat, words in _COMPILED:
+        if pat.match(label):
+            return words
+    for pat, words in _INSIDE:
+        if pat.search(label):
+            return words
+    return label

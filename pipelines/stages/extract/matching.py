@@ -1,0 +1,168 @@
+"""Fields to candidates: embedding similarity of the field's words with each label, exact and fuzzy
+name matches, type checks; greedy, best first. Line items: the table section whose header fits."""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pipelines.core.models import Citation
+from pipelines.stages import embed
+from pipelines.stages.extract import lexicon
+from pipelines.stages.extract.lines import MIN_SCORE, Candidate, split_pairs
+from pipelines.stages.extract.schema import Field, Records, _type
+from pipelines.stages.extract.tables import Section
+from pipelines.stages.extract.values import coerce
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("_", " ")).strip()
+
+
+def _key(label: str) -> str:
+    """What a label is embedded as: its English words (``lexicon``), normalised."""
+    g = lexicon.gloss(label)
+    return _norm(g) or g
+
+
+def name_score(f: Field, label: str) -> float:
+    """1 for the same words as the field's name, else a fuzzy ratio (0..1)."""
+    a, b = _norm(" ".join(f.path)), _norm(label)
+    n = _norm(f.name)
+    if b in (a, n):
+        return 1.0
+    return max(difflib.SequenceMatcher(None, n, b).ratio(), difflib.SequenceMatcher(None, a, b).ratio())
+
+
+@dataclass
+class Found:
+    value: Any
+    citation: Citation
+    strong: bool = False  # a form field of that name, or a label that is the field's own name
+    label: str = ""
+
+
+def match(fields: list[Field], cands: list[Candidate]) -> dict[str, Found | list[Found]]:
+    if not fields or not cands:
+        return {}
+    labels = sorted({_key(c.label) for c in cands})
+    lv = embed.embed(labels)
+    fv = embed.embed([f.query() for f in fields])
+    sim = fv @ lv.T
+    col = {lab: i for i, lab in enumerate(labels)}
+    # a value that is itself a label resembling one of the fields is most likely the
+    # neighbouring field's label (``INVOICE NO`` beside ``INVOICE DATE``), not this label's value
+    strength, best = sim.max(axis=0), sim.argmax(axis=0)
+    label_of = {lab: int(best[i]) for lab, i in col.items() if strength[i] >= MIN_SCORE}
+    scored: list[tuple[float, int, int]] = []
+    for fi, f in enumerate(fields):
+        for ci, c in enumerate(cands):
+            if f.array != (c.kind == "table-column") and not (f.array and c.kind != "table-column"):
+                continue  # a scalar field never takes a whole column
+            s = float(sim[fi, col[_key(c.label)]])
+            ns = max(name_score(f, c.label), name_score(f, lexicon.gloss(c.label)))
+            s += 0.5 if ns == 1.0 else 0.2 * max(0.0, ns - 0.5)
+            if _type(f.schema) == "boolean" and re.search(rf"\b(un|not ?)?{re.escape(_norm(f.name))}\b",
+                                                           _norm(c.value)):
+                s += 0.4  # "Status: Unpaid" for a field named "paid"
+            if label_of.get(_norm(c.value), fi) != fi:
+                s -= 0.3
+            if c.kind == "table-column" and not f.array:
+                s -= 0.15
+            if s < MIN_SCORE:
+                continue
+            if f.array:  # a table column, or an inline list ("Tags: a, b, c")
+                if c.kind != "table-column" and (c.kind != "inline" or coerce(c.value, f) is None):
+                    continue
+            elif coerce(c.value, f) is None:
+                continue
+            scored.append((s, fi, ci))
+    scored.sort(key=lambda x: -x[0])
+    taken_f: set[int] = set()
+    taken_c: set[int] = set()
+    out: dict[str, Found | list[Found]] = {}
+    for _score, fi, ci in scored:
+        if fi in taken_f or ci in taken_c:
+            continue
+        f, c = fields[fi], cands[ci]
+        if f.array:
+            cells = c.column or [(v.strip(), c.box) for v in re.split(r"[;,]", c.value) if v.strip()]
+            vals = [Found(v, Citation(page_number=c.page, bbox=b, text=t))
+                    for t, b in cells if (v := coerce(t, f)) is not None]
+            if not vals:
+                continue
+            out[f.dotted()] = vals
+        else:
+            out[f.dotted()] = Found(coerce(c.value, f), Citation(page_number=c.page, bbox=c.box, text=c.value),
+                                    strong=c.kind == "form-field" or name_score(f, c.label) == 1.0, label=c.label)
+        taken_f.add(fi)
+        taken_c.add(ci)
+    return out
+
+
+def _assign(fields: list[Field], header: list[str]) -> tuple[dict[int, int], float]:
+    """Item field → column of ``header`` (greedy, best first, above ``MIN_SCORE``), and the
+    summed score."""
+    cols = [(c, h) for c, h in enumerate(header) if h and not split_pairs(h)]
+    if not cols or not fields:
+        return {}, 0.0
+    sim = embed.embed([f.query() for f in fields]) @ embed.embed([_key(h) for _, h in cols]).T
+    pairs = []
+    for fi, f in enumerate(fields):
+        for k, (c, h) in enumerate(cols):
+            ns = max(name_score(f, h), name_score(f, lexicon.gloss(h)))
+            score = float(sim[fi, k]) + (0.5 if ns == 1.0 else 0.2 * max(0.0, ns - 0.5))
+            if score >= MIN_SCORE:
+                pairs.append((score, fi, c))
+    pairs.sort(key=lambda x: -x[0])
+    out: dict[int, int] = {}
+    total = 0.0
+    for score, fi, c in pairs:
+        if fi not in out and c not in out.values():
+            out[fi] = c
+            total += score
+    return out, total
+
+
+def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
+    """The rows of the table section whose header fits the item's fields best (most fields
+    matched, then the highest score), each as an object and its citations. Rows whose matched
+    cells are all empty or do not type-check, and total rows (``Subtotal:``), are skipped."""
+    best: tuple[int, float, Section, dict[int, int]] | None = None
+    for sec in sections:
+        cols, score = _assign(rec.fields, sec.header)
+        need = 1 if len(rec.fields) == 1 else 2
+        if len(cols) >= need and (best is None or (len(cols), score) > best[:2]):
+            best = (len(cols), score, sec, cols)
+    if best is None:
+        return []
+    _, _, sec, cols = best
+    out = []
+    for row in sec.rows:
+        if any(text.strip().endswith(":") for text, _ in row):
+            continue
+        obj = copy.deepcopy(rec.template)
+        cites: dict[str, Citation] = {}
+        for fi, c in cols.items():
+            if c >= len(row):
+                continue
+            text, box = row[c]
+            value = coerce(text, rec.fields[fi]) if text.strip() else None
+            if value is not None:
+                _put(obj, rec.fields[fi].path, value)
+                cites[rec.fields[fi].dotted()] = Citation(page_number=sec.page, bbox=box, text=text)
+        if cites:
+            out.append((obj, cites))
+    return out
+
+
+def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    node = data
+    for p in path[:-1]:
+        if not isinstance(node.get(p), dict):
+            node[p] = {}
+        node = node[p]
+    node[path[-1]] = value

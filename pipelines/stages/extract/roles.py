@@ -1,0 +1,224 @@
+"""What a field *is*, read from the schema's words, and where a document says it, read from layout.
+
+A user's schema names fields in plain words: "Name of the business that issued the receipt (the
+seller)", "the final total including tax", "date of purchase, copied as printed". Matching such a
+field to the nearest label (``candidates`` + ``matching``) finds "Date: 25/12/2018", but not what
+documents seldom label — the seller's name and address at the top of the page, the total among
+subtotal, tax, rounding and line amounts — and takes a line amount as readily as the total. So a
+field is given a **role** when its words say it clearly (the seller's or buyer's name or address,
+the total, subtotal or tax amount, a date and which one), in the languages of Western Europe, and
+each role has a finder that reads the page as a person would:
+
+* **rows**: the page's text lines grouped into visual rows (top to bottom, left to right), so a
+  receipt's ``TOTAL ........ RM 9.00`` is one row even when layout made it two blocks;
+* **seller**: the first rows of the first page, skipping titles (``INVOICE``, ``Rechnung``…) and
+  lines without capitals; a name continues onto the next row when that row is a legal form
+  (``SDN BHD``, ``GmbH``…); the address is the rows under it up to the first telephone, e-mail,
+  tax-number, date or title row (registration numbers are skipped);
+* **buyer**: the rows under a ``Bill to`` / ``Rechnungsadresse`` / ``Client`` label;
+* **amounts**: rows that say total (not sub-total, quantity or tax), the amount printed on the row
+  or just below; a rounded or grand total wins over a plain one, a later total over an earlier;
+* **dates**: every date-shaped text, the one whose row's label says which (due, invoice, delivery)
+  first, else the first on the document.
+
+A description that says "as printed" (or "verbatim", "wie gedruckt", "tel qu'imprimé"…) keeps the
+text exactly as the document prints it; otherwise values are normalised by type as everywhere.
+No rule names a vendor; every word list is a list of *kinds* of label, in several languages.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipelines.core.models import PageResult
+from pipelines.stages.extract.lines import Box, Line, lines_of
+from pipelines.stages.extract.schema import Field, _type
+
+
+def _words(*alts: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![a-zà-ÿ])(?:" + "|".join(alts) + r")(?![a-zà-ÿ])", re.I)
+
+
+SELLER = _words("seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
+                "issued", "sender", "from", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
+                "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
+                "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
+BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
+               "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
+               "klant", "koper", "afnemer", "comprador", "destinatario", "acquirente", "committente", "cliente")
+NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "raison sociale", "naam",
+              "nombre", "razón social", "nome", "ragione sociale", "seller", "vendor", "supplier", "merchant",
+              "issuer", "buyer", "customer", "client")
+ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "dirección", "direccion", "domicilio",
+                 "indirizzo", "street", "location")
+TOTAL = _words("total", "totals", "grand ?total", "amount (?:due|paid|payable)", "balance due", "sum", "gesamt",
+               "gesamtbetrag", "summe", "endbetrag", "rechnungsbetrag", "zu zahlen", "montant", "net à payer",
+               "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag")
+SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", "nettobetrag", "netto",
+                  "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
+                  "base imponible", "imponibile", "untaxed")
+TAX = _words("tax", "vat", "gst", "sst", "mwst", "ust", "umsatzsteuer", "mehrwertsteuer", "tva", "taxe", "btw",
+             "iva", "impuesto", "imposta")
+NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "saved", "weight", "points?",
+                   "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt", "remise", "korting")
+BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inclusive",
+                      "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
+                      "à payer", "te betalen", "a pagar", "da pagare")
+DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
+DUE = _words("due", "payable by", "pay by", "fällig(?:keit)?", "zahlbar bis", "échéance", "vervaldatum",
+             "vervaldag", "vencimiento", "scadenza")
+OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
+                    "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
+AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "verbatim", "exactly", "copied",
+                    "original format", "own format", "wie gedruckt", "wörtlich", "tel qu'imprimé",
+                    "tel quel", "zoals gedrukt", "letterlijk", "tal cual", "tal como", "come stampato")
+TITLE = _words("invoice", "tax invoice", "receipt", "official receipt", "cash bill", "cash sales?", "bill",
+               "quotation", "credit note", "delivery note", "statement", "rechnung", "quittung", "beleg",
+               "gutschrift", "facture", "reçu", "ticket", "factuur", "bon", "kassabon", "factura", "recibo",
+               "fattura", "ricevuta", "scontrino", "simplified tax invoice")
+STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone", "tél", "fax", "hp", "mobile",
+              "e-?mail", "www", "http", "gst", "vat", "sst", "tax ?id", "tin", "ust-?id", "ust-?idnr", "siret",
+              "siren", "tva", "btw", "kvk", "cif", "nif", "p\\.? ?iva", "partita iva", "invoice", "receipt",
+              "cashier", "date", "datum", "table", "order", "total", "cash", "qty", "amount", "reg(?:istration)?",
+              "roc", "co\\.? ?no", "company no", "formerly", "licensee")
+REGISTRATION = re.compile(r"(?:co\.?\s*(?:reg|no)|company\s*no|roc|reg(?:istration)?\.?\s*no|\(\s*\d[\d\s-]*-?\s*[a-z]?\s*\))",
+                          re.I)
+LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "berhad", "gmbh", "ag", "kg", "ohg", "e\\.?k\\.?", "ug", "ltd\\.?",
+               "limited", "llc", "inc\\.?", "corp\\.?", "co\\.?", "plc", "llp", "s\\.?a\\.?", "s\\.?a\\.?s\\.?",
+               "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
+               "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?")
+DATE = re.compile(
+    r"\b(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+    r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
+    r"|[A-Za-z]{3,9}\.? \d{1,2},? \d{4})\b")
+# an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
+AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|[$€£¥]|EUR|USD|GBP|CHF)(?=\d))?-?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}"
+                    r"(?![\d])")
+PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b")
+MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|"
+                    r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei", re.I)
+
+
+@dataclass
+class Role:
+    kind: str  # name | address | total | subtotal | tax | date
+    party: str = ""  # seller | buyer (names and addresses)
+    which: str = ""  # due | issue (dates)
+
+
+def role_of(f: Field) -> Role | None:
+    """The field's role when its name, title and description say it clearly; ``None`` otherwise."""
+    name = " ".join(f.path).replace("_", " ")
+    words = f"{name} {f.schema.get('title') or ''} {f.schema.get('description') or ''}"
+    t = _type(f.schema)
+    if f.array or t in ("boolean", "object", "array"):
+        return None
+    if t in ("number", "integer") or TOTAL.search(name) or SUBTOTAL.search(name):
+        for kind, pat in (("subtotal", SUBTOTAL), ("tax", TAX), ("total", TOTAL)):
+            if pat.search(name):
+                return Role(kind)
+        for kind, pat in (("subtotal", SUBTOTAL), ("total", TOTAL), ("tax", TAX)):
+            if pat.search(words):
+                return Role(kind)
+        return None
+    if f.schema.get("format") in ("date", "date-time") or DATE_WORD.search(name):
+        return Role("date", which="due" if DUE.search(words) else "other" if OTHER_DATE.search(name) else "issue")
+    party = "buyer" if BUYER.search(name) else "seller" if SELLER.search(name) else \
+        "buyer" if BUYER.search(words) else "seller" if SELLER.search(words) else ""
+    if ADDRESS.search(name) or (not NAME.search(name) and ADDRESS.search(words)):
+        return Role("address", party or "seller")
+    if party and (NAME.search(name) or SELLER.search(name) or BUYER.search(name)):
+        return Role("name", party)
+    return None
+
+
+def label_says(role: Role, label: str) -> bool:
+    """Does a label name the role's amount or date itself (``Rechnungssumme Brutto``, ``Due
+    date``)? Then the value beside it is kept over what the role's finder reads elsewhere."""
+    from pipelines.stages.extract.lexicon import gloss
+
+    text = f"{label} {gloss(label)}"
+    if role.kind == "total":
+        return bool(TOTAL.search(text)) and not SUBTOTAL.search(text) and not NOT_TOTAL.search(text)
+    if role.kind == "subtotal":
+        return bool(SUBTOTAL.search(text))
+    if role.kind == "tax":
+        return bool(TAX.search(text)) and not TOTAL.search(gloss(label))
+    if role.kind == "date":
+        return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text))
+    return False
+
+
+def fits(role: Role, text: str) -> bool:
+    """Could ``text`` be a value of ``role`` at all (an amount for an amount, a date for a date)?"""
+    if role.kind in ("total", "subtotal", "tax"):
+        return bool(re.search(r"\d", text))
+    if role.kind == "date":
+        return bool(DATE.search(text))
+    return sum(ch.isalpha() for ch in text) >= 2
+
+
+def as_printed(f: Field) -> bool:
+    return bool(AS_PRINTED.search(f"{f.schema.get('title') or ''} {f.schema.get('description') or ''}"))
+
+
+# ---------------------------------------------------------------- rows
+
+
+@dataclass
+class Row:
+    page: int
+    lines: list[Line]
+
+    @property
+    def text(self) -> str:
+        return " ".join(ln.text for ln in self.lines)
+
+    @property
+    def box(self) -> Box | None:
+        boxes = [ln.box for ln in self.lines if ln.box]
+        if not boxes:
+            return None
+        return {"x1": min(b["x1"] for b in boxes), "y1": min(b["y1"] for b in boxes),
+                "x2": max(b["x2"] for b in boxes), "y2": max(b["y2"] for b in boxes)}
+
+
+def table_lines(page: PageResult) -> list[Line]:
+    """Each row of each table as one line (its cells joined by spaces), boxed by its cells."""
+    from pipelines.stages.extract.tables import _cell_boxes, _table_rows
+
+    out = []
+    for fi, f in enumerate(page.fragments):
+        if f.fragment_type != "table" or not (rows := _table_rows(f)):
+            continue
+        boxes = _cell_boxes(f, rows)
+        for r, row in enumerate(rows):
+            text = " ".join(c for c in row if c)
+            bs = [b for b in boxes[r] if b]
+            if text and bs:
+                box = {"x1": min(b["x1"] for b in bs), "y1": min(b["y1"] for b in bs),
+                       "x2": max(b["x2"] for b in bs), "y2": max(b["y2"] for b in bs)}
+                out.append(Line(page.page_number, text, box, -1 - fi, r, len(rows)))
+    return out
+
+
+def rows_of(page: PageResult) -> list[Row]:
+    """The page's lines (table rows included) as visual rows: lines whose vertical extents overlap
+    by half share a row."""
+    lines = sorted((ln for ln in [*lines_of(page), *table_lines(page)] if ln.box),
+                   key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+    rows: list[list[Line]] = []
+    for ln in lines:
+        b = ln.box
+        assert b is not None
+        for row in reversed(rows[-3:]):
+            r = row[0].box
+            assert r is not None
+            inter = min(r["y2"], b["y2"]) - max(r["y1"], b["y1"])
+            if inter >= 0.5 * min(r["y2"] - r["y1"], b["y2"] - b["y1"]):
+                row.append(ln)
+                break
+        else:
+            rows.append([ln])
+    return [Row(page.page_number, sorted(r, key=lambda ln: ln.box["x1"])) for r in rows]  # type: ignore[index]

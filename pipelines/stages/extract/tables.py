@@ -1,0 +1,103 @@
+"""Tables as extraction sees them: rows of cell texts with boxes, key/value rows, header rows
+with the columns under them (``Section``), which line items are read from."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipelines.core.models import Fragment, PageResult
+from pipelines.stages.extract.lines import Box, Candidate, Line, _is_short_label, _line_box, split_pairs
+
+
+def _table_rows(f: Fragment) -> list[list[str]]:
+    rows = f.content.get("rows")
+    if isinstance(rows, list) and rows and all(isinstance(r, list) for r in rows):
+        return [[str(c or "").strip() for c in r] for r in rows]
+    md = f.content.get("markdown")
+    if isinstance(md, str):
+        out = []
+        for ln in md.splitlines():
+            if ln.strip().startswith("|") and not re.match(r"^\|[\s:|-]+\|$", ln.strip()):
+                out.append([c.strip() for c in ln.strip().strip("|").split("|")])
+        return out
+    return []
+
+
+def _cell_boxes(f: Fragment, rows: list[list[str]]) -> list[list[Box | None]]:
+    """Each cell's box where the fragment lists ``cells`` in row order, else the table's rows."""
+    cells = f.content.get("cells")
+    flat = [c for r in rows for c in r]
+    if isinstance(cells, list) and len(cells) == len(flat):
+        it = iter(cells)
+        return [[(next(it) or {}).get("bounding_box") for _ in r] for r in rows]
+    return [[_line_box(f.bbox, i, len(rows)) for _ in r] for i, r in enumerate(rows)]
+
+
+def _labelish_row(row: list[str]) -> bool:
+    filled = [c for c in row if c]
+    return len(filled) >= 3 and all(_is_short_label(c) and not any(ch.isdigit() for ch in c) for c in filled)
+
+
+@dataclass
+class Section:
+    """A header row of a table and the rows under it (up to the next header row)."""
+
+    page: int
+    header: list[str]
+    rows: list[list[tuple[str, Box | None]]]
+
+
+def _sections(page: PageResult, rows: list[list[str]], boxes: list[list[Box | None]]) -> list[Section]:
+    heads = [r for r, row in enumerate(rows) if r == 0 or _labelish_row(row)]
+    out = []
+    for h in heads:
+        end = next((k for k in heads if k > h), len(rows))
+        body = [[(cell, boxes[r][c]) for c, cell in enumerate(rows[r])] for r in range(h + 1, end)]
+        out.append(Section(page.page_number, rows[h], body))
+    return out
+
+
+def _value_cell(text: str) -> bool:
+    return bool(re.search(r"\w", text)) and not text.endswith(":")
+
+
+def sections_of(page: PageResult) -> list[Section]:
+    out: list[Section] = []
+    for f in page.fragments:
+        if f.fragment_type == "table" and (rows := _table_rows(f)):
+            out += _sections(page, rows, _cell_boxes(f, rows))
+    return out
+
+
+def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
+    """Candidates from tables, and the cells that are labels waiting for a value outside the
+    table (``Subtotal:`` in the last column, its amount printed beside the table)."""
+    out: list[Candidate] = []
+    loose: list[Line] = []
+    for fi, f in enumerate(page.fragments):
+        if f.fragment_type != "table":
+            continue
+        rows = _table_rows(f)
+        if not rows:
+            continue
+        boxes = _cell_boxes(f, rows)
+        for r, row in enumerate(rows):  # key/value rows: exactly two non-empty cells
+            filled = [(c, boxes[r][i]) for i, c in enumerate(row) if c]
+            for cell, box in filled:  # "Label: value" inside one cell
+                out += [Candidate(lab, val, page.page_number, box, "inline") for lab, val in split_pairs(cell) if val]
+            if len(filled) == 2 and _is_short_label(filled[0][0]):
+                out.append(Candidate(filled[0][0], filled[1][0], page.page_number, filled[1][1], "table-row"))
+            if len(filled) == 1 and filled[0][0].endswith(":") and filled[0][1]:
+                loose.append(Line(page.page_number, filled[0][0], filled[0][1], -1 - fi, r, len(rows)))
+        # header rows (the first, or a row of labels inside the table) → their columns below
+        for sec in _sections(page, rows, boxes):
+            for c, head in enumerate(sec.header):
+                if not head or split_pairs(head):
+                    continue
+                col = [row[c] for row in sec.rows if c < len(row) and _value_cell(row[c][0])]
+                if col:
+                    out.append(Candidate(head, col[0][0], page.page_number, col[0][1], "table-column", col))
+                if len(col) == 1:  # a label row above a value row (boxes of a form read as a table)
+                    out.append(Candidate(head, col[0][0], page.page_number, col[0][1], "below"))
+    return out, loose

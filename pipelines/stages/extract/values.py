@@ -1,0 +1,118 @@
+"""Text to the schema's types: numbers in the conventions of Western Europe and the US, dates,
+booleans, enums, patterns and e-mail addresses; ``None`` when the text is not of the type."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from pipelines.stages.extract.roles import DATE as PRINTED_DATE
+from pipelines.stages.extract.roles import as_printed
+from pipelines.stages.extract.schema import Field, _type
+
+CURRENCY = re.compile(r"[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK)\b", re.I)
+DATE_FORMATS = ("%Y-%m-%d", "%d.%m.%Y", "%d/%m/%Y", "%m/%d/%Y", "%d-%m-%Y", "%B %d, %Y", "%b %d, %Y",
+                "%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y", "%Y/%m/%d", "%d.%m.%y", "%b. %d, %Y")
+TRUE = {"yes", "y", "true", "paid", "checked", "x", "✓", "✔", "on", "1", "agree", "agreed", "active"}
+FALSE = {"no", "n", "false", "unpaid", "unchecked", "off", "0", "none", "open", "due", "outstanding", "pending"}
+EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+
+
+def parse_number(text: str) -> float | None:
+    s = CURRENCY.sub("", text).replace("\u00a0", " ").strip()
+    m = re.search(r"[-+(]?\d[\d.,' ]*\d|[-+]?\d", s)
+    if not m:
+        return None
+    num = m.group(0).replace(" ", "").replace("'", "")
+    neg = num.startswith(("-", "("))
+    num = num.lstrip("+-(")
+    if "," in num and "." in num:  # the last separator is the decimal one
+        num = num.replace(",", "") if num.rfind(".") > num.rfind(",") else num.replace(".", "").replace(",", ".")
+    elif "," in num:
+        head, _, tail = num.rpartition(",")
+        num = num.replace(",", "") if len(tail) == 3 and head else head.replace(",", "") + "." + tail
+    elif num.count(".") > 1:
+        num = num.replace(".", "")
+    try:
+        v = float(num)
+    except ValueError:
+        return None
+    return -v if neg else v
+
+
+def parse_date(text: str) -> str | None:
+    s = re.sub(r"\s+", " ", text.strip().rstrip("."))
+    s = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", s)
+    candidates = [s] + re.findall(r"\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|"
+                                  r"[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4}", s)
+    for cand in candidates:
+        for fmt in DATE_FORMATS:
+            try:
+                return datetime.strptime(cand, fmt).date().isoformat()
+            except ValueError:
+                continue
+    return None
+
+
+def coerce(value: str, f: Field) -> Any:
+    """``value`` as the field's type, or ``None`` when it is not one (then the candidate does
+    not fit the field)."""
+    s = f.schema
+    t = _type(s)
+    v = value.strip()
+    if not v or set(v) <= set("_ .-"):
+        return None
+    if "enum" in s and isinstance(s["enum"], list):
+        low = v.lower()
+        for opt in s["enum"]:
+            if str(opt).lower() == low:
+                return opt
+        for opt in s["enum"]:
+            if re.search(rf"(?<!\w){re.escape(str(opt).lower())}(?!\w)", low):
+                return opt
+        return None
+    if t in ("number", "integer"):
+        n = parse_number(v)
+        if n is None or (len(re.sub(r"[\d.,\s$€£¥+()-]", "", CURRENCY.sub("", v))) > 3):
+            return None
+        if t == "integer":
+            return int(n) if n == int(n) else None
+        return n
+    if t == "boolean":
+        low = re.sub(r"[^\w✓✔ ]", "", v.lower()).strip()
+        if low in TRUE:
+            return True
+        if low in FALSE:
+            return False
+        return None
+    fmt = s.get("format")
+    if fmt is None and re.search(r"(^|_)(date|dob|birth)(_|$)", f.name) and as_printed(f):
+        m = PRINTED_DATE.search(v)  # a date as printed: the date in the text, nothing else
+        if m is None:
+            return None
+        v = m.group(0)
+    elif fmt == "date" or (fmt is None and re.search(r"(^|_)(date|dob|birth)(_|$)", f.name)):
+        d = parse_date(v)
+        if d is None and fmt == "date":
+            return None
+        v = d or v
+    elif fmt == "date-time":
+        d = parse_date(v)
+        v = d or v
+    if fmt == "email" or re.search(r"(^|_)e?mail$", f.name):
+        m = EMAIL.search(re.sub(r"\s*@\s*", "@", v))  # OCR puts spaces around the @
+        if m is None:
+            return None
+        v = m.group(0)
+    if isinstance(s.get("pattern"), str):
+        try:
+            pat = re.compile(s["pattern"])
+        except re.error:
+            pat = None
+        if pat is not None and not pat.search(v):
+            tok = next((t for t in v.split() if pat.search(t)), None)
+            if tok is None:
+                return None
+            v = tok
+    return v
