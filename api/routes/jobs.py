@@ -1,12 +1,12 @@
-"""Document jobs: ``POST /documents/v2/{parse,read,extract,classify}``, and get/list/delete of parse
-results."""
+"""Document jobs: ``POST /documents/v2/{parse,read,extract,classify,edit}``, and get/list/delete of
+parse results (an edit job's carries its filled PDF)."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -20,6 +20,7 @@ from api.routes.paging import PagingDep, listing
 from api.wire.common import JSON, dumps, responses
 from api.wire.documents import (
     SSE_200,
+    EditCreated,
     ParseCreated,
     ParseList,
     ParseResult,
@@ -27,10 +28,15 @@ from api.wire.documents import (
     stream_parse_result,
 )
 from pipelines.core.errors import InvalidRequest, NotFound
-from pipelines.core.records import JobKind, JobStatus, Principal, rfc3339
-from pipelines.core.requests import ClassifyRequest, ExtractRequest, ParseRequest
+from pipelines.core.models import EditOutput
+from pipelines.core.records import Job, JobKind, JobStatus, Principal, rfc3339
+from pipelines.core.requests import ClassifyRequest, EditRequest, ExtractRequest, ParseRequest
+from pipelines.stages.pagerange import PageRange
 from pipelines.usecases import documents
 from pipelines.usecases.runtime import Runtime
+
+if TYPE_CHECKING:  # the use case hands the reader in
+    from assets.results import ResultReader
 
 router = APIRouter(prefix="/documents/v2", tags=["documents"])
 
@@ -42,7 +48,10 @@ def _dumps(obj: dict) -> str:
 async def _submit(kind: JobKind, req: ParseRequest, principal: Principal, rt: Runtime) -> JSON:
     job = await run_in_threadpool(documents.submit, rt, principal, kind, req)
     JOBS_SUBMITTED.labels(kind=kind.value).inc()
-    return JSON({"parse_id": job.id, "created_at": rfc3339(job.created_us)})
+    body = {"parse_id": job.id, "created_at": rfc3339(job.created_us)}
+    if kind == JobKind.edit:
+        body["edit_id"] = job.id
+    return JSON(body)
 
 
 SUBMIT = {"response_model": ParseCreated, "response_class": JSON, "responses": responses(400, 404, 413, body=True)}
@@ -72,12 +81,13 @@ async def create_classify(req: ClassifyRequest, principal: PrincipalDep, rt: Run
     return await _submit(JobKind.classify, req, principal, rt)
 
 
-@router.post("/edit", response_model=ParseCreated, response_class=JSON, responses=responses(400, body=True))
-async def create_edit(req: ParseRequest, principal: PrincipalDep) -> JSON:
-    """Form filling is not served: no model here fills forms. Answers 400 saying so (rather than
-    404, which would read as a wrong address)."""
-    raise InvalidRequest("not supported by this server: POST /documents/v2/edit (form filling) needs a model "
-                         "that fills forms, and none is configured")
+@router.post("/edit", **{**SUBMIT, "response_model": EditCreated})
+async def create_edit(req: EditRequest, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    """Form filling: the PDF's AcroForm fields, and the blank lines of a flat form, filled from
+    ``form_filling.fill_prompt`` (``field: value`` lines or a JSON object). The result carries
+    ``filled_pdf_base64`` and ``form_filling_metadata``; the filled PDF is also kept as a new
+    file (``filled_file_id``)."""
+    return await _submit(JobKind.edit, ParseRequest.model_validate(req.model_dump(exclude_unset=True)), principal, rt)
 
 
 @router.get("/parse", response_model=ParseList, response_class=JSON, responses=responses(query=True))
@@ -99,6 +109,13 @@ def _summary(rt: Runtime, principal: Principal, parse_id: str, with_options: boo
     return parse_result(documents.get(rt, principal, parse_id), with_options=with_options)
 
 
+def _opened(rt: Runtime, principal: Principal, parse_id: str, pages: str | None = None
+            ) -> tuple[Job, ResultReader | None, PageRange | None, EditOutput | None]:
+    """``documents.open_result``, and an edit job's filled PDF and report."""
+    job, reader, wanted = documents.open_result(rt, principal, parse_id, pages)
+    return job, reader, wanted, documents.edit_output(rt, job)
+
+
 @router.get("/parse/{parse_id}", response_model=ParseResult, response_class=JSON,
             responses={**responses(400, 404, query=True), **SSE_200})
 async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt: RuntimeDep,
@@ -107,10 +124,10 @@ async def get_parse(parse_id: str, request: Request, principal: PrincipalDep, rt
                                                        "their chunks, e.g. 1-20,25.")] = None,
                     ) -> Response:
     if "text/event-stream" not in request.headers.get("accept", ""):
-        job, reader, wanted = await run_in_threadpool(documents.open_result, rt, principal, parse_id, pages)
+        job, reader, wanted, edit = await run_in_threadpool(_opened, rt, principal, parse_id, pages)
         if reader is None:
-            return JSON(parse_result(job, None, with_options))
-        return StreamingResponse(stream_parse_result(job, reader, wanted, with_options),
+            return JSON(parse_result(job, None, with_options, edit))
+        return StreamingResponse(stream_parse_result(job, reader, wanted, with_options, edit),
                                  media_type="application/json")
     first = await run_in_threadpool(_summary, rt, principal, parse_id, with_options)
 
@@ -152,7 +169,7 @@ async def _final_event(rt: Runtime, principal: Principal, parse_id: str, current
     result over ``api.max_response_bytes`` is announced without its pages, saying how to get it."""
     name = "parse_done" if current["status"] == JobStatus.successful.value else "parse_failed"
     try:
-        job, reader, _ = await run_in_threadpool(documents.open_result, rt, principal, parse_id)
+        job, reader, _, edit = await run_in_threadpool(_opened, rt, principal, parse_id)
     except NotFound:
         yield {"event": name, "data": _dumps(current)}
         return
@@ -160,10 +177,10 @@ async def _final_event(rt: Runtime, principal: Principal, parse_id: str, current
         yield {"event": name, "data": _dumps({**current, "message_update": exc.message})}
         return
     if reader is None:
-        yield {"event": name, "data": _dumps(parse_result(job, None, with_options))}
+        yield {"event": name, "data": _dumps(parse_result(job, None, with_options, edit))}
         return
     yield f"event: {name}\r\n".encode()
-    async for chunk in iterate_in_threadpool(stream_parse_result(job, reader, None, with_options)):
+    async for chunk in iterate_in_threadpool(stream_parse_result(job, reader, None, with_options, edit)):
         yield b"data: " + chunk + b"\r\n"
     yield b"\r\n"
 

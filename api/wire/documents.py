@@ -1,6 +1,6 @@
 """Parse jobs and their results on the wire: the Tensorlake ``ParseResult`` (the job's fields, its
-pages with their fragments, chunks, structured data and page classes), declared once by the models
-below and written by the functions after them.
+pages with their fragments, chunks, structured data and page classes, and an edit job's filled PDF),
+declared once by the models below and written by the functions after them.
 
 A result is written as plain JSON rather than validated model by model (a big document has
 thousands of fragments, and ``stream_parse_result`` writes it a page at a time);
@@ -9,6 +9,7 @@ thousands of fragments, and ``stream_parse_result`` writes it a page at a time);
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +27,10 @@ if TYPE_CHECKING:  # the use case hands the reader in; the wire only reads from 
 class ParseCreated(BaseModel):
     parse_id: str
     created_at: str
+
+
+class EditCreated(ParseCreated):
+    edit_id: str = Field(description="The same id as parse_id (the SDK reads parse_id).")
 
 
 class Fragment(BaseModel):
@@ -90,6 +95,13 @@ class ParseResult(BaseModel):
     merged_tables: list[dict[str, Any]]
     usage: dict[str, int]
     options: dict[str, Any] | None = Field(None, description="With ?with_options=true.")
+    filled_pdf_base64: str | None = Field(None, description="An edit job's filled PDF; null for other jobs.")
+    form_filling_metadata: dict[str, Any] | None = Field(
+        None, description="An edit job's report: fields_found, blanks_found, filled and kept "
+                          "[{key, value, target, kind, page_number, score, matched}], unmatched keys, warnings.")
+    filled_file_id: str | None = Field(
+        None, description="docklake extension: the file the filled PDF is kept as (files API); null once "
+                          "that file is deleted, and for other jobs.")
 
 
 class ParseList(Paginated):
@@ -145,10 +157,10 @@ def page_classes_json(items: list[domain.PageClass] | None) -> list[dict[str, An
 
 
 def stream_parse_result(job: Job, reader: ResultReader, wanted: PageRange | None,
-                        with_options: bool) -> Iterator[bytes]:
+                        with_options: bool, edit: domain.EditOutput | None = None) -> Iterator[bytes]:
     """``parse_result`` of a stored result, written a page at a time (never the whole result in
     memory): the job's fields, then the pages, then the chunks."""
-    head = parse_result(job, None, with_options)
+    head = parse_result(job, None, with_options, edit)
     head["merged_tables"] = reader.merged_tables or []
     head["structured_data"] = structured_data_json(reader.structured_data())
     head["page_classes"] = page_classes_json(reader.page_classes())
@@ -163,8 +175,9 @@ def stream_parse_result(job: Job, reader: ResultReader, wanted: PageRange | None
 
 
 def parse_result(job: JobSummary, result: domain.DocumentResult | None = None,
-                 with_options: bool = False) -> dict[str, Any]:
-    """A job (and its result, once there is one) as the Tensorlake ``ParseResult``."""
+                 with_options: bool = False, edit: domain.EditOutput | None = None) -> dict[str, Any]:
+    """A job (and its result, once there is one; an edit job's ``edit`` output) as the
+    Tensorlake ``ParseResult``."""
     out: dict[str, Any] = {
         "parse_id": job.id,
         "status": job.status.value,
@@ -182,7 +195,14 @@ def parse_result(job: JobSummary, result: domain.DocumentResult | None = None,
         "structured_data": None,
         "merged_tables": [],
         "usage": {"pages_parsed": job.parsed_pages_count},
+        "filled_pdf_base64": None,
+        "form_filling_metadata": None,
+        "filled_file_id": None,
     }
+    if edit is not None:
+        out["filled_pdf_base64"] = base64.b64encode(edit.filled_pdf).decode("ascii")
+        out["form_filling_metadata"] = {"filled_file_id": edit.filled_file_id, **edit.report.model_dump()}
+        out["filled_file_id"] = edit.filled_file_id
     if result is not None:
         out["pages"] = [page_json(p) for p in result.pages]
         out["chunks"] = [c.model_dump() for c in result.chunks]

@@ -13,8 +13,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipelines.core.provider import ProviderConfig
 from pipelines.core.requests import (
     EnrichmentOptions,
+    FormFillingOptions,
     FragmentType,
     PageClassConfig,
     ParsingOptions,
@@ -79,6 +81,41 @@ class PageClass(BaseModel):
     reasons: dict[int, str] = Field(default_factory=dict)
 
 
+class FilledItem(BaseModel):
+    """One ``fill_prompt`` key and where it went: ``target`` is the AcroForm field's name or
+    ``line 'Label'`` (a blank line of a flat form), ``matched`` the label, tooltip or name it
+    matched with ``score`` (0-1), ``value`` what the field holds now."""
+
+    key: str
+    value: str
+    target: str = ""
+    kind: str = ""  # text, checkbox, radio, choice or line
+    page_number: int = 0
+    score: float = 0.0
+    matched: str = ""
+
+
+class FormFillingReport(BaseModel):
+    """What form filling did (wire ``form_filling_metadata``): the fields and blank lines it
+    found, what it filled, the fields that kept their own value, the keys that matched nothing."""
+
+    fields_found: int = 0
+    blanks_found: int = 0
+    filled: list[FilledItem] = Field(default_factory=list)
+    kept: list[FilledItem] = Field(default_factory=list)
+    unmatched: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+
+
+class EditOutput(BaseModel):
+    """What an edit job's result carries beside its pages: the filled PDF, the file it was
+    stored as (``None`` once that file is deleted) and the report."""
+
+    filled_pdf: bytes
+    filled_file_id: str | None = None
+    report: FormFillingReport = Field(default_factory=FormFillingReport)
+
+
 class ErrorItem(BaseModel):
     stage: str
     message: str
@@ -122,7 +159,11 @@ class DocumentInput(BaseModel):
     # structured extraction and page classification (``stages.extract``, ``stages.classify``)
     extraction: list[StructuredExtractionOptions] = Field(default_factory=list)
     classification: list[PageClassConfig] = Field(default_factory=list)
+    # an edit job's options (``engine.document.fill_and_convert``); None for every other kind
+    form_filling: FormFillingOptions | None = None
     limits: EngineLimits = Field(default_factory=EngineLimits)
+    # bring-your-own LLM (stages.llm_extract); off unless DOCKLAKE_LLM__BASE_URL is set
+    llm: ProviderConfig = Field(default_factory=ProviderConfig)
 
     def loaded(self) -> DocumentInput:
         """This input with its bytes read from ``source`` (itself if it has them already)."""
@@ -166,6 +207,9 @@ class DocumentResult(BaseModel):
     # ``structured_extraction_options`` / ``page_classifications`` answers; None when not asked.
     structured_data: list[StructuredData] | None = None
     page_classes: list[PageClass] | None = None
+    # An edit job's filled PDF and what filling did; kept by ``store`` (the worker files the PDF).
+    filled_pdf: bytes | None = Field(None, exclude=True)
+    form_filling: FormFillingReport | None = None
     # The converting process already wrote the result where it belongs; what is left here is its
     # summary (pages without their fragments).
     stored: bool = Field(False, exclude=True)

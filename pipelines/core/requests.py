@@ -69,6 +69,11 @@ class PageClassConfig(_Lenient):
 
 
 class FormFillingOptions(_Lenient):
+    """``POST edit``'s options. ``fill_prompt``: ``field: value`` lines or a JSON object;
+    ``ignore_source_values``: overwrite values the form already holds; ``no_acroform``: leave
+    the PDF's AcroForm fields alone and write only on blank lines; ``no_widget_detection``: do
+    not look for blank lines of flat forms (only AcroForm fields are filled)."""
+
     fill_prompt: str | None = None
     ignore_source_values: bool = False
     no_acroform: bool = False
@@ -176,6 +181,14 @@ class ClassifyRequest(ParseRequest):
     """``POST classify``: a document and at least one page class."""
 
     page_classifications: list[PageClassConfig] = Field(min_length=1)  # type: ignore[assignment]
+
+
+class EditRequest(ParseRequest):
+    """``POST edit``: a PDF and ``form_filling`` (required, with a ``fill_prompt``). The other
+    options of a parse are refused: the filled PDF is parsed with the defaults."""
+
+    form_filling: FormFillingOptions | None = Field(
+        None, description="Required: what to fill (fill_prompt) and how; a 400 says what is missing.")
 
 
 class ParseConfiguration(_Lenient):

@@ -24,6 +24,8 @@ from typing import Literal, get_args, get_origin
 from pydantic import BaseModel, Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
+from pipelines.core.provider import ProviderConfig
+
 PREFIX = "DOCKLAKE_"
 NESTED = "__"
 
@@ -237,6 +239,32 @@ class SandboxSettings(_Group):
                                    "self-test passes. Off, or where it fails: they answer 400 with the reason.")
 
 
+class LlmSettings(_Group):
+    """Bring-your-own LLM: an OpenAI-compatible chat-completions endpoint (docs/llm-provider.md)."""
+
+    base_url: str = Field("", description="Base URL of an OpenAI-compatible chat-completions endpoint, e.g. "
+                          "`http://localhost:11434/v1` (Ollama); `/chat/completions` is appended. Empty: no LLM, "
+                          "and a `model_provider` other than `tensorlake` is refused (400).")
+    api_key: str = Field("", repr=False, description="Sent as `Authorization: Bearer …` (empty: no header); "
+                         "never logged.")
+    model: str = Field("", description="The model the endpoint serves, e.g. `qwen2.5:7b-instruct` (Ollama) or "
+                       "the name vLLM was started with; needed once `DOCKLAKE_LLM__BASE_URL` is set.")
+    timeout_s: float = Field(120.0, gt=0, description="How long one request to the endpoint may take.")
+    retries: int = Field(3, ge=0, description="Further attempts after a connection error, a 5xx or a 429, "
+                         "waiting 1 s, 2 s, 4 s… between them; then the job ends `failure` naming the endpoint.")
+    for_tensorlake: bool = Field(False, description="Use the LLM for `model_provider: tensorlake` (and none "
+                                 "given) too, and for every page classification; off: only other providers.")
+    json_schema: bool = Field(True, description="Ask for `response_format: json_schema` first (falling back to "
+                              "`json_object`, then plain prompting, when the endpoint answers 400); off: start "
+                              "with `json_object`.")
+
+    def provider(self) -> ProviderConfig:
+        """These settings as the config a job carries to the conversion process."""
+        return ProviderConfig(base_url=self.base_url.strip(), api_key=self.api_key, model=self.model.strip(),
+                              timeout_s=self.timeout_s, retries=self.retries,
+                              use_for_tensorlake=self.for_tensorlake, json_schema=self.json_schema)
+
+
 class Settings(BaseSettings):
     # extra="ignore" is for keyword arguments only: names in the environment are checked by
     # `refuse_unknown_names` before pydantic-settings reads it
@@ -256,6 +284,7 @@ class Settings(BaseSettings):
     prefect: PrefectSettings = Field(default_factory=PrefectSettings)
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
+    llm: LlmSettings = Field(default_factory=LlmSettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -315,7 +344,7 @@ class Settings(BaseSettings):
         child built from them equals this object)."""
         env = {"DOCKLAKE_DATA_DIR": str(self.data_dir), "DOCKLAKE_API_KEYS": self.api_keys,
                "DOCKLAKE_LOG_LEVEL": self.log_level, "DOCKLAKE_LOG_JSON": str(self.log_json).lower()}
-        for group in ("api", "worker", "limits", "ocr", "storage", "prefect", "webhooks", "sandbox"):
+        for group in ("api", "worker", "limits", "ocr", "storage", "prefect", "webhooks", "sandbox", "llm"):
             for name, value in getattr(self, group).model_dump().items():
                 key = f"DOCKLAKE_{group.upper()}__{name.upper()}"
                 if value is None:

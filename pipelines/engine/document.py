@@ -7,6 +7,9 @@ text-like formats (``stages.text``, CSV included). Readers only open the pages i
 
 ``convert`` never raises for a bad document: failures become ``ErrorItem``s and the status says
 whether anything usable came out (docling's ``BasePipeline.execute`` contract).
+
+``fill_and_convert`` runs an edit job: the PDF's form is filled (``stages.form_fill``), then the
+filled PDF goes through the same stages, so the result's pages show what the form now says.
 """
 
 from __future__ import annotations
@@ -23,8 +26,20 @@ from pipelines.core.errors import (
     describe,
 )
 from pipelines.core.models import ConversionStatus, DocumentInput, DocumentResult, ErrorItem
+from pipelines.core.requests import FormFillingOptions
 from pipelines.stages import chunk as chunk_stage
-from pipelines.stages import classify, detect, extract, limits, ocr, office, pdf, raster, tables, text
+from pipelines.stages import (
+    detect,
+    form_fill,
+    limits,
+    llm_extract,
+    ocr,
+    office,
+    pdf,
+    raster,
+    tables,
+    text,
+)
 from pipelines.stages.pagerange import PageRange
 
 Stage = Callable[[DocumentResult], DocumentResult]
@@ -100,7 +115,7 @@ def filter_stage(result: DocumentResult) -> DocumentResult:
 def structure_stage(result: DocumentResult) -> DocumentResult:
     """Page classification, then structured extraction (which may keep only pages of some
     classes), over the whole selected document."""
-    return extract.extract(classify.classify(result))
+    return llm_extract.structure(result, result.input.llm)
 
 
 def size_stage(result: DocumentResult) -> DocumentResult:
@@ -137,6 +152,32 @@ def convert(inp: DocumentInput) -> DocumentResult:
     ocr.use_tessdata(inp.limits.tessdata_dir)
     with limits.applied(inp.limits):
         return _run(inp)
+
+
+def fill_and_convert(inp: DocumentInput) -> DocumentResult:
+    """An edit job's conversion: the form of the PDF ``inp`` filled as ``inp.form_filling`` asks,
+    then the filled PDF converted (the filled bytes and the report ride on the result). Any
+    other document type, or a PDF that cannot be filled, ends ``failure`` saying why."""
+    ocr.use_tessdata(inp.limits.tessdata_dir)
+    with limits.applied(inp.limits):
+        t0 = time.perf_counter()
+        result = DocumentResult(input=inp)
+        try:
+            detect_stage(result)
+            if inp.mime_type != detect.PDF:
+                raise UnsupportedFormat(f"form filling needs a PDF; this document is {inp.mime_type}")
+            filled, report = form_fill.fill(inp.data, inp.form_filling or FormFillingOptions())
+        except Exception as exc:  # noqa: BLE001 - a broken document must not crash the worker
+            message = exc.message if isinstance(exc, DocklakeError) else describe(exc)
+            result.errors.append(ErrorItem(stage="form_fill", message=message))
+            result.timings["form_fill"] = time.perf_counter() - t0
+            result.status = ConversionStatus.failure
+            return result
+        spent = time.perf_counter() - t0
+        result = _run(inp.model_copy(update={"data": filled}))
+    result.filled_pdf, result.form_filling = filled, report
+    result.timings = {"form_fill": spent, **result.timings}
+    return result
 
 
 def _run(inp: DocumentInput) -> DocumentResult:

@@ -27,9 +27,9 @@ from pipelines.usecases.runtime import Runtime
 FILE_ID_AS_TEXT = re.compile(r"file_[A-Za-z0-9]+")
 
 
-def _check(configuration: ParseConfiguration) -> None:
+def _check(rt: Runtime, configuration: ParseConfiguration) -> None:
     """A configuration every job could run with (what a parse request would refuse, refused now)."""
-    documents.refuse_unsupported(ParseRequest.model_validate(configuration.model_dump()))
+    documents.refuse_unsupported(ParseRequest.model_validate(configuration.model_dump()), rt.settings.llm.provider())
 
 
 def _check_name(name: str) -> None:
@@ -41,7 +41,7 @@ def _check_name(name: str) -> None:
 def create(rt: Runtime, p: Principal, req: DatasetCreate) -> Dataset:
     _check_name(req.name)
     configuration = req.configuration()
-    _check(configuration)
+    _check(rt, configuration)
     return datasets_repo.create(rt.engine, p, req.name, req.description, configuration)
 
 
@@ -76,7 +76,7 @@ def update(rt: Runtime, p: Principal, dataset_id: str, req: DatasetUpdate, *, na
     configuration = current.configuration.model_copy(update=changed) if changed else None
     if configuration is not None:
         configuration = ParseConfiguration.model_validate(configuration.model_dump())
-        _check(configuration)
+        _check(rt, configuration)
     ds = datasets_repo.update_dataset(rt.engine, p, dataset_id,
                                       description=req.description if "description" in given else False,
                                       configuration=configuration, name=name)

@@ -253,6 +253,17 @@ def test_bad_extract_and_classify_requests(client: TestClient) -> None:
     r = client.post("/documents/v2/extract", headers=A, json={
         **text, "structured_extraction_options": [{"schema_name": "s", "json_schema": {"type": "object"}}]})
     assert r.status_code == 400 and r.json()["code"] == "INVALID_JSON_SCHEMA"
+    before = client.get("/documents/v2/parse", headers=A).json()["items"]
+    for bad, words in (({"type": "object", "properties": 5}, "not a valid JSON Schema"),
+                       ({"type": "object", "properties": {"n": {"type": "numbr"}}}, "/properties/n"),
+                       ({"type": "object", "properties": {"n": {"type": "string", "not": {"const": "x"}}}},
+                        "'not' at /properties/n"),
+                       ({}, "nothing to extract")):
+        r = client.post("/documents/v2/extract", headers=A, json={
+            **text, "structured_extraction_options": [{"schema_name": "s", "json_schema": bad}]})
+        assert r.status_code == 400 and r.json()["code"] == "INVALID_JSON_SCHEMA", bad
+        assert words in r.json()["message"], r.json()["message"]
+    assert client.get("/documents/v2/parse", headers=A).json()["items"] == before  # no job was created
     schema = {"type": "object", "properties": {"total": {"type": "number"}}}
     r = client.post("/documents/v2/extract", headers=A, json={
         **text, "structured_extraction_options": [{"schema_name": "s", "json_schema": schema,
@@ -266,7 +277,7 @@ def test_bad_extract_and_classify_requests(client: TestClient) -> None:
     r = client.post("/documents/v2/extract", headers=A, json={
         **text, "structured_extraction_options": [{"schema_name": "s", "json_schema": schema,
                                                    "model_provider": "gpt_4o_mini"}]})
-    assert r.status_code == 400 and "service's own model" in r.json()["message"]
+    assert r.status_code == 400 and "DOCKLAKE_LLM__BASE_URL" in r.json()["message"]
     r = client.post("/documents/v2/classify", headers=A, json={
         "file_id": "file_nope", "page_classifications": [{"name": "a", "description": "b"}]})
     assert r.status_code == 404 and r.json()["code"] == "ENTITY_NOT_FOUND"

@@ -19,6 +19,9 @@ from pipelines.core.models import (
     Citation,
     DocumentInput,
     DocumentResult,
+    EditOutput,
+    FilledItem,
+    FormFillingReport,
     Fragment,
     PageClass,
     PageResult,
@@ -100,6 +103,34 @@ def test_a_parse_result_has_the_declared_shape_whole_and_streamed(tmp_path) -> N
                                                 kind=JobKind.parse, status=JobStatus.pending, created_us=1))
     conforms(pending, documents.ParseResult)
     assert pending["pages"] is None and pending["finished_at"] is None
+
+
+def test_an_edit_result_has_the_declared_shape_whole_and_streamed(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    job = Job(id="parse_3", organization_id="o", project_id="p", kind=JobKind.edit, status=JobStatus.successful,
+              created_us=1_700_000_000_000_000, finished_us=1_700_000_001_000_000, total_pages=2,
+              parsed_pages_count=2)
+    report = FormFillingReport(fields_found=3, filled=[FilledItem(key="name", value="Ada", target="applicant.name",
+                                                                  kind="text", page_number=1, score=1.0,
+                                                                  matched="Name")],
+                               unmatched=["shoe size"], warnings=["'shoe size' matches no field"])
+    edit = EditOutput(filled_pdf=b"%PDF-1.7 filled", filled_file_id="file_abc", report=report)
+    whole = documents.parse_result(job, _result(), with_options=True, edit=edit)
+    conforms(whole, documents.ParseResult)
+    assert whole["filled_pdf_base64"] == "JVBERi0xLjcgZmlsbGVk" and whole["filled_file_id"] == "file_abc"
+    assert whole["form_filling_metadata"] == {"filled_file_id": "file_abc", **report.model_dump()}
+
+    storage = Storage(f"file://{tmp_path}")
+    write_result(storage, "results/o/p/_/parse_3/1", "parse_3", _result())
+    reader = ResultReader(storage, "results/o/p/_/parse_3/1", 2)
+    streamed = json.loads(b"".join(documents.stream_parse_result(job, reader, None, True, edit)))
+    conforms(streamed, documents.ParseResult)
+    assert {k: streamed[k] for k in ("filled_pdf_base64", "form_filling_metadata", "filled_file_id")} == \
+        {k: whole[k] for k in ("filled_pdf_base64", "form_filling_metadata", "filled_file_id")}
+    # other jobs carry the keys too, empty
+    plain = documents.parse_result(job, _result())
+    assert (plain["filled_pdf_base64"], plain["form_filling_metadata"], plain["filled_file_id"]) == (None, None, None)
+    conforms({"parse_id": "parse_3", "created_at": "2026-01-01T00:00:00Z", "edit_id": "parse_3"},
+             documents.EditCreated)
 
 
 def test_the_other_builders_write_their_models() -> None:
