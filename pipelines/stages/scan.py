@@ -64,8 +64,10 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
     found_codes = barcodes.find(gray) if opts.barcode_detection else []
     code_boxes = [c["box"] for c in found_codes]
     strikes = marks.strike_lines(gray, dpi, exclude=code_boxes) if opts.remove_strikethrough_lines else []
-    if strikes or read is None:  # the orientation's reading is the page's, unless lines were erased
-        words = ocr.read_words(marks.erase(gray, strikes) if strikes else gray, opts.ocr_model)
+    # a weak Tesseract reading (ocr.weak) is read again by rapidocr unless the caller chose a model
+    model = "model02" if opts.ocr_model in (None, "") and ocr.weak(up.reading) else opts.ocr_model
+    if strikes or read is None or model != opts.ocr_model:  # else the orientation's reading is the page's
+        words = ocr.read_words(marks.erase(gray, strikes) if strikes else gray, model)
     else:
         words = read
     words = drop_inside(words, code_boxes)  # QR modules read as letters

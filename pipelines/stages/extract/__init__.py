@@ -31,7 +31,7 @@ from __future__ import annotations
 from pipelines.core.models import Citation, DocumentResult, PageResult, StructuredData
 from pipelines.core.requests import StructuredExtractionOptions
 from pipelines.stages import embed  # noqa: F401 - tests and benches reach the model through here
-from pipelines.stages.extract import finders, roles
+from pipelines.stages.extract import finders, items, roles
 from pipelines.stages.extract.candidates import LETTERHEAD, candidates, letterhead  # noqa: F401
 from pipelines.stages.extract.lines import (  # noqa: F401
     MIN_SCORE,
@@ -81,6 +81,12 @@ def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> 
         got, role = found.get(f.dotted()), roles.role_of(f)
         if isinstance(got, Found) and role is not None and not roles.fits(role, got.citation.text or ""):
             del found[f.dotted()]
+        elif isinstance(got, Found) and role is not None and isinstance(got.value, str):
+            cut = roles.tidy(role, got.value)
+            if cut is None:
+                del found[f.dotted()]
+            else:
+                got.value = cut
     role_by_name = {f.dotted(): r for f in fields if (r := roles.role_of(f)) is not None}
     for name, value in by_role(pages, fields).items():
         had = found.get(name)
@@ -108,6 +114,8 @@ def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> 
         sections = [sec for p in pages for sec in sections_of(p)]
         for rec in records:
             rows = match_records(rec, sections)
+            if not rows or not any(len(cites) >= 2 for _, cites in rows):  # no table of items found
+                rows = items.read_items(rec, pages) or rows
             if rows:
                 _put(data, rec.path, [obj for obj, _ in rows])
             for i, (_, cites) in enumerate(rows):

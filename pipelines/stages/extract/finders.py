@@ -29,6 +29,7 @@ from pipelines.stages.extract.roles import (
     TOTAL,
     Role,
     Row,
+    currencies,
     rows_of,
 )
 
@@ -91,13 +92,23 @@ def _column(lines: list[Line], head: Line, pad: float) -> list[Line]:
 
 
 def _address(lines: list[Line], started: bool = False) -> Block:
+    """Address lines from the top of ``lines``: registration numbers and a date before the
+    address are passed over, a registration number leading a line is cut off; the address ends
+    at a telephone, tax-number, title, amount or buyer line."""
     out: Block = []
-    for ln in lines[:ADDRESS_ROWS + 2]:
+    passed = 0
+    for ln in lines[:ADDRESS_ROWS + 4]:
         t = ln.text.strip()
-        if REGISTRATION.search(t) and not out and _letters(REGISTRATION.sub("", t)) <= 3:
+        if not out and (m := REGISTRATION.match(t)):
+            if _letters(t[m.end():]) <= 3:
+                passed += 1
+                continue
+            t = t[m.end():].strip(" :,.")
+        if not out and not started and DATE.search(t) and passed < 2:
+            passed += 1
             continue
-        if STOP.search(t) or _is_title(t) or (DATE.search(t) and not (out or started)) or AMOUNT.search(t) \
-                or BUYER.search(t) or PHONE.search(t):
+        if STOP.search(t) or _is_title(t) or AMOUNT.search(t) or BUYER.search(t) or PHONE.search(t) \
+                or (out and DATE.search(t)):
             break
         if _letters(t) + sum(ch.isdigit() for ch in t) < 2:
             continue
@@ -111,8 +122,14 @@ def _sorted_lines(page: PageResult) -> list[Line]:
     return sorted((ln for ln in lines_of(page) if ln.box), key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
 
 
+def _height(ln: Line) -> float:
+    return ln.box["y2"] - ln.box["y1"] if ln.box else 0.0
+
+
 def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
-    """The seller's name and address lines at the top of the first page."""
+    """The seller's name and address lines at the top of the first page. A name printed larger
+    than the text under it goes on over the rows in that size (``POPULAR BOOK`` / ``CO. (M) SDN
+    BHD``); a name continues onto a row that is only a legal form."""
     if not pages:
         return [], []
     lines = _sorted_lines(pages[0])
@@ -120,11 +137,31 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     if not top:
         return [], []
     head = next((ln for ln in top[:3] if LEGAL.search(ln.text)), top[0])
-    below = _column(lines, head, 0.0)
-    name: Block = [(head.text.strip(), head)]
-    while below and _legal_only(below[0].text):
-        name.append((below[0].text.strip(), below.pop(0)))
+    body = sorted(_height(ln) for ln in lines) or [0.0]
+    typical = body[len(body) // 2]
+    # the rest of the head's row (a big name set in two columns of words), left to right
+    row = sorted([ln for ln in lines if ln is not head and ln.box and head.box
+                  and _overlap_y(ln.box, head.box) > 0.5 and _name_like(ln.text)] + [head],
+                 key=lambda ln: ln.box["x1"])  # type: ignore[index]
+    below = [ln for ln in _column(lines, head, 0.0) if ln not in row]
+    name: Block = [(" ".join(ln.text.strip() for ln in row), head)]
+    big = _height(head) > 1.3 * typical
+    while below:
+        nxt = below[0]
+        same_row = sorted([ln for ln in below if ln.box and nxt.box and _overlap_y(ln.box, nxt.box) > 0.5],
+                          key=lambda ln: ln.box["x1"])  # type: ignore[index]
+        text = " ".join(ln.text.strip() for ln in same_row)
+        if _legal_only(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text)):
+            name.append((text, nxt))
+            below = [ln for ln in below if ln not in same_row]
+            continue
+        break
     return name, _address(below)
+
+
+def _overlap_y(a: Box, b: Box) -> float:
+    inter = min(a["y2"], b["y2"]) - max(a["y1"], b["y1"])
+    return inter / max(1e-6, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
 
 
 def buyer_block(pages: list[PageResult]) -> tuple[Block, Block]:
@@ -215,7 +252,23 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
     return best[2]
 
 
+def currency(pages: list[PageResult]) -> Hit | None:
+    """The currency the document names most (codes and symbols), as its ISO code."""
+    counts: dict[str, int] = {}
+    first: dict[str, Hit] = {}
+    for page in pages:
+        for r in rows_of(page):
+            for code in currencies(r.text):
+                counts[code] = counts.get(code, 0) + 1
+                first.setdefault(code, Hit(code, r.page, r.box))
+    if not counts:
+        return None
+    return first[max(counts, key=lambda c: counts[c])]
+
+
 def find(pages: list[PageResult], role: Role) -> Hit | None:
+    if role.kind == "currency":
+        return currency(pages)
     if role.kind in ("name", "address"):
         return party(pages, role)
     if role.kind == "date":

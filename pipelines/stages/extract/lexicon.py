@@ -69,7 +69,8 @@ def gloss(label: str) -> str:
     for pat, words in _COMPILED:
         if pat.match(label):
             return words
+    best: tuple[int, str] | None = None  # the kind named first is the label's head word
     for pat, words in _INSIDE:
-        if pat.search(label):
-            return words
-    return label
+        if (m := pat.search(label)) and (best is None or m.start() < best[0]):
+            best = (m.start(), words)
+    return best[1] if best else label

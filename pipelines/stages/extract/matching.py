@@ -11,8 +11,9 @@ from typing import Any
 
 from pipelines.core.models import Citation
 from pipelines.stages import embed
-from pipelines.stages.extract import lexicon
+from pipelines.stages.extract import items, lexicon
 from pipelines.stages.extract.lines import MIN_SCORE, Candidate, split_pairs
+from pipelines.stages.extract.roles import totals_row
 from pipelines.stages.extract.schema import Field, Records, _type
 from pipelines.stages.extract.tables import Section
 from pipelines.stages.extract.values import coerce
@@ -140,23 +141,45 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
     if best is None:
         return []
     _, _, sec, cols = best
-    out = []
+    out: list[tuple[dict[str, Any], dict[str, Citation]]] = []
+    # the fields that price an item (amount, unit price): a row without one continues the item above
+    described = {fi for fi in cols if items.kind_of(rec.fields[fi]) == "description"}
+    priced = [fi for fi in cols if _type(rec.fields[fi].schema) in ("number", "integer")
+              and re.search(r"amount|price|total|betrag|preis|montant|prix|bedrag|prijs|importe|precio|importo|prezzo",
+                            rec.fields[fi].query(), re.I)] or None
     for row in sec.rows:
-        if any(text.strip().endswith(":") for text, _ in row):
-            continue
+        joined = " ".join(text for text, _ in row)
+        if any(text.strip().endswith(":") for text, _ in row) or totals_row(joined):
+            continue  # a total, subtotal or tax row under the items is not an item
         obj = copy.deepcopy(rec.template)
         cites: dict[str, Citation] = {}
         for fi, c in cols.items():
             if c >= len(row):
                 continue
             text, box = row[c]
+            if fi in described:
+                text = items.clean_description(text)
             value = coerce(text, rec.fields[fi]) if text.strip() else None
             if value is not None:
                 _put(obj, rec.fields[fi].path, value)
                 cites[rec.fields[fi].dotted()] = Citation(page_number=sec.page, bbox=box, text=text)
-        if cites:
+        if cites and priced is not None and out and not any(rec.fields[i].dotted() in cites for i in priced):
+            _continue(rec, out[-1], cites)  # a line without a price goes on describing the item above
+        elif cites:
             out.append((obj, cites))
     return out
+
+
+def _continue(rec: Records, item: tuple[dict[str, Any], dict[str, Citation]], cites: dict[str, Citation]) -> None:
+    obj, got = item
+    for f in rec.fields:
+        if f.dotted() in cites and isinstance(text := cites[f.dotted()].text, str) and _type(f.schema) == "string" \
+                and items.wordy(text):
+            node = obj
+            for p in f.path[:-1]:
+                node = node.setdefault(p, {})
+            node[f.path[-1]] = f"{node.get(f.path[-1]) or ''} {text}".strip()
+            got.setdefault(f.dotted(), cites[f.dotted()])
 
 
 def _put(data: dict[str, Any], path: tuple[str, ...], value: Any) -> None:

@@ -52,28 +52,30 @@ NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "r
               "issuer", "buyer", "customer", "client")
 ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "dirección", "direccion", "domicilio",
                  "indirizzo", "street", "location")
-TOTAL = _words("total", "totals", "grand ?total", "amount (?:due|paid|payable)", "balance due", "sum", "gesamt",
-               "gesamtbetrag", "summe", "endbetrag", "rechnungsbetrag", "zu zahlen", "montant", "net à payer",
+TOTAL = _words("total", "totals", "grand ?total", "amount (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
+               "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "base imponible", "imponibile", "untaxed")
-TAX = _words("tax", "vat", "gst", "sst", "mwst", "ust", "umsatzsteuer", "mehrwertsteuer", "tva", "taxe", "btw",
+TAX = _words("tax", "vat", "gst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
              "iva", "impuesto", "imposta")
+TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
+                "code")
 NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "saved", "weight", "points?",
                    "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt", "remise", "korting")
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inclusive",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
                       "à payer", "te betalen", "a pagar", "da pagare")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
-DUE = _words("due", "payable by", "pay by", "fällig(?:keit)?", "zahlbar bis", "échéance", "vervaldatum",
+DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "scadenza")
 OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
                     "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
 AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "verbatim", "exactly", "copied",
                     "original format", "own format", "wie gedruckt", "wörtlich", "tel qu'imprimé",
                     "tel quel", "zoals gedrukt", "letterlijk", "tal cual", "tal como", "come stampato")
-TITLE = _words("invoice", "tax invoice", "receipt", "official receipt", "cash bill", "cash sales?", "bill",
+TITLE = _words("invoice", "tax ?invoice", "receipt", "official receipt", "cash bill", "cash sales?", "bill",
                "quotation", "credit note", "delivery note", "statement", "rechnung", "quittung", "beleg",
                "gutschrift", "facture", "reçu", "ticket", "factuur", "bon", "kassabon", "factura", "recibo",
                "fattura", "ricevuta", "scontrino", "simplified tax invoice")
@@ -82,8 +84,11 @@ STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone"
               "siren", "tva", "btw", "kvk", "cif", "nif", "p\\.? ?iva", "partita iva", "invoice", "receipt",
               "cashier", "date", "datum", "table", "order", "total", "cash", "qty", "amount", "reg(?:istration)?",
               "roc", "co\\.? ?no", "company no", "formerly", "licensee")
-REGISTRATION = re.compile(r"(?:co\.?\s*(?:reg|no)|company\s*no|roc|reg(?:istration)?\.?\s*no|\(\s*\d[\d\s-]*-?\s*[a-z]?\s*\))",
-                          re.I)
+# a company or tax registration number: "(867388-U)", "CO.REG: 933109-X", "Company No: 12345-A"
+# a company or tax registration number: "(867388-U)", "CO.REG: 933109-X", "(Co. No. 113825-W)"
+REGISTRATION = re.compile(
+    r"\s*\(?\s*(?:(?:co|company|roc|br|reg|rfg|registration|no)\b\.?\s*){0,3}[:.]?\s*\(?\s*"
+    r"[A-Z]{0,3}\d[\dA-Z]{3,}(?:\s?-\s?[A-Z])?\s*\)?\s*\)?(?=\s|$)", re.I)
 LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "berhad", "gmbh", "ag", "kg", "ohg", "e\\.?k\\.?", "ug", "ltd\\.?",
                "limited", "llc", "inc\\.?", "corp\\.?", "co\\.?", "plc", "llp", "s\\.?a\\.?", "s\\.?a\\.?s\\.?",
                "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
@@ -95,14 +100,35 @@ DATE = re.compile(
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
 AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|[$€£¥]|EUR|USD|GBP|CHF)(?=\d))?-?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}"
                     r"(?![\d])")
-PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b")
+PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b|\b0\d{1,3}-\d{6,8}\b")
 MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|"
                     r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei", re.I)
 
 
+CURRENCY_NAME = _words("currency", "currency code", "währung", "devise", "monnaie", "valuta", "munt", "moneda",
+                      "divisa")
+_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "RM": "MYR", "S$": "SGD", "US$": "USD",
+            "CHF": "CHF", "Fr.": "CHF", "kr": "SEK", "zł": "PLN", "Kč": "CZK"}
+_CODES = re.compile(r"(?<![A-Za-z])(EUR|USD|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK|PLN|CZK|HUF|MYR|SGD|CNY|HKD|NZD|ZAR)"
+                    r"(?![A-Za-z])")
+_SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)")
+
+
+def currencies(text: str) -> list[str]:
+    """The ISO codes of the currencies ``text`` names, by code or symbol, in order."""
+    found = [(m.start(), m.group(1)) for m in _CODES.finditer(text)]
+    found += [(m.start(), _SYMBOLS[m.group(0)]) for m in _SYMBOL.finditer(text)]
+    return [code for _, code in sorted(found)]
+
+
+def CURRENCY_OF(text: str) -> str | None:  # noqa: N802 - reads as the constant-like lookup it is
+    found = currencies(text)
+    return found[0] if found else None
+
+
 @dataclass
 class Role:
-    kind: str  # name | address | total | subtotal | tax | date
+    kind: str  # name | address | total | subtotal | tax | date | currency
     party: str = ""  # seller | buyer (names and addresses)
     which: str = ""  # due | issue (dates)
 
@@ -114,6 +140,8 @@ def role_of(f: Field) -> Role | None:
     t = _type(f.schema)
     if f.array or t in ("boolean", "object", "array"):
         return None
+    if t == "string" and CURRENCY_NAME.search(name):
+        return Role("currency")
     if t in ("number", "integer") or TOTAL.search(name) or SUBTOTAL.search(name):
         for kind, pat in (("subtotal", SUBTOTAL), ("tax", TAX), ("total", TOTAL)):
             if pat.search(name):
@@ -139,24 +167,45 @@ def label_says(role: Role, label: str) -> bool:
     from pipelines.stages.extract.lexicon import gloss
 
     text = f"{label} {gloss(label)}"
+    if "%" in label and role.kind in ("total", "subtotal", "tax"):  # a rate, not an amount
+        return False
     if role.kind == "total":
         return bool(TOTAL.search(text)) and not SUBTOTAL.search(text) and not NOT_TOTAL.search(text)
     if role.kind == "subtotal":
         return bool(SUBTOTAL.search(text))
     if role.kind == "tax":
-        return bool(TAX.search(text)) and not TOTAL.search(gloss(label))
+        return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text)
     if role.kind == "date":
         return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text))
     return False
 
 
+def totals_row(text: str) -> bool:
+    """Does a row say total, subtotal or tax (the end of a list of items)?"""
+    return bool(TOTAL.search(text) or SUBTOTAL.search(text)) or (bool(TAX.search(text)) and bool(AMOUNT.search(text))
+                                                                 and not TAX_ID.search(text))
+
+
 def fits(role: Role, text: str) -> bool:
     """Could ``text`` be a value of ``role`` at all (an amount for an amount, a date for a date)?"""
-    if role.kind in ("total", "subtotal", "tax"):
-        return bool(re.search(r"\d", text))
+    if role.kind in ("total", "subtotal", "tax"):  # an amount, not an identifier's digits or a rate
+        if "%" in text:
+            return False
+        return bool(AMOUNT.search(text)) or bool(re.fullmatch(r"\s*\D{0,4}-?\d{1,7}\s*\D{0,4}", text))
+    if role.kind == "currency":
+        return bool(CURRENCY_OF(text))
     if role.kind == "date":
         return bool(DATE.search(text))
     return sum(ch.isalpha() for ch in text) >= 2
+
+
+def tidy(role: Role, text: str) -> str | None:
+    """A value read by label, cut to what the role takes: the amount itself for an amount
+    (``Total incl. GST 52.00`` → ``52.00``); ``None`` when there is none."""
+    if role.kind in ("total", "subtotal", "tax"):
+        found = AMOUNT.findall(text)
+        return found[-1].strip() if found else None
+    return text
 
 
 def as_printed(f: Field) -> bool:

@@ -1,0 +1,149 @@
+"""Line items read from rows of text, for invoices whose items are not a table the parser found.
+
+Many real invoices print their items without rules — a header row (``Description  Qty  Unit
+price  Amount``, ``Bezeichnung  Menge  Einzelpreis  Betrag``) and then one row per item, some of
+them running over two lines — which the table detector does not always see as a table, so
+``matching.match_records`` finds no section and the user gets no items. Here the page's visual
+rows (``roles.rows_of``) are read as a person reads such a list:
+
+* the **header row** is a row naming at least two kinds of item column (in any of the lexicon's
+  languages);
+* each later row ending in an **amount** is an item: the last amount is the line's amount, the
+  one before it the unit price, a number before the prices the quantity (a unit word such as
+  ``Stk.`` or ``pcs`` may sit between), the words before them the description;
+* a row **without an amount** right under an item continues its description;
+* the list ends at a row that says total, subtotal or tax, or at the page's end.
+
+Each item field is given its kind from its own name and description (``lexicon.gloss``), so a
+schema's ``menge`` or ``prix_unitaire`` is read like ``quantity`` and ``unit_price``.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+from pipelines.core.models import Citation, PageResult
+from pipelines.stages.extract.lexicon import gloss
+from pipelines.stages.extract.roles import AMOUNT, Row, rows_of, totals_row
+from pipelines.stages.extract.schema import Field, Records
+from pipelines.stages.extract.values import coerce
+
+KINDS = {"description": "description", "quantity": "quantity", "unit price": "unit_price",
+         "amount": "amount", "total amount": "amount", "subtotal net amount": "amount"}
+_HEAD = {
+    "description": re.compile(r"descri\w*|bezeichnung|beschreibung|artikel\w*|d[ée]signation|omschrijving|"
+                              r"concepto|item|product|article|leistung|service|libell[ée]", re.I),
+    "quantity": re.compile(r"\b(?:qty|quantity|menge|anzahl|quantit[ée]|qt[ée]|aantal|cantidad|quantit[àa]|"
+                           r"units?)\b", re.I),
+    "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo", re.I),
+    "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total", re.I),
+}
+UNIT = re.compile(r"^(?:x|stk\.?|st\.?|pcs?\.?|pc|ea\.?|h|hrs?|std\.?|kg|m|l|unit[ée]?s?|u\.?)$", re.I)
+NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
+MAX_CONTINUATION = 2
+
+
+def kind_of(f: Field) -> str | None:
+    """The item column a field reads: description, quantity, unit_price or amount."""
+    for text in (f.name.replace("_", " "), gloss(f.name.replace("_", " ")), f.schema.get("description") or ""):
+        g = gloss(text)
+        if g in KINDS:
+            return KINDS[g]
+        for kind in ("unit_price", "quantity", "amount", "description"):
+            if _HEAD[kind].search(text):
+                return kind
+    return None
+
+
+def clean_description(text: str) -> str:
+    """An item's words without the position and article numbers that lead it in their own
+    columns (``1 TB100A4 Trennblätter A4`` → ``Trennblätter A4``)."""
+    words = text.split()
+    k = 0
+    while k < min(3, len(words) - 1) and any(ch.isdigit() for ch in words[k]) and len(words[k]) <= 16:
+        k += 1
+    return " ".join(words[k:])
+
+
+def wordy(text: str) -> bool:
+    """A line that describes (more letters than digits), not an identifier such as ``GTIN: 4012…``."""
+    return sum(ch.isalpha() for ch in text) > max(2, sum(ch.isdigit() for ch in text))
+
+
+def _is_header(row: Row) -> bool:
+    return sum(bool(p.search(row.text)) for p in _HEAD.values()) >= 2 and not AMOUNT.search(row.text)
+
+
+def _ends(row: Row) -> bool:
+    return totals_row(row.text)
+
+
+def parse_row(text: str) -> dict[str, str] | None:
+    """``"Trennblätter A4 20 Stk. 9,90 198,00"`` → description, quantity, unit_price, amount
+    (as printed); ``None`` when the row ends in no amount."""
+    amounts = list(AMOUNT.finditer(text))
+    if not amounts:
+        return None
+    out = {"amount": amounts[-1].group(0).strip()}
+    if len(amounts) >= 2:
+        out["unit_price"] = amounts[-2].group(0).strip()
+    head = text[:amounts[-2].start() if len(amounts) >= 2 else amounts[-1].start()].split()
+    while head and UNIT.match(head[-1]):
+        head.pop()
+    if head and NUMBER.match(head[-1]):
+        out["quantity"] = head.pop()
+    while head and UNIT.match(head[-1]):
+        head.pop()
+    desc = " ".join(head).strip(" -:|")
+    if sum(ch.isalpha() for ch in desc) >= 2:
+        out["description"] = desc
+    return out
+
+
+def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
+    """The items of the first header row's list, each as an object of ``rec``'s shape and its
+    citations; empty when no page has a header row naming item columns."""
+    kinds = {i: k for i, f in enumerate(rec.fields) if (k := kind_of(f)) is not None}
+    if "amount" not in kinds.values() and "unit_price" not in kinds.values():
+        return []
+    for page in pages:
+        rows = rows_of(page)
+        start = next((i for i, r in enumerate(rows) if _is_header(r)), None)
+        if start is None:
+            continue
+        items: list[tuple[dict[str, str], Row, int]] = []
+        for row in rows[start + 1:]:
+            if _ends(row) and items:
+                break
+            parsed = parse_row(row.text)
+            if parsed is not None:
+                items.append((parsed, row, 0))
+            elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text):
+                parsed, first, more = items[-1]
+                parsed["description"] = f"{parsed.get('description', '')} {row.text.strip()}".strip()
+                items[-1] = (parsed, first, more + 1)
+        if items:
+            return [_object(rec, kinds, parsed, row) for parsed, row, _ in items]
+    return []
+
+
+def _object(rec: Records, kinds: dict[int, str], parsed: dict[str, str],
+            row: Row) -> tuple[dict[str, Any], dict[str, Citation]]:
+    obj = copy.deepcopy(rec.template)
+    cites: dict[str, Citation] = {}
+    for i, kind in kinds.items():
+        f = rec.fields[i]
+        text = parsed.get(kind)
+        if text and kind == "description":
+            text = clean_description(text)
+        value = coerce(text, f) if text else None
+        if value is None:
+            continue
+        node = obj
+        for p in f.path[:-1]:
+            node = node.setdefault(p, {})
+        node[f.path[-1]] = value
+        cites[f.dotted()] = Citation(page_number=row.page, bbox=row.box, text=text)
+    return obj, cites
