@@ -90,7 +90,8 @@ def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> 
     role_by_name = {f.dotted(): r for f in fields if (r := roles.role_of(f)) is not None}
     for name, value in by_role(pages, fields).items():
         had = found.get(name)
-        if not (isinstance(had, Found) and (had.strong or roles.label_says(role_by_name[name], had.label))):
+        role = role_by_name[name]  # the total's finder weighs every total row; others yield to their label
+        if not (isinstance(had, Found) and (had.strong or (role.kind != "total" and roles.label_says(role, had.label)))):
             found[name] = value
     data = skeleton(opt.json_schema)
     if not isinstance(data, dict):

@@ -42,7 +42,7 @@ def name_score(f: Field, label: str) -> float:
 class Found:
     value: Any
     citation: Citation
-    strong: bool = False  # a form field of that name, or a label that is the field's own name
+    strong: bool = False  # a form field: the PDF names the value itself
     label: str = ""
 
 
@@ -98,7 +98,7 @@ def match(fields: list[Field], cands: list[Candidate]) -> dict[str, Found | list
             out[f.dotted()] = vals
         else:
             out[f.dotted()] = Found(coerce(c.value, f), Citation(page_number=c.page, bbox=c.box, text=c.value),
-                                    strong=c.kind == "form-field" or name_score(f, c.label) == 1.0, label=c.label)
+                                    strong=c.kind == "form-field", label=c.label)
         taken_f.add(fi)
         taken_c.add(ci)
     return out

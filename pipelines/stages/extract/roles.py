@@ -99,7 +99,7 @@ DATE = re.compile(
     r"|[A-Za-z]{3,9}\.? \d{1,2},? \d{4})\b")
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
 AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|[$€£¥]|EUR|USD|GBP|CHF)(?=\d))?-?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}"
-                    r"(?![\d])")
+                    r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)
 PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b|\b0\d{1,3}-\d{6,8}\b")
 MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|"
                     r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei", re.I)

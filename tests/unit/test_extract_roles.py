@@ -1,0 +1,124 @@
+"""Extraction that follows the schema's words: unlabelled sellers and addresses, the right total
+among subtotal, tax and line amounts, dates as printed or normalised, labels in German and French,
+currencies, and line items printed without rules (items over two lines)."""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from pipelines.core.models import DocumentInput
+from pipelines.core.requests import StructuredExtractionOptions
+from pipelines.engine.document import convert
+from pipelines.stages import extract
+
+
+def pdf(lines: list[tuple[float, float, str, float]]) -> bytes:
+    """A one-page PDF with each (x, y from the top, text, size) drawn in Helvetica."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    h = A4[1]
+    for x, y, text, size in lines:
+        c.setFont("Helvetica-Bold" if size > 12 else "Helvetica", size)
+        c.drawString(x, h - y, text)
+    c.save()
+    return buf.getvalue()
+
+
+def run(data: bytes, schema: dict) -> dict:
+    pages = convert(DocumentInput(data=data)).pages
+    return extract.extract_pages(pages, StructuredExtractionOptions(schema_name="s", json_schema=schema,
+                                                                    provide_citations=True)).model_dump()
+
+
+RECEIPT = [
+    (200, 60, "KEDAI RUNCIT MAJU JAYA", 16), (230, 80, "SDN BHD", 16),
+    (200, 100, "(123456-X)", 10),
+    (190, 116, "NO. 12, JALAN MERANTI 3,", 10), (190, 130, "TAMAN SRI MUDA, 40400 SHAH ALAM.", 10),
+    (190, 146, "TEL: 03-5121 3881", 10),
+    (240, 175, "CASH BILL", 12),
+    (100, 200, "Date: 25/12/2018  20:13", 10), (100, 214, "Cashier: AMIRA", 10),
+    (100, 240, "SUGAR 1KG          2 x 2.80      5.60", 10),
+    (100, 254, "COOKING OIL 2L                  12.90", 10),
+    (100, 280, "SUBTOTAL                         18.50", 10),
+    (100, 294, "GST 6%                            1.11", 10),
+    (100, 308, "TOTAL                            19.61", 10),
+    (100, 322, "ROUNDING ADJ                     -0.01", 10),
+    (100, 336, "TOTAL ROUNDED                    19.60", 10),
+    (100, 360, "CASH                             50.00", 10),
+    (100, 374, "CHANGE                           30.40", 10),
+    (180, 420, "THANK YOU. PLEASE COME AGAIN.", 10),
+]
+RECEIPT_SCHEMA = {"type": "object", "properties": {
+    "company": {"type": "string", "description": "Name of the business that issued the receipt (the seller), "
+                                                 "as printed, including any legal suffix."},
+    "date": {"type": "string", "description": "Date of the purchase, copied as printed."},
+    "address": {"type": "string", "description": "The seller's address as printed, lines joined by spaces."},
+    "total": {"type": "string", "description": "Total amount paid (the final total including tax and rounding), "
+                                               "copied as printed."},
+    "tax": {"type": "number", "description": "The tax charged."},
+}}
+
+
+def test_a_receipt_gives_its_seller_address_date_as_printed_and_final_total() -> None:
+    out = run(pdf(RECEIPT), RECEIPT_SCHEMA)
+    data = out["data"]
+    assert data["company"] == "KEDAI RUNCIT MAJU JAYA SDN BHD"  # the name goes on over its legal form
+    assert data["address"] == "NO. 12, JALAN MERANTI 3, TAMAN SRI MUDA, 40400 SHAH ALAM."  # registration skipped
+    assert data["date"] == "25/12/2018"  # as printed, not 2018-12-25, and without the time
+    assert data["total"] == "19.60"  # the rounded total, not 19.61, the subtotal or a line amount
+    assert data["tax"] == 1.11  # the tax amount, not its rate
+    cite = out["citations"]["total"]
+    assert cite["page_number"] == 1 and cite["bbox"]["y1"] > out["citations"]["date"]["bbox"]["y1"]
+
+
+def test_a_date_field_with_format_date_is_normalised() -> None:
+    schema = {"type": "object", "properties": {"purchased": {"type": "string", "format": "date",
+                                                             "description": "Date of purchase"}}}
+    assert run(pdf(RECEIPT), schema)["data"]["purchased"] == "2018-12-25"
+
+
+GERMAN = [
+    (60, 60, "Lieferant GmbH", 14), (60, 78, "Lieferantenstraße 20, 80333 München", 10),
+    (60, 150, "Kunden AG Mitte", 10), (60, 164, "Kundenstraße 15", 10), (60, 178, "69876 Frankfurt", 10),
+    (340, 150, "Rechnungsnummer:  471102", 10), (340, 164, "Rechnungsdatum:  05.03.2013", 10),
+    (340, 178, "Beträge in EUR", 10),
+    (60, 230, "Rechnung", 16),
+    (60, 270, "Beschreibung                 Menge    Einzelpreis      Betrag", 10),
+    (60, 290, "Trennblätter A4                  20 Stk.      9,90      198,00", 10),
+    (60, 304, "Joghurt Banane, Becher 150 g     50 Stk.      5,50      275,00", 10),
+    (60, 318, "aus ökologischem Landbau", 10),
+    (300, 350, "Rechnungssumme netto            473,00", 10),
+    (300, 364, "USt. 19%                         89,87", 10),
+    (300, 378, "Gesamtbetrag                    562,87", 10),
+    (60, 420, "Zahlbar innerhalb 30 Tagen netto bis 04.04.2013.", 10),
+]
+INVOICE_SCHEMA = {"type": "object", "properties": {
+    "invoice_number": {"type": "string", "description": "The invoice's number."},
+    "invoice_date": {"type": "string", "format": "date", "description": "Date the invoice was issued."},
+    "due_date": {"type": "string", "format": "date", "description": "Date by which payment is due."},
+    "currency": {"type": "string", "description": "ISO currency code of the amounts."},
+    "subtotal": {"type": "number", "description": "Total before tax (net)."},
+    "tax_amount": {"type": "number", "description": "Tax (VAT) amount."},
+    "total_amount": {"type": "number", "description": "Grand total including tax."},
+    "line_items": {"type": "array", "items": {"type": "object", "properties": {
+        "description": {"type": "string"}, "quantity": {"type": "number"},
+        "unit_price": {"type": "number"}, "amount": {"type": "number"}}}},
+}}
+
+
+def test_a_german_invoice_is_read_by_its_own_labels() -> None:
+    data = run(pdf(GERMAN), INVOICE_SCHEMA)["data"]
+    assert data["invoice_number"] == "471102"
+    assert data["invoice_date"] == "2013-03-05" and data["due_date"] == "2013-04-04"
+    assert data["currency"] == "EUR"
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (473.0, 89.87, 562.87)
+
+
+def test_items_printed_without_rules_are_read_with_their_second_lines() -> None:
+    items = run(pdf(GERMAN), INVOICE_SCHEMA)["data"]["line_items"]
+    assert [(i["quantity"], i["unit_price"], i["amount"]) for i in items] == [(20, 9.9, 198.0), (50, 5.5, 275.0)]
+    assert items[0]["description"] == "Trennblätter A4"
+    assert items[1]["description"] == "Joghurt Banane, Becher 150 g aus ökologischem Landbau"
