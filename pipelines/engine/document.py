@@ -31,6 +31,7 @@ from pipelines.stages import chunk as chunk_stage
 from pipelines.stages import (
     detect,
     form_fill,
+    key_values,
     limits,
     llm_extract,
     ocr,
@@ -118,6 +119,16 @@ def structure_stage(result: DocumentResult) -> DocumentResult:
     return llm_extract.structure(result, result.input.llm)
 
 
+def key_values_stage(result: DocumentResult) -> DocumentResult:
+    """``enrichment_options.key_value_extraction``: the label/value pairs printed on each page, as
+    ``key_value_region`` fragments after the page's others (``stages.key_values``). After the
+    chunks and extraction, which keep reading each printed word once."""
+    inp = result.input
+    if inp.enrichment.key_value_extraction and "key_value_region" not in inp.parsing.ignore_sections:
+        key_values.apply(result)
+    return result
+
+
 def size_stage(result: DocumentResult) -> DocumentResult:
     """Refuse a result larger than ``max_result_bytes`` (text, tables, images, as JSON would
     carry them) while it is still in the converting process: nothing of it is kept."""
@@ -144,6 +155,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("filter", filter_stage),
     ("chunk", chunk_stage.chunk),
     ("structure", structure_stage),
+    ("key_values", key_values_stage),
     ("size", size_stage),
 )
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from pipelines.core.errors import describe
 from pipelines.core.models import DocumentInput, DocumentResult, ErrorItem
-from pipelines.engine.document import convert, merge_tables_stage, status_of, structure_stage
+from pipelines.engine.document import convert, key_values_stage, merge_tables_stage, status_of, structure_stage
 from pipelines.stages import chunk as chunk_stage
 from pipelines.stages import detect
 from pipelines.stages.pagerange import PageRange
@@ -88,9 +88,10 @@ def convert_unless_large(inp: DocumentInput, part_pages: int) -> DocumentResult:
 
 
 def part_input(inp: DocumentInput, page_range: str) -> DocumentInput:
-    """A part's input: its pages, and no classification or extraction (they run once, over the
-    merged document)."""
-    return inp.model_copy(update={"page_range": page_range, "extraction": [], "classification": []})
+    """A part's input: its pages, and no classification, extraction or key/value pairs (they run
+    once, over the merged document, so chunks never repeat the pairs' text)."""
+    return inp.model_copy(update={"page_range": page_range, "extraction": [], "classification": [],
+                                  "enrichment": inp.enrichment.model_copy(update={"key_value_extraction": False})})
 
 
 def merge_stored(inp: DocumentInput, parts: list[DocumentResult],
@@ -128,5 +129,6 @@ def merge(inp: DocumentInput, parts: list[DocumentResult]) -> DocumentResult:
         result = structure_stage(result)
     except Exception as exc:  # noqa: BLE001 - the parsed pages are still worth keeping
         result.errors.append(ErrorItem(stage="structure", message=describe(exc)))
+    result = key_values_stage(result)
     result.status = status_of(result)
     return result

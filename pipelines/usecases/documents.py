@@ -71,9 +71,9 @@ from pipelines.usecases.runtime import Runtime
 log = structlog.get_logger("docklake.documents")
 
 # Options the Tensorlake API has and docklake does not implement yet: refused, never dropped.
-# (``table_cell_grounding`` is served: every table fragment lists its cells with their boxes.)
-UNSUPPORTED_ENRICHMENT = ("table_summarization", "figure_summarization", "chart_extraction",
-                          "key_value_extraction")
+# (``table_cell_grounding`` is served: every table fragment lists its cells with their boxes;
+# ``key_value_extraction`` too: ``stages.key_values`` adds the page's label/value pairs.)
+UNSUPPORTED_ENRICHMENT = ("table_summarization", "figure_summarization", "chart_extraction")
 
 
 # ---------------------------------------------------------------- for the caller

@@ -63,7 +63,7 @@ TEXT = {"raw_text": "x", "mime_type": "text/plain"}
 @pytest.mark.parametrize(("extra", "named"), [
     ({"enrichment_options": {"table_summarization": True}}, "enrichment_options.table_summarization"),
     ({"enrichment_options": {"chart_extraction": True, "key_value_extraction": True}},
-     "enrichment_options.chart_extraction; enrichment_options.key_value_extraction"),
+     "enrichment_options.chart_extraction"),
     ({"form_filling": {"fill_prompt": "fill it"}}, "form_filling"),
 ])
 def test_options_not_supported_yet_are_refused_not_dropped(client: TestClient, extra: dict, named: str) -> None:
