@@ -14,7 +14,13 @@ from collections.abc import Callable
 
 from pipelines.core.errors import describe
 from pipelines.core.models import DocumentInput, DocumentResult, ErrorItem
-from pipelines.engine.document import convert, key_values_stage, merge_tables_stage, status_of, structure_stage
+from pipelines.engine.document import (
+    convert,
+    key_values_stage,
+    merge_tables_stage,
+    status_of,
+    structure_stage,
+)
 from pipelines.stages import chunk as chunk_stage
 from pipelines.stages import detect
 from pipelines.stages.pagerange import PageRange
