@@ -15,6 +15,7 @@ from pipelines.stages.extract.roles import (
     BUYER,
     DATE,
     DATE_WORD,
+    DOC_NUMBER,
     DUE,
     LEGAL,
     MONTHS,
@@ -266,7 +267,21 @@ def currency(pages: list[PageResult]) -> Hit | None:
     return first[max(counts, key=lambda c: counts[c])]
 
 
+def doc_number(pages: list[PageResult]) -> Hit | None:
+    """The document's own number where its title or label prints it (``Facture n°562044387``)."""
+    for page in pages:
+        for r in rows_of(page):
+            for m in DOC_NUMBER.finditer(r.text):
+                ident = m.group("id").rstrip(".")
+                if DATE.fullmatch(ident) or AMOUNT.fullmatch(ident):
+                    continue
+                return Hit(ident, r.page, r.box)
+    return None
+
+
 def find(pages: list[PageResult], role: Role) -> Hit | None:
+    if role.kind == "number":
+        return doc_number(pages)
     if role.kind == "currency":
         return currency(pages)
     if role.kind in ("name", "address"):

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import re
 
-_R = r"(?:[\s.:#°º-]*)"  # what separates the words of a label: spaces, dots, "n°", "Nr."
+_R = r"(?:[\s.:#°º_-]*)"  # what separates the words of a label: spaces, dots, "n°", "Nr.", "_"
 
 GLOSSES: list[tuple[str, str]] = [
     # numbers of the document
-    (r"rechnungs?" + _R + r"(?:nummer|nr|no)|facture" + _R + r"(?:n|no|num[ée]ro)?|n(?:°|o|um[ée]ro)" + _R
-     + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)?|n[uú]mero de factura|factura" + _R
-     + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)?", "invoice number"),
+    (r"rechnungs?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
+     + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
+     r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
+     r"invoice" + _R + r"(?:number|no|nr|#)", "invoice number"),
     (r"kunden" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?client|client" + _R + r"(?:n|no)|"
      r"klant" + _R + r"(?:nummer|nr)|n[uú]mero de cliente|codice cliente", "customer number"),
     (r"bestell" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?commande|bestel" + _R + r"(?:nummer|nr)|"
@@ -69,8 +70,14 @@ def gloss(label: str) -> str:
     for pat, words in _COMPILED:
         if pat.match(label):
             return words
-    best: tuple[int, str] | None = None  # the kind named first is the label's head word
+    # a short label's kind is the one it names first ("Rechnungssumme Brutto (inkl. USt.)"); a
+    # long one is mostly a neighbouring column's words before the label itself, so its kind is
+    # the one named last ("MUSTER-KUNDE GMBH Beleg-Nr")
+    last = len(label.split()) > 4
+    best: tuple[int, str] | None = None
     for pat, words in _INSIDE:
-        if (m := pat.search(label)) and (best is None or m.start() < best[0]):
-            best = (m.start(), words)
+        for m in pat.finditer(label):
+            key = -m.end() if last else m.start()
+            if best is None or key < best[0]:
+                best = (key, words)
     return best[1] if best else label

@@ -63,6 +63,8 @@ def match(fields: list[Field], cands: list[Candidate]) -> dict[str, Found | list
         for ci, c in enumerate(cands):
             if f.array != (c.kind == "table-column") and not (f.array and c.kind != "table-column"):
                 continue  # a scalar field never takes a whole column
+            if c.kind in ("below", "right") and c.value.rstrip().endswith(":"):
+                continue  # the next label, not this one's value
             s = float(sim[fi, col[_key(c.label)]])
             ns = max(name_score(f, c.label), name_score(f, lexicon.gloss(c.label)))
             s += 0.5 if ns == 1.0 else 0.2 * max(0.0, ns - 0.5)

@@ -126,9 +126,19 @@ def CURRENCY_OF(text: str) -> str | None:  # noqa: N802 - reads as the constant-
     return found[0] if found else None
 
 
+NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnung|facture|factuur|factura|fattura)"
+                         r"[ _-]*(?:number|no|nr|num|id|#)|^(?:number|no|nr|num)$", re.I)
+# an identifier after the document's own word and a number word: "Facture n°562044387",
+# "Invoice # INV/2023/03/0008", "Rechnungsnummer: 471102", "Factuurnummer 16117778"
+DOC_NUMBER = re.compile(
+    r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|rechnung|gutschrift|facture|avoir|factuur|"
+    r"factura|fattura|ricevuta)\s*(?:number|nummer|no\.?|nr\.?|n°|nº|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
+
+
 @dataclass
 class Role:
-    kind: str  # name | address | total | subtotal | tax | date | currency
+    kind: str  # name | address | total | subtotal | tax | date | currency | number
     party: str = ""  # seller | buyer (names and addresses)
     which: str = ""  # due | issue (dates)
 
@@ -142,6 +152,8 @@ def role_of(f: Field) -> Role | None:
         return None
     if t == "string" and CURRENCY_NAME.search(name):
         return Role("currency")
+    if t in ("string", "integer") and NUMBER_NAME.search(name):
+        return Role("number")
     if t in ("number", "integer") or TOTAL.search(name) or SUBTOTAL.search(name):
         for kind, pat in (("subtotal", SUBTOTAL), ("tax", TAX), ("total", TOTAL)):
             if pat.search(name):
@@ -177,6 +189,8 @@ def label_says(role: Role, label: str) -> bool:
         return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text)
     if role.kind == "date":
         return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text))
+    if role.kind == "number":  # the document's own number, not an order's or a customer's
+        return bool(NUMBER_NAME.search(gloss(label)))
     return False
 
 
@@ -194,6 +208,8 @@ def fits(role: Role, text: str) -> bool:
         return bool(AMOUNT.search(text)) or bool(re.fullmatch(r"\s*\D{0,4}-?\d{1,7}\s*\D{0,4}", text))
     if role.kind == "currency":
         return bool(CURRENCY_OF(text))
+    if role.kind == "number":  # an identifier has a digit
+        return any(ch.isdigit() for ch in text)
     if role.kind == "date":
         return bool(DATE.search(text))
     return sum(ch.isalpha() for ch in text) >= 2
