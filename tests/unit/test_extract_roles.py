@@ -103,6 +103,9 @@ INVOICE_SCHEMA = {"type": "object", "properties": {
     "subtotal": {"type": "number", "description": "Total before tax (net)."},
     "tax_amount": {"type": "number", "description": "Tax (VAT) amount."},
     "total_amount": {"type": "number", "description": "Grand total including tax."},
+    "seller_name": {"type": "string", "description": "Company that issued the invoice."},
+    "buyer_name": {"type": "string", "description": "Customer billed."},
+    "buyer_address": {"type": "string", "description": "The customer's address."},
     "line_items": {"type": "array", "items": {"type": "object", "properties": {
         "description": {"type": "string"}, "quantity": {"type": "number"},
         "unit_price": {"type": "number"}, "amount": {"type": "number"}}}},
@@ -115,6 +118,9 @@ def test_a_german_invoice_is_read_by_its_own_labels() -> None:
     assert data["invoice_date"] == "2013-03-05" and data["due_date"] == "2013-04-04"
     assert data["currency"] == "EUR"
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (473.0, 89.87, 562.87)
+    # no label names the parties: the buyer is the address block in the window, the seller the other
+    assert data["buyer_name"] == "Kunden AG Mitte" and data["buyer_address"] == "Kundenstraße 15 69876 Frankfurt"
+    assert data["seller_name"] == "Lieferant GmbH"
 
 
 def test_items_printed_without_rules_are_read_with_their_second_lines() -> None:

@@ -8,7 +8,8 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, lines_of
+from pipelines.stages.extract import parties
+from pipelines.stages.extract.lines import Box, Line
 from pipelines.stages.extract.roles import (
     AMOUNT,
     BETTER_TOTAL,
@@ -120,7 +121,7 @@ def _address(lines: list[Line], started: bool = False) -> Block:
 
 
 def _sorted_lines(page: PageResult) -> list[Line]:
-    return sorted((ln for ln in lines_of(page) if ln.box), key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+    return parties.page_lines(page)
 
 
 def _height(ln: Line) -> float:
@@ -182,8 +183,23 @@ def buyer_block(pages: list[PageResult]) -> tuple[Block, Block]:
     return [], []
 
 
+def _as_blocks(p: parties.Party) -> tuple[Block, Block]:
+    return [(ln.text.strip(), ln) for ln in p.name], [(ln.text.strip(), ln) for ln in p.address]
+
+
 def party(pages: list[PageResult], role: Role) -> Hit | None:
-    name, address = buyer_block(pages) if role.party == "buyer" else seller_block(pages)
+    """The buyer: under a buyer label, else in the address window; the seller: beside a buyer's
+    window on an invoice (``parties``), else at the top of the page as on a receipt."""
+    labelled = buyer_block(pages)
+    window, other = parties.buyer_and_seller(pages, [ln for _, ln in labelled[0] + labelled[1]] or None)
+    if role.party == "buyer":
+        name, address = labelled
+        if not (name or address) and window is not None:
+            name, address = _as_blocks(window)
+    elif window is not None and other is not None:
+        name, address = _as_blocks(other)
+    else:
+        name, address = seller_block(pages)
     block = name if role.kind == "name" else address
     if not block:
         return None

@@ -1,0 +1,183 @@
+"""Seller and buyer on invoices: address blocks found by their postcode line, read as a clerk reads
+an envelope window.
+
+A receipt names its seller at the top and no buyer; ``finders.seller_block`` reads that. An
+invoice prints two parties, usually without a label: the buyer in the address window at the top
+left (often under a one-line sender address), the seller in the letterhead or beside it, and much
+of it inside tables the parser found. Here every line of the page, table cells included, is
+looked at for **address blocks**: a postcode line (``80333 München``, ``75018 PARIS``,
+``WA 98109``, ``EC1A 1BB``) with the street line above it, the name above the street (after a
+salutation such as ``Herrn`` or ``M.`` when there is one) and a country line below. Then:
+
+* the **buyer** is the block a buyer label (``Bill to``, ``Kunde``…) heads, else the block in the
+  window: the first one in the upper half of page 1, on its left half;
+* the **seller** is another block whose name carries a legal form (``GmbH``, ``SARL``, ``Inc.``),
+  else the first other block, else the sender line above the window
+  (``Lieferant GmbH · Lieferantenstraße 20 · 80333 München``).
+
+Nothing here names a vendor; postcode shapes are those of the countries the lexicon reads.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pipelines.core.models import PageResult
+from pipelines.stages.extract.lines import Box, Line, lines_of
+from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE
+from pipelines.stages.extract.tables import _cell_boxes, _table_rows
+
+POSTCODE = re.compile(
+    r"(?:^|[\s,])(?:(?:[A-Z]{1,2}-)?\d{4,5}\s+[A-ZÄÖÜÉÈ][\w'’.-]+"  # 80333 München, D-63571 Gelnhausen
+    r"|[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}"  # EC1A 1BB
+    r"|[A-Z]{2}\s\d{5}(?:-\d{4})?)(?=$|[\s,])")  # WA 98109-5210
+SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|"
+                        r"sr\.?|sra\.?|sig\.?|sig\.ra|attn:?|z\.? ?hd\.?)$", re.I)
+SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
+COUNTRY_WORDS = 3
+SELLER_LABEL = SELLER
+
+
+@dataclass
+class Party:
+    name: list[Line]
+    address: list[Line]
+
+    @property
+    def top(self) -> float:
+        first = (self.name or self.address)[0]
+        return first.box["y1"] if first.box else 0.0
+
+    @property
+    def left(self) -> float:
+        first = (self.name or self.address)[0]
+        return first.box["x1"] if first.box else 0.0
+
+
+def page_lines(page: PageResult) -> list[Line]:
+    """Every text line of the page with its box, table cells included (a cell's lines share its
+    box by height), vertical text left out, top to bottom."""
+    out = [ln for ln in lines_of(page) if ln.box]
+    for fi, f in enumerate(page.fragments):
+        if f.fragment_type != "table" or not (rows := _table_rows(f)):
+            continue
+        boxes = _cell_boxes(f, rows)
+        for r, row in enumerate(rows):
+            for c, cell in enumerate(row):
+                parts = [p.strip() for p in cell.split("\n") if p.strip()]
+                box = boxes[r][c]
+                if not parts or not box:
+                    continue
+                h = (box["y2"] - box["y1"]) / len(parts)
+                for i, p in enumerate(parts):
+                    b: Box = {"x1": box["x1"], "y1": box["y1"] + i * h, "x2": box["x2"], "y2": box["y1"] + (i + 1) * h}
+                    out.append(Line(page.page_number, p, b, -1 - fi, i, len(parts)))
+    upright = [ln for ln in out if ln.box and not (ln.box["y2"] - ln.box["y1"] > 2 * (ln.box["x2"] - ln.box["x1"])
+                                                   and len(ln.text) > 3)]
+    return sorted(upright, key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+
+
+def _name_like(text: str) -> bool:
+    t = text.strip()
+    return (sum(ch.isalpha() for ch in t) >= 3 and ":" not in t and not STOP.search(t) and not TITLE.fullmatch(t)
+            and sum(ch.isdigit() for ch in t) <= 4 and not re.search(r"\d[.,]\d{2}\b|%", t))
+
+
+def _above(lines: list[Line], ln: Line) -> Line | None:
+    """The line just above ``ln`` in its column (left edges within a few points, close gap)."""
+    b = ln.box
+    assert b is not None
+    h = b["y2"] - b["y1"]
+    best = None
+    for other in lines:
+        o = other.box
+        if o is None or other is ln or o["y2"] > b["y1"] + 0.3 * h or b["y1"] - o["y2"] > 1.6 * h + 2:
+            continue
+        if abs(o["x1"] - b["x1"]) > max(8.0, 0.6 * h) and not (o["x1"] <= b["x1"] <= o["x2"]):
+            continue
+        if best is None or o["y2"] > best.box["y2"]:  # type: ignore[index]
+            best = other
+    return best
+
+
+def _block(lines: list[Line], post: Line) -> Party | None:
+    street = _above(lines, post)
+    if street is None or not re.search(r"\d", street.text) or STOP.search(street.text):
+        return None
+    address = [street, post]
+    name: list[Line] = []
+    cur = street
+    for _ in range(2):
+        up = _above(lines, cur)
+        if up is None or not _name_like(up.text) or BUYER.search(up.text) or SELLER.search(up.text):
+            break
+        if SALUTATION.match(up.text.strip()):
+            break
+        name.insert(0, up)
+        cur = up
+        if len(name) == 1 and (before := _above(lines, up)) is not None and SALUTATION.match(before.text.strip()):
+            break  # "Herrn" / "Max Mustermann": the name is the line after the salutation
+    return Party(name[-1:] if name and not LEGAL.search(" ".join(n.text for n in name)) else name, address)
+
+
+def blocks(page: PageResult) -> list[Party]:
+    lines = page_lines(page)
+    out = []
+    for ln in lines:
+        if POSTCODE.search(ln.text) and len(ln.text) <= 60 and not SEPARATORS.search(ln.text.strip().rstrip(",")):
+            if (party := _block(lines, ln)) is not None and party.name:
+                out.append(party)
+    return out
+
+
+def sender_line(page: PageResult, below: float) -> Party | None:
+    """A one-line sender address above the window: ``Name · Street · Postcode City``."""
+    for ln in page_lines(page):
+        if ln.box is None or ln.box["y1"] >= below:
+            continue
+        parts = [p for p in SEPARATORS.split(ln.text.strip()) if p]
+        if len(parts) >= 3 and POSTCODE.search(ln.text) and not re.search(r"\d", parts[0]):
+            name = Line(ln.page, parts[0], ln.box, ln.frag, ln.idx, ln.n)
+            rest = Line(ln.page, ", ".join(parts[1:]), ln.box, ln.frag, ln.idx, ln.n)
+            return Party([name], [rest])
+    return None
+
+
+def _same(a: Party, lines: list[Line]) -> bool:
+    ids = {id(ln) for ln in lines}
+    return any(id(ln) in ids for ln in a.name + a.address) or any(
+        ln.box and o.box and abs(ln.box["y1"] - o.box["y1"]) < 1 and abs(ln.box["x1"] - o.box["x1"]) < 1
+        for ln in a.name + a.address for o in lines)
+
+
+def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None) -> tuple[Party | None, Party | None]:
+    """The buyer's and the seller's blocks on the first page (``None`` where not found);
+    ``labelled`` are the lines a buyer label heads, when there is one."""
+    if not pages:
+        return None, None
+    page = pages[0]
+    found = blocks(page)
+    width, height = page.width or 1e9, page.height or 1e9
+    if labelled:
+        buyer = next((p for p in found if _same(p, labelled)), None)
+        others = [p for p in found if p is not buyer]
+    else:
+        window = [p for p in found if p.top < 0.5 * height and p.left < 0.5 * width]
+        buyer = window[0] if window else None
+        others = [p for p in found if p is not buyer]
+    if buyer is None and not labelled:
+        return None, None
+    seller = next((p for p in others if SELLER_LABEL.search(_label_above(page_lines(page), p))), None)
+    seller = seller or next((p for p in others if LEGAL.search(" ".join(ln.text for ln in p.name))), None)
+    if seller is None and buyer is not None:
+        seller = sender_line(page, buyer.top)
+    if seller is None and others:
+        seller = others[0]
+    return buyer, seller
+
+
+def _label_above(lines: list[Line], p: Party) -> str:
+    first = (p.name or p.address)[0]
+    up = _above(lines, first)
+    return up.text if up is not None else ""
