@@ -4,9 +4,11 @@ Each page's text (up to ``WINDOWS`` windows of ``WINDOW_WORDS`` words, embedding
 compared by cosine similarity with ``"name: description"`` of every class in the request's
 ``page_classifications``. A cheap keyword feature is added: the share of the class's own words
 (name and description, stop words left out) found on the page, times ``KEYWORD_WEIGHT``. A page
-goes to the class with the highest score, or to no class when that score is below
-``MIN_SCORE`` (a page that resembles none of the descriptions stays unclassified rather than
-being forced into the least bad one).
+goes to the class with the highest score when it reaches ``MIN_SCORE``, or ``CLEAR_SCORE`` with a
+``CLEAR_MARGIN`` over every other class; otherwise to no class (a page that resembles none of
+the descriptions stays unclassified rather than being forced into the least bad one). Words
+that name the kind of document or label in German, French, Dutch, Spanish or Italian are glossed
+in English first (``extract.lexicon``), and a page far taller than wide is captioned as a slip.
 
 A layout caption is scored the same way, times ``LAYOUT_WEIGHT``: the page's layout in words
 ("a landscape slide", "mostly tables", "short labelled fields"), so that descriptions speaking
@@ -27,12 +29,18 @@ import numpy as np
 from pipelines.core.models import DocumentResult, PageClass, PageResult
 from pipelines.core.requests import PageClassConfig
 from pipelines.stages import embed
+from pipelines.stages.extract.lexicon import glosses_in
 
 WINDOW_WORDS = 120
 WINDOWS = 3
 KEYWORD_WEIGHT = 0.25
 LAYOUT_WEIGHT = 0.5
 MIN_SCORE = 0.33
+# ... or a lower score that stands clearly above every other class's: real pages in a language or
+# register far from the description (a LaTeX manual page for "technical documentation") score
+# 0.18-0.3 for their class and well under it for the others
+CLEAR_SCORE = 0.18
+CLEAR_MARGIN = 0.05
 
 STOP = set("""a an and are as at be by for from in into is it its of on or that the this to with
 without page pages any some such their there these those which who whom what when where will""".split())
@@ -69,6 +77,8 @@ def layout_caption(page: PageResult) -> str:
     parts = []
     if page.width and page.height and page.width > page.height:
         parts.append("a landscape slide")
+    elif page.width and page.height and page.width < 0.6 * page.height:
+        parts.append("a long narrow slip of paper, like a till receipt")  # thermal paper rolls
     if len(words) < 120:
         parts.append("few words in large type, bullet points")
     elif len(words) > 350:
@@ -119,9 +129,18 @@ def page_vectors(texts: list[str]) -> np.ndarray:
     return out / np.clip(norms, 1e-12, None)
 
 
+def glossed(text: str) -> str:
+    """The page's text with English words for the kinds of document and label it names in another
+    language (``lexicon.glosses_in``), so an English model and English class descriptions see
+    that ``Rechnung`` and ``Gesamtbetrag`` make an invoice."""
+    extra = glosses_in(text)
+    return f"{' '.join(extra)}\n{text}" if extra else text
+
+
 def scores(texts: list[str], classes: list[PageClassConfig], captions: list[str] | None = None) -> np.ndarray:
     """pages × classes: cosine similarity of the text, plus that of the layout caption times
     ``LAYOUT_WEIGHT``, plus the keyword feature."""
+    texts = [glossed(t) for t in texts]
     pv = page_vectors(texts)
     cv = embed.embed([f"{c.name.replace('_', ' ')}: {c.description}".strip(": ") for c in classes])
     sim = pv @ cv.T
@@ -140,7 +159,9 @@ def assign(pages: list[PageResult], classes: list[PageClassConfig]) -> dict[int,
     out: dict[int, tuple[str, float]] = {}
     for page, row in zip(pages, s):
         best = int(np.argmax(row))
-        if row[best] >= MIN_SCORE:
+        # the margin needs other classes to stand above: one class alone must reach MIN_SCORE
+        clear = len(row) > 1 and row[best] >= CLEAR_SCORE and row[best] - np.partition(row, -2)[-2] >= CLEAR_MARGIN
+        if row[best] >= MIN_SCORE or clear:
             out[page.page_number] = (classes[best].name, float(row[best]))
     return out
 

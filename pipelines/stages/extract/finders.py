@@ -228,8 +228,8 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             elif role.kind == "subtotal":
                 if not SUBTOTAL.search(t):
                     continue
-            elif not TAX.search(t) or NOT_TOTAL.search(t):
-                continue
+            elif not TAX.search(t) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
+                continue  # "Total incl. tax" is the total, not the tax
             value, where = _amount_on(r), r
             if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text):
                 value, where = _amount_on(rows[i + 1]), rows[i + 1]

@@ -81,3 +81,26 @@ def gloss(label: str) -> str:
             if best is None or key < best[0]:
                 best = (key, words)
     return best[1] if best else label
+
+
+# kinds of document, named in a page's own language, in English words (for page classification)
+DOCUMENTS: list[tuple[str, str]] = [
+    (r"rechnung|gutschrift|facture|avoir|factuur|creditnota|factura|fattura|nota di credito", "invoice bill"),
+    (r"quittung|kassenbon|kassenbeleg|kassazettel|re[çc]u|ticket de caisse|kassabon|kassabon|bon|recibo|ticket|"
+     r"ricevuta|scontrino", "receipt"),
+    (r"lieferschein|bon de livraison|pakbon|albar[áa]n|bolla|ddt", "delivery note"),
+    (r"vertrag|contrat|overeenkomst|contrato|contratto", "contract agreement"),
+    (r"kontoauszug|relev[ée] de compte|rekeningafschrift|extracto|estratto conto", "bank statement"),
+]
+_DOCS = [(re.compile(rf"(?<![a-zà-ÿ])(?:{pat})(?![a-zà-ÿ])", re.I), words) for pat, words in DOCUMENTS]
+
+
+def glosses_in(text: str) -> list[str]:
+    """English words for the kinds of document and label a page's text names in any lexicon
+    language (``Rechnung`` → "invoice bill", ``Gesamtbetrag`` → "total amount"), each once."""
+    out: list[str] = []
+    for pat, words in [*_DOCS, *_INSIDE]:
+        if words not in out and pat.search(text):
+            out.append(words)
+    return out
+

@@ -136,6 +136,10 @@ DOC_NUMBER = re.compile(
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
 
+CONTACT = _words("e-?mail", "mail", "phone", "tel", "telephone", "fax", "mobile", "web", "website", "url", "iban",
+                 "bic", "swift", "vat", "tax", "id", "number", "no", "nr", "code", "reg\\w*", "account")
+
+
 @dataclass
 class Role:
     kind: str  # name | address | total | subtotal | tax | date | currency | number
@@ -164,6 +168,8 @@ def role_of(f: Field) -> Role | None:
         return None
     if f.schema.get("format") in ("date", "date-time") or DATE_WORD.search(name):
         return Role("date", which="due" if DUE.search(words) else "other" if OTHER_DATE.search(name) else "issue")
+    if CONTACT.search(f.path[-1].replace("_", " ")):
+        return None  # the seller's e-mail or tax id is not the seller's name
     party = "buyer" if BUYER.search(name) else "seller" if SELLER.search(name) else \
         "buyer" if BUYER.search(words) else "seller" if SELLER.search(words) else ""
     if ADDRESS.search(name) or (not NAME.search(name) and ADDRESS.search(words)):
@@ -191,6 +197,10 @@ def label_says(role: Role, label: str) -> bool:
         return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text))
     if role.kind == "number":  # the document's own number, not an order's or a customer's
         return bool(NUMBER_NAME.search(gloss(label)))
+    if role.kind == "name":  # "Customer:", "Bill to:", "Vendor:" name the party itself
+        party = BUYER if role.party == "buyer" else SELLER
+        return (bool(party.search(label)) and not ADDRESS.search(label) and not CONTACT.search(label)
+                and not LEGAL.search(label) and len(label.split()) <= 3)  # a label, not a company's name
     return False
 
 
