@@ -43,6 +43,9 @@ _HEAD = {
 UNIT = re.compile(r"^(?:x|stk\.?|st\.?|pcs?\.?|pc|ea\.?|h|hrs?|std\.?|kg|m|l|unit[ée]?s?|u\.?)$", re.I)
 NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
 MAX_CONTINUATION = 2
+MAX_ITEM_WORDS = 30  # a paragraph that ends in an amount is not an item
+MAX_CONTINUATION_WORDS = 10
+YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
 def kind_of(f: Field) -> str | None:
@@ -92,7 +95,7 @@ def parse_row(text: str) -> dict[str, str] | None:
     head = text[:amounts[-2].start() if len(amounts) >= 2 else amounts[-1].start()].split()
     while head and UNIT.match(head[-1]):
         head.pop()
-    if head and NUMBER.match(head[-1]):
+    if head and NUMBER.match(head[-1]) and not YEAR.match(head[-1]):  # "Exchange 2010" names, not counts
         out["quantity"] = head.pop()
     while head and UNIT.match(head[-1]):
         head.pop()
@@ -117,10 +120,11 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
         for row in rows[start + 1:]:
             if _ends(row) and items:
                 break
-            parsed = parse_row(row.text)
+            parsed = parse_row(row.text) if len(row.text.split()) <= MAX_ITEM_WORDS else None
             if parsed is not None:
                 items.append((parsed, row, 0))
-            elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text):
+            elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text) \
+                    and len(row.text.split()) <= MAX_CONTINUATION_WORDS:
                 parsed, first, more = items[-1]
                 parsed["description"] = f"{parsed.get('description', '')} {row.text.strip()}".strip()
                 items[-1] = (parsed, first, more + 1)
