@@ -15,7 +15,8 @@ import typer
 from rich.console import Console
 
 from api.cli import client as client_cli
-from pipelines.core.settings import Settings, UnknownSettingName, refuse_unknown_names
+from pipelines.core.setting_names import UnknownSettingName, refuse_unknown_names
+from pipelines.core.settings import Settings
 
 if TYPE_CHECKING:
     from pipelines.flows.delivery import TaskWorkerNode

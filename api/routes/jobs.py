@@ -32,7 +32,7 @@ from pipelines.core.models import EditOutput
 from pipelines.core.records import Job, JobKind, JobStatus, Principal, rfc3339
 from pipelines.core.requests import ClassifyRequest, EditRequest, ExtractRequest, ParseRequest
 from pipelines.stages.pagerange import PageRange
-from pipelines.usecases import documents
+from pipelines.usecases import documents, edits
 from pipelines.usecases.runtime import Runtime
 
 if TYPE_CHECKING:  # the use case hands the reader in
@@ -113,7 +113,7 @@ def _opened(rt: Runtime, principal: Principal, parse_id: str, pages: str | None 
             ) -> tuple[Job, ResultReader | None, PageRange | None, EditOutput | None]:
     """``documents.open_result``, and an edit job's filled PDF and report."""
     job, reader, wanted = documents.open_result(rt, principal, parse_id, pages)
-    return job, reader, wanted, documents.edit_output(rt, job)
+    return job, reader, wanted, edits.edit_output(rt, job)
 
 
 @router.get("/parse/{parse_id}", response_model=ParseResult, response_class=JSON,

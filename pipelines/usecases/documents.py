@@ -4,12 +4,10 @@ result, close the job). ``pipelines.flows.documents`` runs the worker steps as P
 
 An ``edit`` job fills a PDF's form (``engine.document.fill_and_convert``): its result also holds
 the filled PDF and the filling report beside its tables (``filled.pdf``, ``form_filling.json``),
-and the filled PDF is kept as a new file of the caller (``edit_output`` reads them back)."""
+and the filled PDF is kept as a new file of the caller (``usecases.edits``)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import time
 from functools import partial
 
@@ -17,7 +15,7 @@ import structlog
 
 from assets.catalog import files as files_repo
 from assets.catalog import jobs as jobs_repo
-from assets.catalog.db import now_us, waits_out_outages
+from assets.catalog.db import waits_out_outages
 from assets.catalog.jobs import raw_text_key
 from assets.results import (
     ResultReader,
@@ -32,7 +30,6 @@ from assets.storage import StorageUnavailable, StoredBytes
 from pipelines.core.errors import (
     DocumentError,
     InvalidMimeType,
-    InvalidPageRange,
     InvalidRequest,
     NotFound,
     PayloadTooLarge,
@@ -41,7 +38,6 @@ from pipelines.core.models import (
     ConversionStatus,
     DocumentInput,
     DocumentResult,
-    EditOutput,
     EngineLimits,
     ErrorItem,
     FormFillingReport,
@@ -49,7 +45,6 @@ from pipelines.core.models import (
 from pipelines.core.provider import ProviderConfig
 from pipelines.core.records import (
     Dataset,
-    FileRecord,
     Job,
     JobFilter,
     JobKind,
@@ -63,9 +58,10 @@ from pipelines.engine import split
 from pipelines.engine.document import fill_and_convert
 from pipelines.engine.fetch import check_url, fetch_into
 from pipelines.engine.isolation import IsolatedFailure, convert_isolated, run_isolated
-from pipelines.stages import form_fill, schema_check
-from pipelines.stages.detect import OCTET, PDF, TEXT_TYPES, normalize_mime
+from pipelines.stages import schema_check
+from pipelines.stages.detect import TEXT_TYPES, normalize_mime
 from pipelines.stages.pagerange import PageRange
+from pipelines.usecases import edits
 from pipelines.usecases.runtime import Runtime
 
 log = structlog.get_logger("docklake.documents")
@@ -127,46 +123,6 @@ def refuse_unsupported(req: ParseRequest, llm: ProviderConfig | None = None) -> 
         raise InvalidRequest("not supported by this server yet: " + "; ".join(missing))
 
 
-EDIT_REFUSES = ("parsing_options", "enrichment_options", "structured_extraction_options", "page_classifications")
-
-
-def refuse_edit(req: ParseRequest) -> None:
-    """Refuse an edit request that could fill nothing, saying why, before a job exists: no
-    ``form_filling``, a prompt without ``field: value`` pairs, both ways of finding fields
-    switched off, a document that is text, or options of the other endpoints."""
-    ff = req.form_filling
-    if ff is None:
-        raise InvalidRequest("form filling needs form_filling: {\"fill_prompt\": \"field: value\" lines or a JSON "
-                             "object, \"ignore_source_values\", \"no_acroform\", \"no_widget_detection\"}")
-    if req.raw_text is not None:
-        raise InvalidMimeType("form filling needs a PDF: raw_text has no form to fill (upload the PDF and give "
-                              "its file_id, or its file_url)")
-    given = [name for name in EDIT_REFUSES if getattr(req, name) not in (None, [])]
-    if given:
-        raise InvalidRequest(f"form filling takes no {', '.join(given)}: the filled PDF is parsed with the defaults")
-    if req.page_range is not None:
-        raise InvalidPageRange("form filling works on the whole document: page_range is not taken")
-    if ff.no_acroform and ff.no_widget_detection:
-        raise InvalidRequest("form filling with both no_acroform and no_widget_detection has nothing to fill: "
-                             "no_acroform leaves the AcroForm fields alone, no_widget_detection the blank lines")
-    try:
-        form_fill.parse_prompt(ff.fill_prompt)
-    except InvalidRequest as exc:
-        raise InvalidRequest(f"form filling: {exc.message}") from None
-
-
-def _edit_needs_pdf(rt: Runtime, p: Principal, req: ParseRequest) -> None:
-    """A stored file that is not a PDF is refused at once (a URL's type is known once fetched:
-    such a job ends ``failure`` saying so)."""
-    declared = normalize_mime(req.mime_type)
-    if declared not in (None, OCTET, PDF):
-        raise InvalidMimeType(f"form filling needs a PDF, not {req.mime_type}")
-    if req.file_id is not None and declared in (None, OCTET):
-        rec = files_repo.get_file(rt.engine, p, req.file_id)
-        if rec is not None and rec.mime_type != PDF:
-            raise InvalidMimeType(f"form filling needs a PDF; file {req.file_id} is {rec.mime_type}")
-
-
 def _source(rt: Runtime, p: Principal, req: ParseRequest) -> tuple[JobSource | None, str | None]:
     """Check where the document comes from; the source (``None`` for raw text, which is stored
     once the job id is known) and the file name to show."""
@@ -199,7 +155,7 @@ def _source(rt: Runtime, p: Principal, req: ParseRequest) -> tuple[JobSource | N
 def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest, *, dataset: Dataset | None = None) -> Job:
     """Check the request and record a pending job (in ``dataset``, if given); a worker picks it up."""
     if kind == JobKind.edit:
-        refuse_edit(req)
+        edits.refuse_edit(req)
     else:
         refuse_unsupported(req, rt.settings.llm.provider())
     PageRange.parse(req.page_range)
@@ -207,7 +163,7 @@ def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest, *, datas
         raise InvalidMimeType("mime_type is empty")
     source, file_name = _source(rt, p, req)
     if kind == JobKind.edit:
-        _edit_needs_pdf(rt, p, req)
+        edits.needs_pdf(rt, p, req)
     job_id = jobs_repo.new_job_id()
     text_key = None
     if source is None:  # raw text goes to storage, not into the catalog row
@@ -420,7 +376,7 @@ def complete(rt: Runtime, job: Job, owner: str, result: DocumentResult) -> JobSt
         write_result(rt.storage, key, job.id, result)
     filed = None
     if key and status == JobStatus.successful and result.filled_pdf is not None:
-        filed = _keep_filled(rt, job, key, result.filled_pdf, result.form_filling or FormFillingReport())
+        filed = edits.keep_filled(rt, job, key, result.filled_pdf, result.form_filling or FormFillingReport())
     _remove(rt, work_folder(job))
     if key is None:  # nothing to keep: no half-written tables of this attempt either
         _remove(rt, attempt_key(job))
@@ -430,76 +386,10 @@ def complete(rt: Runtime, job: Job, owner: str, result: DocumentResult) -> JobSt
     if not ok and key:  # another worker owns this job now; its result is the one kept
         _remove(rt, key)
         if filed is not None:
-            _drop_file(rt, job.principal, filed)
+            edits.drop_file(rt, job.principal, filed)
     if ok and job.attempts > 1:
         _drop_earlier_attempts(rt, job, key)
     log.info("job_finished", job_id=job.id, kind=job.kind.value, attempt=job.attempts,
              status=status.value if ok else "lost_lease", pages=result.parsed_pages_count,
              timings={k: round(v, 4) for k, v in result.timings.items()})
     return status if ok else None
-
-
-# ---------------------------------------------------------------- edit jobs' output
-
-FILLED_PDF, FILLING_REPORT = "filled.pdf", "form_filling.json"
-
-
-def filled_file_id(job_id: str) -> str:
-    """The id of the file an edit job's filled PDF is kept as: one per job, so an attempt that
-    runs again replaces what an earlier one left."""
-    return "file_" + hashlib.sha256(f"filled:{job_id}".encode()).hexdigest()[:24]
-
-
-def _filled_name(job: Job) -> str:
-    name = job.file_name or job.id
-    stem = name[:-4] if name.lower().endswith(".pdf") else name
-    return f"{stem}-filled.pdf"
-
-
-def _keep_filled(rt: Runtime, job: Job, key: str, pdf: bytes, report: FormFillingReport) -> FileRecord:
-    """Store the filled PDF beside the result and as a new file of the job's caller (labelled
-    with the job's id); the report, naming that file, beside the result."""
-    p = job.principal
-    file_id = filled_file_id(job.id)
-    _drop_file(rt, p, file_id)  # an earlier attempt's
-    rec = FileRecord(file_id, _filled_name(job), PDF, len(pdf), hashlib.sha256(pdf).hexdigest(), now_us(),
-                     files_repo.storage_key(p, file_id), {"parse_id": job.id})
-    rt.storage.put_bytes(rec.storage_key, pdf)
-    try:
-        files_repo.insert_file(rt.engine, p, rec)
-    except Exception:
-        rt.storage.delete(rec.storage_key)
-        raise
-    rt.storage.put_bytes(f"{key}/{FILLED_PDF}", pdf)
-    rt.storage.put_bytes(f"{key}/{FILLING_REPORT}",
-                         json.dumps({"filled_file_id": file_id, **report.model_dump()}).encode())
-    return rec
-
-
-def _drop_file(rt: Runtime, p: Principal, rec_or_id: FileRecord | str) -> None:
-    file_id = rec_or_id if isinstance(rec_or_id, str) else rec_or_id.id
-    rec = files_repo.delete_file(rt.engine, p, file_id)
-    if rec is not None:
-        rt.storage.delete(rec.storage_key)
-
-
-def edit_output(rt: Runtime, job: Job) -> EditOutput | None:
-    """An edit job's filled PDF, the file it is kept as (``None`` once the caller deleted that
-    file) and its report; ``None`` for other jobs and edit jobs without a result. A filled PDF
-    too large for one answer is refused as a result over ``api.max_response_bytes`` is."""
-    if job.kind != JobKind.edit or not job.result_key:
-        return None
-    try:
-        report = json.loads(rt.storage.read_bytes(f"{job.result_key}/{FILLING_REPORT}"))
-        pdf = rt.storage.read_bytes(f"{job.result_key}/{FILLED_PDF}")
-    except FileNotFoundError:
-        return None
-    cap = rt.settings.api.max_response_bytes
-    if len(pdf) * 4 // 3 > cap:
-        raise InvalidRequest(f"the filled PDF is about {len(pdf) / 2**20:,.0f} MiB, over the {cap / 2**20:,.0f} MiB "
-                             "one response may carry (DOCKLAKE_API__MAX_RESPONSE_BYTES); it is kept as file "
-                             f"{report.get('filled_file_id')}", code="INVALID_QUERY_PARAMS")
-    file_id = report.pop("filled_file_id", None)
-    if file_id and files_repo.get_file(rt.engine, job.principal, file_id) is None:
-        file_id = None
-    return EditOutput(filled_pdf=pdf, filled_file_id=file_id, report=FormFillingReport.model_validate(report))

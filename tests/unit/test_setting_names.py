@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from pipelines.core.settings import NOT_SETTINGS, RENAMED, Settings, UnknownSettingName
+from pipelines.core.setting_names import NOT_SETTINGS, RENAMED, UnknownSettingName
+from pipelines.core.settings import Settings
 from tests.support.helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,8 @@ from api.app import create_app
 from api.services import Services
 from assets.catalog import keys as keys_repo
 from assets.catalog.db import open_catalog
-from pipelines.core.settings import Settings, documented_variables
+from pipelines.core.setting_names import documented_variables
+from pipelines.core.settings import Settings
 from pipelines.engine import isolation
 from tests.support.docgen import image_bytes
 from tests.support.helpers import A
