@@ -206,14 +206,25 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
     return Hit(" ".join(t for t, _ in block), block[0][1].page, _union([ln.box for _, ln in block]))
 
 
-def _amount_on(row: Row) -> str | None:
+def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:
+    """The row's amount: the first one after the last ``after`` word when given (a row the layout
+    joined with its neighbours, ``ROUNDING -0.02 CASH TOTAL ROUNDED 33.90 50.00``), else the last."""
+    if after is not None and (words := list(after.finditer(row.text))):
+        if m := AMOUNT.search(row.text, words[-1].end()):
+            return m.group(0).strip()
     found = AMOUNT.findall(row.text)
     return found[-1].strip() if found else None
 
 
+def _value(text: str) -> float:
+    from pipelines.stages.extract.values import parse_number
+
+    return parse_number(text) or 0.0
+
+
 def amount(pages: list[PageResult], role: Role) -> Hit | None:
     """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
-    best: tuple[int, int, Hit] | None = None
+    best: tuple[int, float, Hit] | None = None
     order = 0
     for page in pages:
         rows = rows_of(page)
@@ -230,15 +241,18 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
                     continue
             elif not TAX.search(t) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
                 continue  # "Total incl. tax" is the total, not the tax
-            value, where = _amount_on(r), r
+            value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
             if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text):
                 value, where = _amount_on(rows[i + 1]), rows[i + 1]
             if value is None:
                 continue
             rank = 1 if role.kind == "total" and BETTER_TOTAL.search(t) else 0
             hit = Hit(value, r.page, where.box)
-            if best is None or (rank, order) >= best[:2]:
-                best = (rank, order, hit)
+            # among totals of one rank the largest (a tax summary's "TOTAL : 52.00" is the net);
+            # among subtotals and taxes the last one printed
+            second = _value(value) if role.kind == "total" else order
+            if best is None or (rank, second) >= best[:2]:
+                best = (rank, second, hit)
     return best[2] if best else None
 
 
