@@ -61,6 +61,8 @@ def _name_like(text: str) -> bool:
         return False
     if not any(ch.isupper() for ch in t):  # a stamp or a note in lower case, not a printed name
         return False
+    if t.endswith(","):  # an address line goes on; a name does not end in a comma
+        return False
     return sum(ch.isdigit() for ch in t) <= 2
 
 
@@ -138,7 +140,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text)]
     if not top:
         return [], []
-    head = next((ln for ln in top[:3] if LEGAL.search(ln.text)), top[0])
+    head = next((ln for ln in top[:2] if LEGAL.search(ln.text)), top[0])
     body = sorted(_height(ln) for ln in lines) or [0.0]
     typical = body[len(body) // 2]
     # the rest of the head's row (a big name set in two columns of words), left to right
