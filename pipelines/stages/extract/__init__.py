@@ -31,7 +31,7 @@ from __future__ import annotations
 from pipelines.core.models import Citation, DocumentResult, PageResult, StructuredData
 from pipelines.core.requests import StructuredExtractionOptions
 from pipelines.stages import embed  # noqa: F401 - tests and benches reach the model through here
-from pipelines.stages.extract import finders, items, roles
+from pipelines.stages.extract import finders, items, parties, roles
 from pipelines.stages.extract.candidates import LETTERHEAD, candidates, letterhead  # noqa: F401
 from pipelines.stages.extract.lines import (  # noqa: F401
     MIN_SCORE,
@@ -74,6 +74,8 @@ def by_role(pages: list[PageResult], fields: list[Field]) -> dict[str, Found]:
 
 
 def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> StructuredData:
+    roles._ROWS.clear()  # rows and lines are remembered within one extraction only
+    parties._LINES.clear()
     fields, records = walk(opt.json_schema)
     cands = [c for p in pages for c in candidates(p)]
     found = match(fields, cands)

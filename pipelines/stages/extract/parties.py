@@ -55,9 +55,23 @@ class Party:
         return first.box["x1"] if first.box else 0.0
 
 
+_LINES: list[tuple[PageResult, list[Line]]] = []  # the last few pages' lines
+
+
 def page_lines(page: PageResult) -> list[Line]:
     """Every text line of the page with its box, table cells included (a cell's lines share its
-    box by height), vertical text left out, top to bottom."""
+    box by height), vertical text left out, top to bottom; remembered for the last few pages while
+    one extraction runs (``extract_pages`` forgets them when it starts)."""
+    for seen, lines in _LINES:
+        if seen is page:
+            return lines
+    lines = _page_lines(page)
+    _LINES.insert(0, (page, lines))
+    del _LINES[8:]
+    return lines
+
+
+def _page_lines(page: PageResult) -> list[Line]:
     out = [ln for ln in lines_of(page) if ln.box]
     for fi, f in enumerate(page.fragments):
         if f.fragment_type != "table" or not (rows := _table_rows(f)):

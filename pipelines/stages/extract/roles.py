@@ -278,9 +278,23 @@ def table_lines(page: PageResult) -> list[Line]:
     return out
 
 
+_ROWS: list[tuple[PageResult, list[Row]]] = []  # the last few pages' rows: every finder reads them
+
+
 def rows_of(page: PageResult) -> list[Row]:
     """The page's lines (table rows included) as visual rows: lines whose vertical extents overlap
-    by half share a row."""
+    by half share a row. Remembered for the last few pages while one extraction runs
+    (``extract_pages`` forgets them when it starts)."""
+    for seen, rows in _ROWS:
+        if seen is page:
+            return rows
+    rows = _rows_of(page)
+    _ROWS.insert(0, (page, rows))
+    del _ROWS[8:]
+    return rows
+
+
+def _rows_of(page: PageResult) -> list[Row]:
     lines = sorted((ln for ln in [*lines_of(page), *table_lines(page)] if ln.box),
                    key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
     rows: list[list[Line]] = []
