@@ -28,6 +28,7 @@ import jsonschema
 
 from pipelines.core.models import Citation, PageResult
 from pipelines.stages import extract
+from pipelines.stages.schema_check import made_valid, nullable  # noqa: F401 - llm_extract uses nullable
 
 MAX_SPANS = 300  # spans in one request
 MAX_CHARS = 24_000  # characters of document text in one request
@@ -355,45 +356,15 @@ def flatten(node: Any, path: Path, cites: dict[str, Citation]) -> Any:
     return node
 
 
-def nullable(node: Any, wrap: bool = False) -> Any:
-    """The schema with every value allowed to be ``null`` (what was not found)."""
-    if not isinstance(node, dict):
-        return node
-    out = dict(node)
-    for key in ("properties", "$defs", "definitions"):
-        if isinstance(out.get(key), dict):
-            out[key] = {n: nullable(s, key == "properties") for n, s in out[key].items()}
-    for key in ("items", "additionalProperties"):
-        if isinstance(out.get(key), dict):
-            out[key] = nullable(out[key], True)
-    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
-        if isinstance(out.get(key), list):
-            out[key] = [nullable(s, key == "prefixItems") for s in out[key]]
-    return {"anyOf": [{"type": "null"}, out]} if wrap else out
-
-
 def validated(data: dict[str, Any], cites: dict[str, Citation], schema: Any, warnings: Warnings,
               label: str) -> dict[str, Any]:
     """``data`` made valid against ``nullable(schema)``: what does not fit becomes ``null``."""
-    if not isinstance(schema, dict):
-        return data
-    check = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(nullable(schema))
-    for _ in range(100):
-        try:
-            error = next(iter(check.iter_errors(data)), None)
-        except Exception:  # noqa: BLE001 - a schema jsonschema cannot apply (a bad pattern, a bad ref)
-            return data
-        if error is None:
-            return data
-        path = tuple(error.absolute_path)
-        warnings.append((None, f"extraction '{label}': {path_key(path) or 'the answer'}: {error.message}; left null"))
-        if not path:
-            break
-        node = data
-        for p in path[:-1]:
-            node = node[p]
-        node[path[-1]] = None
+    fixed, ok = made_valid(data, schema)
+    for path, message in fixed:
+        warnings.append((None, f"extraction '{label}': {path_key(path) or 'the answer'}: {message}; left null"))
         for k in [k for k in cites if k == path_key(path) or k.startswith((path_key(path) + ".", path_key(path) + "["))]:
             del cites[k]
+    if ok:
+        return data
     cites.clear()
     return extract.skeleton(schema) or {}

@@ -77,3 +77,51 @@ def problem(schema: Any) -> str | None:
     if not isinstance(schema.get("properties"), dict) or not schema["properties"]:
         return "json_schema must be a JSON schema object with properties (there is nothing to extract)"
     return _walk(schema, [])
+
+
+# ---------------------------------------------------------------- answers
+
+
+def nullable(node: Any, wrap: bool = False) -> Any:
+    """The schema with every value allowed to be ``null`` (what was not found)."""
+    if not isinstance(node, dict):
+        return node
+    out = dict(node)
+    for key in ("properties", "$defs", "definitions"):
+        if isinstance(out.get(key), dict):
+            out[key] = {n: nullable(s, key == "properties") for n, s in out[key].items()}
+    for key in ("items", "additionalProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = nullable(out[key], True)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        if isinstance(out.get(key), list):
+            out[key] = [nullable(s, key == "prefixItems") for s in out[key]]
+    return {"anyOf": [{"type": "null"}, out]} if wrap else out
+
+
+def made_valid(data: Any, schema: Any, limit: int = 100) -> tuple[list[tuple[tuple[Any, ...], str]], bool]:
+    """Set to ``null``, in place, each value of ``data`` that does not validate against
+    ``nullable(schema)`` (a number under the schema's ``minimum``, a text its ``pattern`` or
+    ``maxLength`` refuses…). Returns the paths set to ``null`` with jsonschema's message, and
+    whether ``data`` is valid now (``False`` when the answer as a whole does not fit)."""
+    if not isinstance(schema, dict):
+        return [], True
+    check = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)(nullable(schema))
+    fixed: list[tuple[tuple[Any, ...], str]] = []
+    for _ in range(limit):
+        try:
+            error = next(iter(check.iter_errors(data)), None)
+        except Exception:  # noqa: BLE001 - a schema jsonschema cannot apply (a bad pattern, a bad ref)
+            return fixed, True
+        if error is None:
+            return fixed, True
+        path = tuple(error.absolute_path)
+        fixed.append((path, error.message))
+        if not path:
+            return fixed, False
+        node = data
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = None
+    return fixed, False
+

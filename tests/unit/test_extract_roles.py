@@ -128,3 +128,19 @@ def test_items_printed_without_rules_are_read_with_their_second_lines() -> None:
     assert [(i["quantity"], i["unit_price"], i["amount"]) for i in items] == [(20, 9.9, 198.0), (50, 5.5, 275.0)]
     assert items[0]["description"] == "Trennblätter A4"
     assert items[1]["description"] == "Joghurt Banane, Becher 150 g aus ökologischem Landbau"
+
+
+def test_a_value_the_schema_refuses_is_null_with_a_warning() -> None:
+    """The readers check types, enums and patterns; the rest of the schema (here ``maximum`` and
+    ``maxLength``) is checked on the answer: what does not fit is null, and the page says why."""
+    schema = {"type": "object", "properties": {
+        "total": {"type": "string", "description": "Total amount paid, as printed.", "maxLength": 3},
+        "tax": {"type": "number", "description": "The tax charged.", "maximum": 1.0},
+        "date": {"type": "string", "description": "Date of the purchase, as printed."}}}
+    pages = convert(DocumentInput(data=pdf(RECEIPT))).pages
+    sd = extract.extract_pages(pages, StructuredExtractionOptions(schema_name="s", json_schema=schema,
+                                                                  provide_citations=True))
+    assert sd.data == {"total": None, "tax": None, "date": "25/12/2018"}
+    assert set(sd.citations) == {"date"}
+    warnings = " ".join(pages[0].warnings)
+    assert "'s': total:" in warnings and "'s': tax:" in warnings and "left null" in warnings

@@ -30,7 +30,10 @@ from __future__ import annotations
 
 from pipelines.core.models import Citation, DocumentResult, PageResult, StructuredData
 from pipelines.core.requests import StructuredExtractionOptions
-from pipelines.stages import embed  # noqa: F401 - tests and benches reach the model through here
+from pipelines.stages import (
+    embed,  # noqa: F401 - tests and benches reach the model through here
+    schema_check,
+)
 from pipelines.stages.extract import finders, items, parties, roles
 from pipelines.stages.extract.candidates import LETTERHEAD, candidates, letterhead  # noqa: F401
 from pipelines.stages.extract.lines import (  # noqa: F401
@@ -125,9 +128,35 @@ def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> 
                 for name, cite in cites.items():
                     citations[f"{rec.dotted()}[{i}].{name}"] = cite
                     used.add(cite.page_number)
+    data = _valid(data, citations, opt, pages)
     numbers = sorted(used) or [p.page_number for p in pages]
     return StructuredData(schema_name=opt.schema_name, data=data, page_numbers=numbers,
                           citations=citations if opt.provide_citations else None)
+
+
+def _key(path: tuple) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(path))
+
+
+def _valid(data: dict, citations: dict[str, Citation], opt: StructuredExtractionOptions,
+           pages: list[PageResult]) -> dict:
+    """The answer made valid against the schema (``minimum``, ``maxLength``, ``pattern``… that
+    the value readers do not check): a value that does not fit is ``null``, with a warning on
+    the page it was read from."""
+    fixed, ok = schema_check.made_valid(data, opt.json_schema)
+    for path, message in fixed:
+        key = _key(path)
+        cite = citations.get(key)
+        page = next((p for p in pages if cite is not None and p.page_number == cite.page_number),
+                    pages[0] if pages else None)
+        if page is not None:
+            page.warnings.append(f"extraction '{opt.schema_name}': {key or 'the answer'}: {message}; left null")
+        for k in [k for k in citations if k == key or k.startswith((key + ".", key + "["))]:
+            del citations[k]
+    if ok:
+        return data
+    citations.clear()
+    return skeleton(opt.json_schema) or {}
 
 
 def pages_for(result: DocumentResult, opt: StructuredExtractionOptions) -> list[PageResult]:
