@@ -34,6 +34,7 @@ from pipelines.stages import (
     key_values,
     limits,
     llm_extract,
+    llm_summaries,
     ocr,
     office,
     pdf,
@@ -119,6 +120,12 @@ def structure_stage(result: DocumentResult) -> DocumentResult:
     return llm_extract.structure(result, result.input.llm)
 
 
+def summaries_stage(result: DocumentResult) -> DocumentResult:
+    """``enrichment_options.table_summarization``: each table's summary, written by the
+    operator's LLM (``stages.llm_summaries``; the request is refused when none is configured)."""
+    return llm_summaries.summarize_tables(result, result.input.llm)
+
+
 def key_values_stage(result: DocumentResult) -> DocumentResult:
     """``enrichment_options.key_value_extraction``: the label/value pairs printed on each page, as
     ``key_value_region`` fragments after the page's others (``stages.key_values``). After the
@@ -155,6 +162,7 @@ STAGES: tuple[tuple[str, Stage], ...] = (
     ("filter", filter_stage),
     ("chunk", chunk_stage.chunk),
     ("structure", structure_stage),
+    ("summaries", summaries_stage),
     ("key_values", key_values_stage),
     ("size", size_stage),
 )

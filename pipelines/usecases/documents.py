@@ -70,6 +70,8 @@ log = structlog.get_logger("docklake.documents")
 # (``table_cell_grounding`` is served: every table fragment lists its cells with their boxes;
 # ``key_value_extraction`` too: ``stages.key_values`` adds the page's label/value pairs.)
 UNSUPPORTED_ENRICHMENT = ("table_summarization", "figure_summarization", "chart_extraction")
+NEEDS_LLM = ("table_summarization",)  # served once an LLM endpoint is configured
+LLM_SETTING = "DOCKLAKE_LLM__BASE_URL"
 
 
 # ---------------------------------------------------------------- for the caller
@@ -115,8 +117,13 @@ def refuse_unsupported(req: ParseRequest, llm: ProviderConfig | None = None) -> 
     if req.form_filling is not None:
         missing.append("form_filling (use the edit endpoint)")
     if req.enrichment_options is not None:
-        missing += [f"enrichment_options.{name}" for name in UNSUPPORTED_ENRICHMENT
-                    if getattr(req.enrichment_options, name)]
+        for name in UNSUPPORTED_ENRICHMENT:
+            if not getattr(req.enrichment_options, name):
+                continue
+            if name in NEEDS_LLM and llm is not None and llm.configured:
+                continue  # written by the operator's LLM (stages.llm_summaries)
+            missing.append(f"enrichment_options.{name}" + (f" (needs an LLM endpoint: set {LLM_SETTING}, see "
+                                                             "docs/llm-provider.md)" if name in NEEDS_LLM else ""))
     if req.parsing_options is not None and req.parsing_options.table_parsing_format == "vlm":
         missing.append("parsing_options.table_parsing_format 'vlm' (no VLM provider is configured; use 'tsr')")
     if missing:
