@@ -338,6 +338,10 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
         for attempt in tries:
             rows = attempt()
             if rows and _shape_ok(rows) and _complete(rows, words):
+                if _banded(rows, words):  # rules around groups of rows, not between rows
+                    lined = grid.whitespace_grid(words, unit)
+                    if lined and len(lined) > len(rows) and _shape_ok(lined) and _complete(lined, words):
+                        return lined
                 return rows
         return None
     # a whitespace table: the XY-cut's columns, or the word gaps across the rows, whichever
@@ -348,6 +352,27 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
     good.append(grid.whitespace_grid(words, unit))
     good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
     return max(good, key=_dense_columns) if good else None
+
+
+BANDED_LINES = 5  # lines in one ruled cell from which it holds several rows' figures
+
+
+def _banded(rows: list[list[Cell]], words: list[Word]) -> bool:
+    """Do the rules only close bands of rows (a statistics table ruled above and below its header
+    and at its foot)? Then some ruled row has two or more cells each holding ``BANDED_LINES``
+    text lines or more, the figures of many rows in one cell; cells wrapped over a few lines
+    (a description, a name) make a real row."""
+    for row in rows:
+        stacked = 0
+        for _, box in row:
+            if box is None:
+                continue
+            mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), box)]
+            if len(group_lines(mine)) >= BANDED_LINES:
+                stacked += 1
+        if stacked >= 2:
+            return True
+    return False
 
 
 def _dense_columns(rows: list[list[Cell]]) -> int:

@@ -120,3 +120,40 @@ def test_sideways_table_on_an_upright_page() -> None:
         b = found[0].bbox
         assert b["y2"] - b["y1"] > b["x2"] - b["x1"]
         assert 0 <= b["x1"] < b["x2"] <= page.width and 0 <= b["y1"] < b["y2"] <= page.height
+
+
+def test_a_table_ruled_only_around_its_header_and_foot_has_a_row_per_line() -> None:
+    """Statistics tables are often ruled above and below their header and at their foot only:
+    the rules close bands of rows, and each printed line of the body is a row of its own."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    years = ["2014", "2013", "2012", "2011"]
+    labels = ["Gross product", "Per capita", "Business sector", "Industry", "Construction", "Services", "Exports"]
+    body = [[f"{(i * 7 + k * 3) % 50 / 10:.1f}" for k in range(len(years))] for i in range(len(labels))]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(595, 842))
+    c.setFont("Helvetica", 9)
+    top = 700
+    c.line(60, top + 14, 500, top + 14)
+    for k, y in enumerate(years):
+        c.drawString(80 + 70 * k, top, y)
+    c.line(60, top - 6, 500, top - 6)
+    c.drawString(380, top - 22, "Product")  # a label over its group, with no figures
+    for i, (label, row) in enumerate(zip(labels, body)):
+        y = top - 35 - 13 * i
+        for k, v in enumerate(row):
+            c.drawString(80 + 70 * k, y, v)
+        c.drawString(380, y, label)
+    bottom = top - 35 - 13 * len(labels)
+    c.line(60, bottom, 500, bottom)
+    for x in (60, 500, 360):  # the frame, and the rule between the figures and the labels
+        c.line(x, top + 14, x, bottom)
+    for k in range(1, len(years)):  # the header's own column rules
+        c.line(75 + 70 * k, top + 14, 75 + 70 * k, top - 6)
+    c.save()
+    (table,) = tables_of(run(buf.getvalue()))
+    rows = [[cell for cell in r if cell] for r in table_rows(table)]
+    assert rows[0] == years and rows[1] == ["Product"]
+    assert rows[2:] == [[*r, label] for r, label in zip(body, labels)]
