@@ -86,13 +86,21 @@ def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> l
     three lines and half of the lines with two or more words, which aligned word spaces in
     running text never manage. A line whose words bridge gutters that all the other lines leave
     open is a spanning row (a header over several columns): up to a fifth of the lines may be
-    set aside that way.
+    set aside that way, one at a time, or all the one-phrase lines at once (a title repeated
+    over each block of rows).
     """
     rows = [line for line in lines if line]
     best = _gutters(rows, unit)
     if len(rows) > 80:
         return best
     out: list[int] = []
+    # titles over several columns, repeated down the table (one per block of rows): each alone
+    # hides the gutters the others hide too, so they are set aside together
+    titles = [k for k, r in enumerate(rows) if len(r) >= 2 and _one_phrase(r, unit)]
+    if 2 <= len(titles) <= len(rows) // 5:
+        trial = _gutters([r for i, r in enumerate(rows) if i not in titles], unit)
+        if len(trial) > len(best):
+            out, best = titles, trial
     for k in sorted(range(len(rows)), key=lambda k: -max((w.x2 - w.x1 for w in rows[k]), default=0)):
         if len(out) >= len(rows) // 5:
             break

@@ -157,3 +157,34 @@ def test_a_table_ruled_only_around_its_header_and_foot_has_a_row_per_line() -> N
     rows = [[cell for cell in r if cell] for r in table_rows(table)]
     assert rows[0] == years and rows[1] == ["Product"]
     assert rows[2:] == [[*r, label] for r, label in zip(body, labels)]
+
+
+def test_a_title_repeated_over_each_block_of_rows_does_not_merge_the_columns_under_it() -> None:
+    """Three blocks of rows, each under a title that spans the figure columns: each title alone
+    hides the gutters between the figures, so the titles are set aside together."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    years = ["2007", "2008", "2009", "2010"]
+    labels = ["Server closets", "Server rooms", "Data centres", "Enterprise"]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(595, 842))
+    c.setFont("Helvetica", 9)
+    y = 760
+    want = []
+    for b, title in enumerate(["Improved operation scenario", "Best practice scenario", "State-of-the-art scenario"]):
+        c.drawString(190, y, title)
+        want.append([title])
+        y -= 13
+        for i, label in enumerate(labels):
+            row = [f"{1400 + 37 * b + 11 * i + 5 * k:,}" for k in range(len(years))]
+            c.drawString(60, y, label)
+            for k, v in enumerate(row):
+                c.drawString(180 + 60 * k, y, v)
+            want.append([label, *row])
+            y -= 13
+        y -= 6
+    c.save()
+    (table,) = tables_of(run(buf.getvalue()))
+    assert [[cell for cell in r if cell] for r in table_rows(table)] == want
