@@ -20,7 +20,7 @@ from pipelines.core.requests import (
     ParseConfiguration,
     ParseRequest,
 )
-from pipelines.usecases import documents
+from pipelines.usecases import checks, documents
 from pipelines.usecases.runtime import Runtime
 
 # The SDK's parse_dataset_file sends a v2 file id as raw_text (see the wire notes).
@@ -29,7 +29,7 @@ FILE_ID_AS_TEXT = re.compile(r"file_[A-Za-z0-9]+")
 
 def _check(rt: Runtime, configuration: ParseConfiguration) -> None:
     """A configuration every job could run with (what a parse request would refuse, refused now)."""
-    documents.refuse_unsupported(ParseRequest.model_validate(configuration.model_dump()), rt.settings.llm.provider())
+    checks.refuse_unsupported(ParseRequest.model_validate(configuration.model_dump()), rt.settings.llm.provider())
 
 
 def _check_name(name: str) -> None:
