@@ -144,3 +144,11 @@ def test_a_value_the_schema_refuses_is_null_with_a_warning() -> None:
     assert set(sd.citations) == {"date"}
     warnings = " ".join(pages[0].warnings)
     assert "'s': total:" in warnings and "'s': tax:" in warnings and "left null" in warnings
+
+
+def test_dates_and_amounts_in_the_conventions_of_western_europe() -> None:
+    assert [extract.parse_date(t) for t in ("3 mars 2024", "12. März 2024", "3 de marzo de 2024", "5 maggio 2023",
+                                             "12 mei 2022", "1er avril 2024", "12.03.2024", "May 18, 2025")] == [
+        "2024-03-03", "2024-03-12", "2024-03-03", "2023-05-05", "2022-05-12", "2024-04-01", "2024-03-12", "2025-05-18"]
+    assert [extract.parse_number(t) for t in ("1.234,56 €", "1 234,56", "EUR 1,234.56", "(35,8)", "1'234.50")] == [
+        1234.56, 1234.56, 1234.56, -35.8, 1234.5]

@@ -41,9 +41,40 @@ def parse_number(text: str) -> float | None:
     return -v if neg else v
 
 
+# month names and their usual abbreviations in German, French, Dutch, Spanish and Italian → the
+# English abbreviation strptime reads ("3 mars 2024", "12. März 2024", "3 de marzo de 2024")
+MONTHS = {
+    1: "januar janvier januari enero gennaio jänner janv ene gen",
+    2: "februar février fevrier februari febrero febbraio févr fevr feb",
+    3: "märz maerz mars maart marzo mrt mär",
+    4: "april avril abril aprile avr abr",
+    5: "mai mei mayo maggio mag",
+    6: "juni juin junio giugno juin giu",
+    7: "juli juillet julio luglio juil lug",
+    8: "august août aout augustus agosto ago aoû",
+    9: "september septembre septiembre settembre sept sett set",
+    10: "oktober octobre octubre ottobre okt ott",
+    11: "november novembre noviembre",
+    12: "dezember décembre decembre december diciembre dicembre dez déc dic",
+}
+_ABBR = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+_MONTH_WORD = {w: _ABBR[m - 1] for m, words in MONTHS.items() for w in words.split()}
+_MONTH_RE = re.compile(r"(?<![a-zà-ÿ])(" + "|".join(sorted(map(re.escape, _MONTH_WORD), key=len, reverse=True))
+                       + r")\.?(?![a-zà-ÿ])", re.I)
+
+
+def _english_months(s: str) -> str:
+    """Month names of the lexicon's languages as English abbreviations; "de"/"del"/"di" between
+    day, month and year dropped ("3 de marzo de 2024" → "3 Mar 2024"); "12." → "12"."""
+    s = _MONTH_RE.sub(lambda m: _MONTH_WORD[m.group(1).lower()], s)
+    s = re.sub(r"\b(?:de|del|di)\s+", "", s, flags=re.I) if re.search(r"\b(?:de|del|di)\s", s, re.I) else s
+    return re.sub(r"\b(\d{1,2})\.\s+(?=[A-Z])", r"\1 ", s)
+
+
 def parse_date(text: str) -> str | None:
     s = re.sub(r"\s+", " ", text.strip().rstrip("."))
-    s = re.sub(r"(\d)(st|nd|rd|th)\b", r"\1", s)
+    s = re.sub(r"(\d)(st|nd|rd|th|er|º|°)\b", r"\1", s)
+    s = _english_months(s)
     candidates = [s] + re.findall(r"\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|"
                                   r"[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4}", s)
     for cand in candidates:
