@@ -262,18 +262,34 @@ def _datelike(text: str) -> bool:
     return bool(re.search(r"\d", text)) and (bool(MONTHS.search(text)) or bool(re.search(r"\d[-/.]\d", text)))
 
 
+def _labels(text: str) -> list[str]:
+    """The date labels of a header row in order: "due", "other" or "issue" for each."""
+    out = []
+    for m in DATE_WORD.finditer(text):
+        before = text[max(0, m.start() - 24):m.start()]
+        before = before.rsplit(":", 1)[-1]  # only this label's own words, not the previous label's
+        out.append("due" if DUE.search(before) else "other" if OTHER_DATE.search(before) else "issue")
+    return out
+
+
 def date(pages: list[PageResult], role: Role) -> Hit | None:
-    """The date the field asks for: one labelled for it (due, issue), else the first date shown."""
+    """The date the field asks for: one labelled for it (due, issue) before it on its row or
+    above it in a header row (``Invoice Date: Due Date:`` over ``03/20/2023 04/04/2023``), else
+    the first date shown."""
     best: tuple[int, int, Hit] | None = None
     order = 0
     for page in pages:
-        for r in rows_of(page):
-            for m in DATE.finditer(r.text):
-                if not _datelike(m.group(0)):
-                    continue
+        rows = rows_of(page)
+        for i, r in enumerate(rows):
+            above = _labels(rows[i - 1].text) if i and not DATE.search(rows[i - 1].text) else []
+            dates = [m for m in DATE.finditer(r.text) if _datelike(m.group(0))]
+            for k, m in enumerate(dates):
                 order += 1
                 before = r.text[:m.start()]
                 due, other, labelled = DUE.search(before), OTHER_DATE.search(before), DATE_WORD.search(before)
+                if not (due or other or labelled) and len(above) == len(dates):
+                    kind = above[k]
+                    due, other, labelled = kind == "due", kind == "other", True
                 if role.which == "due":
                     rank = 2 if due else -1 if other else 0
                 else:

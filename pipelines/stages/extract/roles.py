@@ -94,7 +94,7 @@ LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "berhad", "gmbh", "ag", "kg", "ohg
                "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
                "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?")
 DATE = re.compile(
-    r"\b(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}"
+    r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
     r"|[A-Za-z]{3,9}\.? \d{1,2},? \d{4})(?:\b|(?=\d{1,2}:\d{2}))")  # a time glued on: 5/3/201822:52
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
