@@ -168,6 +168,16 @@ def _overlap_y(a: Box, b: Box) -> float:
     return inter / max(1e-6, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
 
 
+def _street_and_town(block: Block) -> Block:
+    """An address cut to its street and postcode lines when it has a postcode line (a contact
+    person above the street, a country or an id below the town are not the address)."""
+    k = next((i for i, (t, _) in enumerate(block) if parties.POSTCODE.search(t)), None)
+    if k is None:
+        return block
+    start = k - 1 if k >= 1 and re.search(r"\d", block[k - 1][0]) else k
+    return block[start:k + 1]
+
+
 def buyer_block(pages: list[PageResult]) -> tuple[Block, Block]:
     """The lines under a buyer label (``Bill to``, ``Kunde``…): the first is the name."""
     for page in pages:
@@ -181,7 +191,7 @@ def buyer_block(pages: list[PageResult]) -> tuple[Block, Block]:
             if _letters(after) >= 3:
                 block.insert(0, (after, ln))
             if block:
-                return block[:1], block[1:]
+                return block[:1], _street_and_town(block[1:])
     return [], []
 
 

@@ -43,6 +43,7 @@ SELLER_LABEL = SELLER
 class Party:
     name: list[Line]
     address: list[Line]
+    addressed: bool = False  # the name follows a salutation ("Herrn", "M."): the one written to
 
     @property
     def top(self) -> float:
@@ -122,17 +123,23 @@ def _block(lines: list[Line], post: Line) -> Party | None:
     address = [street, post]
     name: list[Line] = []
     cur = street
+    addressed = False
     for _ in range(2):
         up = _above(lines, cur)
-        if up is None or not _name_like(up.text) or BUYER.search(up.text) or SELLER.search(up.text):
+        if up is None or BUYER.search(up.text) or SELLER.search(up.text):
             break
         if SALUTATION.match(up.text.strip()):
+            addressed = True
+            break
+        if not _name_like(up.text):
             break
         name.insert(0, up)
         cur = up
         if len(name) == 1 and (before := _above(lines, up)) is not None and SALUTATION.match(before.text.strip()):
+            addressed = True
             break  # "Herrn" / "Max Mustermann": the name is the line after the salutation
-    return Party(name[-1:] if name and not LEGAL.search(" ".join(n.text for n in name)) else name, address)
+    kept = name[-1:] if name and not LEGAL.search(" ".join(n.text for n in name)) else name
+    return Party(kept, address, addressed)
 
 
 def blocks(page: PageResult) -> list[Party]:
@@ -177,8 +184,12 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         buyer = next((p for p in found if _same(p, labelled)), None)
         others = [p for p in found if p is not buyer]
     else:
-        window = [p for p in found if p.top < 0.5 * height and p.left < 0.5 * width]
-        buyer = window[0] if window else None
+        # the block written to (after a salutation), else the lower of two blocks in the upper
+        # half (the letterhead stands above the address it writes to), else the window's
+        upper = sorted((p for p in found if p.top < 0.5 * height), key=lambda p: p.top)
+        window = [p for p in upper if p.left < 0.5 * width]
+        buyer = next((p for p in upper if p.addressed), None) or \
+            (upper[1] if len(upper) >= 2 else window[0] if window else None)
         others = [p for p in found if p is not buyer]
     if buyer is None and not labelled:
         return None, None

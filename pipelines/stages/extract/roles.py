@@ -83,7 +83,8 @@ STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone"
               "e-?mail", "www", "http", "gst", "vat", "sst", "tax ?id", "tin", "ust-?id", "ust-?idnr", "siret",
               "siren", "tva", "btw", "kvk", "cif", "nif", "p\\.? ?iva", "partita iva", "invoice", "receipt",
               "cashier", "date", "datum", "table", "order", "total", "cash", "qty", "amount", "reg(?:istration)?",
-              "roc", "co\\.? ?no", "company no", "formerly", "licensee")
+              "roc", "co\\.? ?no", "company no", "formerly", "licensee", "seite", "page", "pagina", "página",
+              "blad")
 # a company or tax registration number: "(867388-U)", "CO.REG: 933109-X", "Company No: 12345-A"
 # a company or tax registration number: "(867388-U)", "CO.REG: 933109-X", "(Co. No. 113825-W)"
 REGISTRATION = re.compile(
