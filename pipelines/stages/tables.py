@@ -359,18 +359,18 @@ BANDED_LINES = 5  # lines in one ruled cell from which it holds several rows' fi
 
 def _banded(rows: list[list[Cell]], words: list[Word]) -> bool:
     """Do the rules only close bands of rows (a statistics table ruled above and below its header
-    and at its foot)? Then some ruled row has two or more cells each holding ``BANDED_LINES``
-    text lines or more, the figures of many rows in one cell; cells wrapped over a few lines
-    (a description, a name) make a real row."""
+    and at its foot)? Then some ruled row has three cells or more that each hold
+    ``BANDED_LINES`` text lines or more, about as many in each (the figures of the same rows,
+    column by column); an invoice's item band, a description over five lines beside prices
+    over one to three, is a real row."""
     for row in rows:
-        stacked = 0
+        counts = []
         for _, box in row:
-            if box is None:
-                continue
-            mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), box)]
-            if len(group_lines(mine)) >= BANDED_LINES:
-                stacked += 1
-        if stacked >= 2:
+            if box is not None:
+                mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), box)]
+                counts.append(len(group_lines(mine)))
+        stacked = [n for n in counts if n >= BANDED_LINES]
+        if len(stacked) >= 3 and max(stacked) <= 1.25 * min(stacked):
             return True
     return False
 
