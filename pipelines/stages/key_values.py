@@ -36,7 +36,7 @@ from pipelines.core.models import DocumentResult, Fragment, PageResult
 from pipelines.stages.extract import lexicon
 from pipelines.stages.extract import lines as ex
 from pipelines.stages.extract.candidates import candidates
-from pipelines.stages.extract.lines import Box, Candidate, Line
+from pipelines.stages.extract.lines import Box, Candidate, Line, union_box
 
 FRAGMENT_TYPE = "key_value_region"
 # the candidate kinds that are pairs (not table-column, letterhead; form-field is a fragment already)
@@ -381,11 +381,7 @@ def _width(text: str) -> float:
 
 
 def union(*boxes: Box | None) -> Box | None:
-    bs = [b for b in boxes if b]
-    if not bs:
-        return None
-    return _round({"x1": min(b["x1"] for b in bs), "y1": min(b["y1"] for b in bs),
-                   "x2": max(b["x2"] for b in bs), "y2": max(b["y2"] for b in bs)})
+    return _round(union_box(list(boxes)))
 
 
 def _round(b: Box | None) -> Box | None:

@@ -28,6 +28,7 @@ import jsonschema
 
 from pipelines.core.models import Citation, PageResult
 from pipelines.stages import extract
+from pipelines.stages.extract.lines import union_box
 from pipelines.stages.schema_check import made_valid, nullable  # noqa: F401 - llm_extract uses nullable
 
 MAX_SPANS = 300  # spans in one request
@@ -53,14 +54,6 @@ class Leaf:
     spans: list[Span]
 
 
-def union(boxes: list[Box | None]) -> Box | None:
-    got = [b for b in boxes if b]
-    if not got:
-        return None
-    return {"x1": min(b["x1"] for b in got), "y1": min(b["y1"] for b in got),
-            "x2": max(b["x2"] for b in got), "y2": max(b["y2"] for b in got)}
-
-
 def spans_of(pages: list[PageResult]) -> list[Span]:
     """The pages' text as numbered spans (from 1): each line of a text fragment (its share of the
     fragment's box), each table row (cells joined by `` | ``, the union of their boxes), each form
@@ -71,7 +64,7 @@ def spans_of(pages: list[PageResult]) -> list[Span]:
             if f.fragment_type == "table" and (table := extract._table_rows(f)):
                 boxes = extract._cell_boxes(f, table)
                 rows += [(page.page_number, " | ".join(c for c in row if c),
-                          union([b for c, b in zip(row, boxes[r]) if c])) for r, row in enumerate(table) if any(row)]
+                          union_box([b for c, b in zip(row, boxes[r]) if c])) for r, row in enumerate(table) if any(row)]
                 continue
             key, value = f.content.get("key"), f.content.get("value")
             if isinstance(key, str):
@@ -346,7 +339,7 @@ def flatten(node: Any, path: Path, cites: dict[str, Citation]) -> Any:
     if isinstance(node, Leaf):
         page = node.spans[0].page
         same = [s for s in node.spans if s.page == page]
-        cites[path_key(path)] = Citation(page_number=page, bbox=union([s.box for s in same]),
+        cites[path_key(path)] = Citation(page_number=page, bbox=union_box([s.box for s in same]),
                                          text=" ".join(s.text for s in same))
         return node.value
     if isinstance(node, dict):

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import parties
-from pipelines.stages.extract.lines import Box, Line
+from pipelines.stages.extract.lines import Box, Line, union_box
 from pipelines.stages.extract.roles import (
     AMOUNT,
     BETTER_TOTAL,
@@ -68,14 +68,6 @@ def _name_like(text: str) -> bool:
 
 def _legal_only(text: str) -> bool:
     return bool(LEGAL.search(text)) and _letters(LEGAL.sub("", text)) <= 3
-
-
-def _union(boxes: list[Box | None]) -> Box | None:
-    bs = [b for b in boxes if b]
-    if not bs:
-        return None
-    return {"x1": min(b["x1"] for b in bs), "y1": min(b["y1"] for b in bs),
-            "x2": max(b["x2"] for b in bs), "y2": max(b["y2"] for b in bs)}
 
 
 Block = list[tuple[str, Line]]
@@ -215,7 +207,7 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
     block = name if role.kind == "name" else address
     if not block:
         return None
-    return Hit(" ".join(t for t, _ in block), block[0][1].page, _union([ln.box for _, ln in block]))
+    return Hit(" ".join(t for t, _ in block), block[0][1].page, union_box([ln.box for _, ln in block]))
 
 
 def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:

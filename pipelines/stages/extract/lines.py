@@ -4,7 +4,9 @@ line, a label with its value to the right or below): where extraction's candidat
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pipelines.core.models import Fragment, PageResult
 
@@ -140,3 +142,29 @@ def _is_short_label(text: str) -> bool:
     words = text.split()
     return 0 < len(words) <= SHORT_LABEL_WORDS and len(text) <= 40 and sum(ch.isdigit() for ch in text) <= 2 \
         and "@" not in text
+
+
+def union_box(boxes: list[Box | None]) -> Box | None:
+    """The smallest box around ``boxes`` (``None`` ones left out); ``None`` when there are none."""
+    bs = [b for b in boxes if b]
+    if not bs:
+        return None
+    return {"x1": min(b["x1"] for b in bs), "y1": min(b["y1"] for b in bs),
+            "x2": max(b["x2"] for b in bs), "y2": max(b["y2"] for b in bs)}
+
+
+T = TypeVar("T")
+REMEMBERED = 8  # pages whose rows and lines are kept while one extraction runs
+
+
+def per_page(store: list[tuple[PageResult, T]], page: PageResult, make: Callable[[PageResult], T]) -> T:
+    """``make(page)``, remembered in ``store`` for the last ``REMEMBERED`` pages (every finder
+    reads the same page's rows; ``extract_pages`` empties the stores when it starts)."""
+    for seen, value in store:
+        if seen is page:
+            return value
+    value = make(page)
+    store.insert(0, (page, value))
+    del store[REMEMBERED:]
+    return value
+

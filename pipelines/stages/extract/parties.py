@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, lines_of
+from pipelines.stages.extract.lines import Box, Line, lines_of, per_page
 from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
@@ -61,15 +61,9 @@ _LINES: list[tuple[PageResult, list[Line]]] = []  # the last few pages' lines
 
 def page_lines(page: PageResult) -> list[Line]:
     """Every text line of the page with its box, table cells included (a cell's lines share its
-    box by height), vertical text left out, top to bottom; remembered for the last few pages while
-    one extraction runs (``extract_pages`` forgets them when it starts)."""
-    for seen, lines in _LINES:
-        if seen is page:
-            return lines
-    lines = _page_lines(page)
-    _LINES.insert(0, (page, lines))
-    del _LINES[8:]
-    return lines
+    box by height), vertical text left out, top to bottom; remembered while one extraction runs
+    (``lines.per_page``)."""
+    return per_page(_LINES, page, _page_lines)
 
 
 def _page_lines(page: PageResult) -> list[Line]:

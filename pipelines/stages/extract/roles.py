@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, lines_of
+from pipelines.stages.extract.lines import Box, Line, lines_of, per_page, union_box
 from pipelines.stages.extract.schema import Field, _type
 
 
@@ -253,11 +253,7 @@ class Row:
 
     @property
     def box(self) -> Box | None:
-        boxes = [ln.box for ln in self.lines if ln.box]
-        if not boxes:
-            return None
-        return {"x1": min(b["x1"] for b in boxes), "y1": min(b["y1"] for b in boxes),
-                "x2": max(b["x2"] for b in boxes), "y2": max(b["y2"] for b in boxes)}
+        return union_box([ln.box for ln in self.lines])
 
 
 def table_lines(page: PageResult) -> list[Line]:
@@ -271,10 +267,8 @@ def table_lines(page: PageResult) -> list[Line]:
         boxes = _cell_boxes(f, rows)
         for r, row in enumerate(rows):
             text = " ".join(c for c in row if c)
-            bs = [b for b in boxes[r] if b]
-            if text and bs:
-                box = {"x1": min(b["x1"] for b in bs), "y1": min(b["y1"] for b in bs),
-                       "x2": max(b["x2"] for b in bs), "y2": max(b["y2"] for b in bs)}
+            box = union_box(boxes[r])
+            if text and box:
                 out.append(Line(page.page_number, text, box, -1 - fi, r, len(rows)))
     return out
 
@@ -284,15 +278,8 @@ _ROWS: list[tuple[PageResult, list[Row]]] = []  # the last few pages' rows: ever
 
 def rows_of(page: PageResult) -> list[Row]:
     """The page's lines (table rows included) as visual rows: lines whose vertical extents overlap
-    by half share a row. Remembered for the last few pages while one extraction runs
-    (``extract_pages`` forgets them when it starts)."""
-    for seen, rows in _ROWS:
-        if seen is page:
-            return rows
-    rows = _rows_of(page)
-    _ROWS.insert(0, (page, rows))
-    del _ROWS[8:]
-    return rows
+    by half share a row. Remembered while one extraction runs (``lines.per_page``)."""
+    return per_page(_ROWS, page, _rows_of)
 
 
 def _rows_of(page: PageResult) -> list[Row]:
