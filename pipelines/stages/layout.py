@@ -189,15 +189,20 @@ def margin_blocks(words: list[Word], kind: str, unit: float) -> list[Block]:
 
 def glue_markers(words: list[Word], unit: float) -> list[Word]:
     """A bullet or enumerator set apart from its text (hanging indent) becomes part of the
-    first word after it; otherwise the XY-cut would read all bullets as a column of their own."""
+    first word after it; otherwise the XY-cut would read all bullets as a column of their own.
+
+    A marker starts its line or its column, and does not end a column: a dash ending a sentence
+    at the left column's edge, or an equation's number there, is not glued across the gutter."""
     lines = group_lines(words)
     out: list[Word] = []
-    for line in lines:
+    for at, line in enumerate(lines):
         k = 0
         while k < len(line):
             w = line[k]
             gap = line[k + 1].x1 - w.x2 if k + 1 < len(line) else -1.0
-            marker = (w.text in BULLETS or _ENUM.match(w.text)) and 0 <= gap <= 4 * unit
+            starts = k == 0 or w.x1 - line[k - 1].x2 > 2 * unit
+            marker = ((w.text in BULLETS or _ENUM.match(w.text)) and 0 <= gap <= 4 * unit and starts
+                      and not _ends_column(w, lines, at, unit))
             # a dot leader and the page number it leads to (tables of contents)
             leader = (_LEADER.match(w.text) and 0 <= gap <= 30 * unit
                       and _PAGE_REF.match(line[k + 1].text) is not None) if gap >= 0 else False
@@ -212,9 +217,25 @@ def glue_markers(words: list[Word], unit: float) -> list[Word]:
     return out
 
 
+def _ends_column(w: Word, lines: list[list[Word]], at: int, unit: float) -> bool:
+    """A line of the eight above or below ends a run of text (not another marker) where ``w``
+    ends: ``w`` sits at a column's right edge (justified or right-aligned text), not before its
+    text."""
+    for line in lines[max(0, at - 8):at] + lines[at + 1:at + 9]:
+        for k, o in enumerate(line):
+            last = k + 1 == len(line) or line[k + 1].x1 - o.x2 > 1.5 * unit
+            if (last and abs(o.x2 - w.x2) <= 0.5 * unit and o.text not in BULLETS
+                    and not _ENUM.match(o.text)):
+                return True
+    return False
+
+
 def layout_page(words: list[Word], regions: list[Region], height: float,
-                body: float | None = None) -> list[Block]:
-    """All blocks of one page in reading order: header, body (with regions), footer."""
+                body: float | None = None, text_layer: bool = False) -> list[Block]:
+    """All blocks of one page in reading order: header, body (with regions), footer.
+
+    ``text_layer``: ``words`` are in the text layer's own order, which the body's blocks then
+    keep unless it interleaves proven columns (``reading_order.settle``); OCR words have none."""
     if not words and not regions:
         return []
     unit = statistics.median([w.h for w in words]) if words else 10.0
@@ -222,7 +243,8 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
     head, main, foot = split_margins(words, height, unit)
     body = body or body_size(main or words)
     blocks = margin_blocks(head, "page_header", unit)
-    for leaf in reading_order([*main, *regions], unit, line_gap(main, unit)):
+    stream = main if text_layer else None
+    for leaf in reading_order([*main, *regions], unit, line_gap(main, unit), stream):
         region = next((i for i in leaf if isinstance(i, Region)), None)
         if region is not None and len(leaf) == 1:
             blocks.append(Block(region.kind, _box(region), data=region.data))

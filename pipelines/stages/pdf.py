@@ -185,7 +185,7 @@ def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     # text next to it may now lie inside the box, and stays text); other regions hold theirs
     words = [w for w in drop_inside(words, [(r.x1, r.y1, r.x2, r.y2) for r in regions if r.kind != "figure"])
              if id(w) not in taken]
-    blocks = layout_page(words, regions, pc.height)
+    blocks = layout_page(words, regions, pc.height, text_layer=True)
     unit = statistics.median([w.h for w in kept]) if kept else 10.0
     _read_tables(blocks, kept, unit)
     # the invariant: every word of the text layer is in some block, whole, or is added back as text

@@ -141,7 +141,7 @@ def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageCo
     """Ruling lines, picture boxes and other drawn shapes (curves) of one page."""
     for obj in page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_IMAGE), max_depth=3):
         try:
-            x0, y0, x1, y1 = obj.get_bounds()
+            x0, y0, x1, y1 = _page_bounds(obj)
         except pdfium.PdfiumError:
             continue
         box = (x0 - left, top - y1, x1 - left, top - y0)
@@ -166,6 +166,18 @@ def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageCo
                 content.meta.setdefault("fills", []).append(box)  # shaded rows, listing backgrounds
             continue
         content.curves.append(box)
+
+
+def _page_bounds(obj: pdfium.PdfObject) -> tuple[float, float, float, float]:
+    """An object's bounds on the page: PDFium gives those of an object inside a form XObject in
+    the form's own space, so each enclosing form's matrix is applied (a chart drawn as a form
+    would otherwise land at the page's corner, as rules of a table that is not there)."""
+    box = obj.get_bounds()
+    form = obj.container
+    while form is not None:
+        box = form.get_matrix().on_rect(*box)
+        form = form.container
+    return box
 
 
 def drawing_regions(content: PageContent, min_parts: int = 3, min_share: float = 0.01,

@@ -17,8 +17,9 @@ So the XY-cut still decides the blocks (its leaves), but their order is the stre
   read line by line.
   Groups whose rank spans still overlap are interleaved too (a zig-zag over paragraphs of two
   columns whose breaks do not line up).
-* Leaves with no text of their own (pictures, ruled tables) keep their place after the leaf the
-  XY-cut reads before them.
+* Leaves with no text of their own (pictures, ruled tables) go before the first leaf read after
+  them that lies below them in their own x range (so a figure stays in its column), or else
+  after the last one above them; failing both, after the leaf the XY-cut reads before them.
 
 No producer or file is special-cased; without a stream (OCR words, margins) the XY-cut's order
 stands as it is.
@@ -26,10 +27,11 @@ stands as it is.
 
 from __future__ import annotations
 
-import statistics
 from typing import Any
 
 from pipelines.stages.geometry import Word
+
+Path = tuple[tuple[int, int], ...]  # a leaf's column cuts: (cut id, column index) from the top
 
 INTERLEAVED = 3  # back-and-forth switches of the stream between two leaves that link them
 MERGE = False  # rows split at a chance gutter: merging them measured no better (bench.reading_order)
@@ -134,21 +136,28 @@ def proven_columns(leaves: list[list[Any]], unit: float) -> bool | None:
     for p, b in zip(parts, boxes):
         words = [w for leaf in p for w in _words(leaf)]
         lines = _line_lengths(words, unit)
-        if b[2] - b[0] < 0.2 * width or len(lines) < 3 or statistics.median(lines) < 4:
+        long = sum(n for n in lines if n >= 4)  # words in lines of running text
+        if b[2] - b[0] < 0.2 * width or len(lines) < 3 or long < 0.6 * sum(lines):
             return False
     return True
 
 
 def _line_lengths(words: list[Word], unit: float) -> list[int]:
-    counts: dict[int, int] = {}
-    for w in words:
-        k = round(w.cy / (0.6 * unit))
-        counts[k] = counts.get(k, 0) + 1
-    return list(counts.values())
+    """Words per printed line: words whose centres lie within half a line of the previous one."""
+    counts: list[int] = []
+    last = float("-inf")
+    for cy in sorted(w.cy for w in words):
+        if cy - last > 0.5 * unit or not counts:
+            counts.append(0)
+        counts[-1] += 1
+        last = cy
+    return counts
 
 
-def settle(leaves: list[list[Any]], stream: list[Word], unit: float) -> list[list[Any]]:
-    """The XY-cut's ``leaves`` in the stream's order, but where it interleaves proven columns."""
+def settle(leaves: list[list[Any]], stream: list[Word], unit: float,
+           paths: list[Path] | None = None) -> list[list[Any]]:
+    """The XY-cut's ``leaves`` in the stream's order, but where it interleaves proven columns.
+    ``paths``: each leaf's column cuts (``xycut``), to judge the stream per column cut."""
     if len(leaves) < 2:
         return leaves
     rank = _Ranks(stream)
@@ -159,26 +168,64 @@ def settle(leaves: list[list[Any]], stream: list[Word], unit: float) -> list[lis
             ranked[i] = rs
     if len(ranked) < 2:
         return leaves
-    # leaves without text follow the leaf the XY-cut reads before them
-    follow: dict[int, list[int]] = {i: [] for i in ranked}
-    lead: list[int] = []
-    prev = None
-    for i in range(len(leaves)):
-        if i in ranked:
-            prev = i
-        elif prev is None:
-            lead.append(i)
-        else:
-            follow[prev].append(i)
+    # leaves under a column cut whose columns the stream reads across, row by row, are one item
+    items: dict[int, list[int]] = {i: [i] for i in ranked}
+    for members in _across(leaves, paths or [() for _ in leaves], ranked, rank, unit):
+        for i in members[1:]:
+            items[members[0]] += items.pop(i)
     units: list[tuple[float, list[list[Any]]]] = []
-    for group in _groups(ranked):
-        key = min(r for i in group for r in ranked[i])
-        members = [leaves[j] for i in group for j in (i, *follow[i])]
-        if len(group) > 1 and proven_columns([leaves[i] for i in group], unit) is False and MERGE:
+    for group in _groups({k: [r for i in ms for r in ranked[i]] for k, ms in items.items()}):
+        members = [leaves[i] for i in sorted(i for k in group for i in items[k])]
+        if len(group) > 1 and proven_columns(members, unit) is False and MERGE:
             members = [[it for leaf in members for it in leaf]]  # one leaf, read by lines
-        units.append((key, members))
+        units.append((min(r for k in group for i in items[k] for r in ranked[i]), members))
     units.sort(key=lambda u: u[0])
-    out = [leaves[i] for i in lead]
-    for _, members in units:
-        out += members
+    out = [leaf for _, members in units for leaf in members]
+    for i, leaf in enumerate(leaves):
+        if i not in ranked and leaf:
+            _place(out, leaf, leaves[i - 1] if i else None)
     return out
+
+
+def _across(leaves: list[list[Any]], paths: list[Path], ranked: dict[int, list[int]],
+            rank: _Ranks, unit: float) -> list[list[int]]:
+    """The ranked leaves under each outermost column cut that the stream reads across: it goes
+    from one column to another on the same row at least ``INTERLEAVED`` times, and the columns
+    are proven columns of running text (a form's labels and values are read by rows)."""
+    taken: set[int] = set()
+    out: list[list[int]] = []
+    for node in sorted({step for p in paths for step in p}, key=lambda s: s[0]):
+        if node[1] != 0:
+            continue
+        under = {i: p[[s[0] for s in p].index(node[0])][1] for i, p in enumerate(paths)
+                 if i in ranked and i not in taken and node[0] in [s[0] for s in p]}
+        if len(set(under.values())) < 2:
+            continue
+        seq = sorted((r, under[i], w.cy) for i in under for w in _words(leaves[i])
+                     if (r := rank(w)) is not None)
+        rows = sum(1 for a, b in zip(seq, seq[1:]) if a[1] != b[1] and abs(a[2] - b[2]) < unit)
+        if rows >= INTERLEAVED and proven_columns([leaves[i] for i in under], unit):
+            members = sorted(under)
+            taken.update(members)
+            out.append(members)
+    return out
+
+
+def _place(out: list[list[Any]], leaf: list[Any], before: list[Any] | None) -> None:
+    """Put a leaf without text where it sits among the leaves read (see the module's note)."""
+    x1, y1, x2, y2 = _box(leaf)
+
+    def beside(b: tuple[float, float, float, float]) -> bool:
+        return min(x2, b[2]) - max(x1, b[0]) > 0
+
+    boxes = [_box(o) if o else None for o in out]
+    below = [k for k, b in enumerate(boxes) if b and b[1] >= y2 - 1 and beside(b)]
+    if below:
+        out.insert(below[0], leaf)
+        return
+    above = [k for k, b in enumerate(boxes) if b and b[3] <= y1 + 1 and beside(b)]
+    if above:
+        out.insert(above[-1] + 1, leaf)
+        return
+    at = next((k for k, o in enumerate(out) if o is before), None)
+    out.insert(0 if at is None else at + 1, leaf)

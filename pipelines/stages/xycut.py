@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.reading_order import settle
+from pipelines.stages.reading_order import Path, settle
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
 TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
@@ -81,6 +81,8 @@ class _Cutter:
         # a band break is a gap clearly wider than the usual gap between the lines of a
         # paragraph (loose leading leaves 4 pt between 9 pt boxes)
         self.band_gap = max(0.45 * self.unit, line_gap + 0.25 * self.unit)
+        self.nodes = 0  # column cuts made so far (their ids)
+        self.paths: list[Path] = []
 
     def split_x(self, items: list[Item], min_gap: float) -> list[list[Item]]:
         items = sorted(items, key=lambda i: i.x1)
@@ -125,43 +127,59 @@ class _Cutter:
     def has_gutter(self, items: list[Item]) -> bool:
         return len(self.columns(items)) > 1
 
-    def cut(self, items: list[Item], out: list[list[Item]]) -> None:
+    def cut(self, items: list[Item], out: list[list[Item]], path: Path = ()) -> None:
+        """Leaves into ``out``; each leaf's ``path`` (the column cuts above it) into ``paths``."""
         if len(items) <= 1:
-            out.append(items)
+            self.emit(items, out, path)
             return
         cols = self.columns(items)
         if len(cols) > 1:
             if self.tabular(cols) or self.labelled(cols):
                 box = union([_box(i) for i in items])
-                out.append([Region("text_table", *box, data={"columns": cols})])
+                self.emit([Region("text_table", *box, data={"columns": cols})], out, path)
                 return
             bands = self.label_bands(cols)
             if len(bands) > 1:
                 for band in bands:
-                    self.cut(band, out)
+                    self.cut(band, out, path)
                 return
-            for col in cols:
-                self.cut(col, out)
+            self.nodes += 1
+            node = self.nodes
+            for k, col in enumerate(cols):
+                self.cut(col, out, (*path, (node, k)))
             return
         bands = self.split_y(items)
         if len(bands) > 1:
             bands = self.merge_bands(bands)
         if len(bands) > 1:
             for band in bands:
-                self.cut(band, out)
+                self.cut(band, out, path)
             return
-        out.append(items)
+        self.emit(items, out, path)
+
+    def emit(self, leaf: list[Item], out: list[list[Item]], path: Path) -> None:
+        out.append(leaf)
+        self.paths.append(path)
 
     def merge_bands(self, bands: list[list[Item]]) -> list[list[Item]]:
         merged = [bands[0]]
-        for band in bands[1:]:
-            prev = merged[-1]
+        k = 1
+        while k < len(bands):
+            band, prev = bands[k], merged[-1]
             # the union is judged: a short band may be too low to show the gutter on its own.
-            # A single line without a gutter (a caption, a heading over a table) stays apart.
+            # A single line without a gutter (a caption, a heading over a table) stays apart,
+            # unless columns go on below it with the same gutter: it is then a line of one
+            # column (a heading inside a column, a line set apart by tight leading)
             if self.joinable(prev) and self.joinable(band) and self.has_gutter(prev + band):
                 merged[-1] = prev + band
+            elif (k + 1 < len(bands) and not _is_caption(band) and self.joinable(prev)
+                  and self.joinable(bands[k + 1]) and self.has_gutter(prev + band + bands[k + 1])
+                  and self.has_gutter(prev) and self.has_gutter(bands[k + 1])):
+                merged[-1] = prev + band + bands[k + 1]
+                k += 1
             else:
                 merged.append(band)
+            k += 1
         return merged
 
     def joinable(self, band: list[Item]) -> bool:
@@ -271,5 +289,6 @@ def reading_order(items: list[Item], unit: float, gap: float = 0.0,
     if not items:
         return []
     out: list[list[Item]] = []
-    _Cutter(unit, gap).cut(items, out)
-    return settle(out, stream, unit) if stream else out
+    cutter = _Cutter(unit, gap)
+    cutter.cut(items, out)
+    return settle(out, stream, unit, cutter.paths) if stream else out
