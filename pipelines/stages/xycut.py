@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.reading_order import Path, settle
+from pipelines.stages.reading_order import Path, proven_columns, settle
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
 TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
@@ -177,6 +177,9 @@ class _Cutter:
                   and self.has_gutter(prev) and self.has_gutter(bands[k + 1])):
                 merged[-1] = prev + band + bands[k + 1]
                 k += 1
+            elif (not _is_caption(band) and self.has_gutter(prev + band)
+                  and proven_columns(self.columns(prev), self.unit)):
+                merged[-1] = prev + band  # goes on in one column of the text columns above
             else:
                 merged.append(band)
             k += 1
