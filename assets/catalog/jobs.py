@@ -317,6 +317,13 @@ def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int
 
 
 @waits_out_outages
+@waits_out_outages  # a chunk's jobs, read at once
+def get_jobs_by_ids(engine: Engine, job_ids: list[str]) -> dict[str, Job]:
+    with engine.connect() as conn:
+        rows = conn.execute(select(jobs).where(jobs.c.id.in_(job_ids))).mappings().all()
+    return {r["id"]: Job.from_row(r) for r in rows}
+
+
 def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: str) -> None:
     with write_txn(engine) as conn:
         conn.execute(update(jobs).where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner)

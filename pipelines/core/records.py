@@ -56,18 +56,19 @@ class JobSource(BaseModel):
     file_id: str | None = None
     url: str | None = None
     text_key: str | None = None
+    size: int | None = None  # bytes, when known at submission: how much work the job may be
 
     @classmethod
-    def file(cls, file_id: str) -> JobSource:
-        return cls(kind="file", file_id=file_id)
+    def file(cls, file_id: str, size: int | None = None) -> JobSource:
+        return cls(kind="file", file_id=file_id, size=size)
 
     @classmethod
     def from_url(cls, url: str) -> JobSource:
         return cls(kind="url", url=url)
 
     @classmethod
-    def text(cls, key: str) -> JobSource:
-        return cls(kind="text", text_key=key)
+    def text(cls, key: str, size: int | None = None) -> JobSource:
+        return cls(kind="text", text_key=key, size=size)
 
 
 # The request fields that name the source; the rest of a ParseRequest is the job's options.

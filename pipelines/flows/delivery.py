@@ -6,10 +6,11 @@ where many wait (each delivery costs the Prefect server far more than a small do
 like a catalog batch (``org-a/reports: 3 documents (…)``) and tagged ``job:<id>`` for each job.
 Prefect's task workers (``docklake worker``: ``prefect.task_worker`` serving that task) receive
 them over the Prefect server's websocket, as many at once as each has room for, on whichever host
-is free. Inside, every job is its own task run (``parse memo.pdf``, tagged with its organization,
-project, kind and dataset as in the catalog mode, plus ``job:<id>``), so the
-tag concurrency limits an operator sets (``prefect concurrency-limit create org:acme 4``) hold per
-job across all hosts.
+is free. Inside, the jobs run in chunks as in the catalog mode (``flows.chunks``: a task run per
+chunk, named after its documents and tagged with their organization, project, kind and dataset,
+plus ``job:<id>`` for each; a failed job gets a failed run of its own), so the tag concurrency
+limits an operator sets (``prefect concurrency-limit create org:acme 4``) hold per chunk across
+all hosts.
 
 The catalog stays the record and the exactly-once guard. A worker *takes* the jobs it was handed
 (``pending → processing`` under its lease, renewed by a heartbeat) and finishes them only while it
@@ -46,8 +47,8 @@ from prefect.states import Completed, State
 from assets.catalog import deliveries
 from assets.catalog import jobs as jobs_repo
 from pipelines.core.records import Job, JobStatus
+from pipelines.flows.chunks import flow_name, publish_batch_report, run_jobs
 from pipelines.flows.dispatcher import Heartbeat, by_organization, send_webhooks, wait_for_prefect
-from pipelines.flows.documents import flow_name, publish_batch_report, run_jobs
 from pipelines.usecases.runtime import Runtime, current
 
 log = structlog.get_logger("docklake.delivery")
@@ -76,7 +77,7 @@ def _job_tag(job: Job) -> list[str]:
 @task(name="docklake-jobs", cache_policy=NO_CACHE, persist_result=False)
 async def delivered_jobs() -> State:
     """A delivered batch (one organization's jobs), run by the task worker that received it: the
-    jobs nobody took first, each as its own task run, at once."""
+    jobs nobody took first, in chunks, at once."""
     ctx = TaskRunContext.get()
     assert ctx is not None and _node.heartbeat is not None
     ids = [t.removeprefix(JOB_TAG) for t in ctx.task_run.tags if t.startswith(JOB_TAG)]
@@ -168,8 +169,12 @@ async def reconcile(rt: Runtime, older_than_s: float) -> int:
             elif any(superseded(run, j) for j in jobs) or any(j.status == JobStatus.pending for j in jobs):
                 # its worker died: its jobs were taken again after it started, or wait for it
                 if not any(j.status == JobStatus.processing and not superseded(run, j) for j in jobs):
-                    state = Crashed(message="its worker stopped; its jobs were delivered again")
-            elif BATCH in run.tags:
+                    # a chunk may have finished some of its jobs before its worker died
+                    ended = [j for j in jobs if j.status.terminal and not superseded(run, j)]
+                    state = Crashed(message=f"its worker stopped after finishing {len(ended)} of its "
+                                    f"{len(jobs)} jobs; the others were delivered again" if ended else
+                                    "its worker stopped; its jobs were delivered again")
+            elif BATCH in run.tags or len(jobs) > 1:  # a delivery, or a chunk of its jobs
                 if all(j.status.terminal for j in jobs):
                     state = Completed(message="its end was not recorded by Prefect; see its jobs")
             elif len(jobs) == 1:

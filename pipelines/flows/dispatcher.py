@@ -5,7 +5,7 @@ soon as any finishes, instead of waiting for a whole batch: a slow or huge docum
 slot, never the queue. Claims are shared between organizations in turn (``assets.catalog.jobs.claim``),
 an organization gets at most half of the worker's room, and conversion processes are handed out
 fairly as well (``isolation.FairSlots``). A claim's jobs of one organization and dataset run as
-one Prefect flow run (one task run per job), and later claims of the same organization and
+one Prefect flow run (one task run per chunk of documents, ``flows.chunks``), and later claims of the same organization and
 dataset join that run while it is open (``flows.Feed``), so documents arriving one at a time
 share a flow run as a batch does.
 
@@ -35,7 +35,8 @@ from prefect import tags
 from assets.catalog import jobs as jobs_repo
 from assets.storage import Storage
 from pipelines.core.records import Job
-from pipelines.flows.documents import Feed, flow_name, mark_abandoned, process_jobs, worker_tag
+from pipelines.flows.chunks import flow_name
+from pipelines.flows.documents import Feed, mark_abandoned, process_jobs, worker_tag
 from pipelines.usecases import webhooks
 from pipelines.usecases.runtime import Runtime
 

@@ -1,163 +1,30 @@
-"""Prefect flows: one flow run processes a batch of claimed jobs, one task run per job, and one
-task run per page range when a large document is split.
+"""Prefect flows: one flow run processes a batch of claimed jobs (one organization's, of one
+dataset), in chunks of documents, one task run each (``flows.chunks``), with a task run per page
+range when a large document is split.
 
-A flow run costs 0.2–1.2 s and a task 10–80 ms, so the dispatcher batches; every job is still
-its own task run (named after the job) in the Prefect UI. Flows only wire the stages.
+A flow run costs 0.2–1.2 s and a task run about 18 ms of CPU, so the dispatcher batches and the
+batch chunks; every document is still named in its chunk's run, its batch's report and, when it
+failed, a failed run of its own. Flows only wire the stages.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import time
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable
-from datetime import UTC, datetime
+from collections.abc import Callable, Collection
 from uuid import UUID, uuid4
 
 import structlog
-from prefect import flow, get_run_logger, task
-from prefect.artifacts import acreate_markdown_artifact
-from prefect.cache_policies import NO_CACHE
-from prefect.context import TaskRunContext
+from prefect import flow
 from prefect.runtime import flow_run
-from prefect.states import Completed, Failed, State
+from prefect.states import Completed, State
 
 from assets.catalog import jobs as jobs_repo
-from assets.storage import is_outage
-from pipelines.core.errors import DocklakeError, describe
-from pipelines.core.models import DocumentInput, DocumentResult
 from pipelines.core.records import Job, JobStatus
-from pipelines.usecases import documents
-from pipelines.usecases.reports import JobReport, batch_markdown
-from pipelines.usecases.runtime import Runtime, current
+from pipelines.flows.chunks import counted, flow_name, publish_batch_report, run_jobs
+from pipelines.usecases.runtime import current
 
 log = structlog.get_logger("docklake.flows")
-
-
-@task(name="convert-pages", cache_policy=NO_CACHE)
-async def convert_pages(job: Job, inp: DocumentInput, page_range: str, deadline: float) -> DocumentResult:
-    """One page range of a split document; its child stores the part, the summary comes back."""
-    return await asyncio.to_thread(documents.convert_part, current(), job, inp, page_range, deadline)
-
-
-HANDED_BACK = "handed_back"  # a job's outcome when an outage kept it from running
-
-
-@task(name="process-document", cache_policy=NO_CACHE)
-async def process_document(job_id: str, kind: str, owner: str) -> State:
-    """One job. Its task run ends ``Completed``, or ``Failed`` with the job's error as the state
-    message when the job ends ``failure``, so the Prefect UI shows what the API says; its logs
-    say what the job found and where the time went, and a markdown artifact says it again for a
-    job that met problems (its batch's artifact has a row for every job)."""
-    job = await asyncio.to_thread(jobs_repo.get_job_by_id, current().engine, job_id)
-    if job is None or job.lease_owner != owner or job.status != JobStatus.processing:
-        return Completed(message="skipped: deleted, or claimed by another worker", data="skipped")
-    return await run_held_job(job, owner)
-
-
-async def run_held_job(job: Job, owner: str) -> State:
-    """The body of a job's task run, for a job ``owner`` holds (whichever way it got there)."""
-    rt = current()
-    job_id = job.id
-    limit = rt.settings.limits.job_timeout_s
-    started = time.monotonic()
-    result: DocumentResult | None = None
-    try:
-        # The children enforce the limit on conversions; this bounds everything else too.
-        status, error, result = await asyncio.wait_for(_process(rt, job, owner, started + limit), limit + 60)
-    except TimeoutError:
-        error = f"the job took longer than {limit:g} s (DOCKLAKE_LIMITS__JOB_TIMEOUT_S)"
-        status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
-    except Exception as exc:  # noqa: BLE001 - one job's failure must not sink its batch
-        if is_outage(exc):
-            # the object store away for longer than a worker waits: the job is left held, and
-            # its batch hands it back unspent (it runs again once the store answers)
-            log.warning("job_handed_back_storage_unreachable", job_id=job_id, error=describe(exc))
-            return Completed(message=f"handed back, not run: {describe(exc)}", data=HANDED_BACK)
-        log.exception("job_crashed", job_id=job_id)
-        error = f"internal error while processing the document: {describe(exc)}"
-        status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
-    report = JobReport(job, status, error, result, time.monotonic() - started)
-    _reports[job_id] = report
-    await _report(report)
-    if status is None:
-        return Completed(message="lost the job's lease: another worker finishes it", data="lost_lease")
-    if status == JobStatus.failure:
-        return Failed(message=error or "failed", data=status.value)
-    return Completed(message=f"pages with errors: {error}" if error else None, data=status.value)
-
-
-# the reports of the jobs finished in this process, until their batch's artifact takes them
-_reports: dict[str, JobReport] = {}
-
-
-async def _report(report: JobReport) -> None:
-    """The job's log lines, and its markdown artifact if it met problems, sent to the Prefect API
-    (best effort: the catalog, not Prefect, is the record). An artifact costs the Prefect server
-    more than a small document's whole task run: a clean job has only its row in its batch's."""
-    ctx = TaskRunContext.get()
-    if ctx is not None and ctx.task_run.flow_run_id is None:
-        # a delivered task run (no flow run): Prefect's log handler only sends logs of flow runs
-        await _send_task_run_logs(ctx.task_run.id, report.log_lines())
-    else:
-        logger = get_run_logger()
-        for level, line in report.log_lines():
-            getattr(logger, level)(line)
-    if not report.troubled:
-        return
-    try:
-        # a key names the report in the Artifacts page (lowercase letters, digits and dashes)
-        await acreate_markdown_artifact(markdown=report.markdown(), key=f"report-{report.job.id.replace('_', '-')}",
-                                        description=f"{task_name(report.job)}: what the job found")
-    except Exception as exc:  # noqa: BLE001
-        log.warning("artifact_failed", job_id=report.job.id, error=repr(exc))
-
-
-async def publish_batch_report(jobs: list[Job]) -> None:
-    """One markdown artifact for a batch, a row for each of ``jobs`` that ran here, on its flow
-    run (or on the task run of a delivered batch); best effort."""
-    reports = [r for j in jobs if (r := _reports.pop(j.id, None)) is not None]
-    if not reports:
-        return
-    ctx = TaskRunContext.get()
-    run_id = ctx.task_run.id if ctx is not None else flow_run.get_id()
-    try:
-        await acreate_markdown_artifact(markdown=batch_markdown(reports), key=f"batch-{run_id}" if run_id else None,
-                                        description=f"{flow_name([r.job for r in reports])}: what each job found")
-    except Exception as exc:  # noqa: BLE001
-        log.warning("artifact_failed", jobs=[r.job.id for r in reports], error=repr(exc))
-
-
-async def _send_task_run_logs(task_run_id: UUID, lines: Iterable[tuple[str, str]]) -> None:
-    from prefect.client.orchestration import get_client
-    from prefect.client.schemas.actions import LogCreate
-
-    at = datetime.now(UTC)
-    logs = [LogCreate(name="prefect.task_runs", level=logging.getLevelNamesMapping()[level.upper()], message=line,
-                      timestamp=at, task_run_id=task_run_id) for level, line in lines]
-    try:
-        async with get_client() as client:
-            await client.create_logs(logs)
-    except Exception as exc:  # noqa: BLE001 - best effort: the worker's own log has them too
-        log.warning("task_run_logs_failed", task_run_id=str(task_run_id), error=repr(exc))
-
-
-async def _process(rt: Runtime, job: Job, owner: str, deadline: float
-                   ) -> tuple[JobStatus | None, str | None, DocumentResult | None]:
-    try:
-        inp = await asyncio.to_thread(documents.load_input, rt, job)
-    except DocklakeError as exc:
-        return await asyncio.to_thread(documents.fail, rt, job, owner, exc.message), exc.message, None
-    result = await asyncio.to_thread(documents.convert, rt, inp, deadline, tenant=job.organization_id, job=job)
-    if ranges := result.split_into:  # a large PDF: its page ranges in parallel, then joined
-        parts = await asyncio.gather(*(
-            convert_pages.with_options(task_run_name=f"{task_name(job)} pages {r}", tags=job_tags(job))(
-                job, inp, r, deadline)
-            for r in ranges))
-        result = await asyncio.to_thread(documents.merge_parts, rt, job, inp, ranges, list(parts), deadline)
-    status = await asyncio.to_thread(documents.complete, rt, job, owner, result)
-    return status, result.error_message(), result
 
 
 def worker_tag(owner: str) -> str:
@@ -207,61 +74,6 @@ async def mark_abandoned(flow_run_ids: Collection[str], dead_owners: Collection[
     return changed
 
 
-def job_tags(job: Job) -> list[str]:
-    """What a person filters task runs by in the Prefect UI."""
-    # few and shared: Prefect's server does work per tag on every task-run transition
-    found = [f"org:{job.organization_id}", f"project:{job.project_id}", f"kind:{job.kind.value}"]
-    if job.dataset_name or job.dataset_id:
-        found.append(f"dataset:{job.dataset_name or job.dataset_id}")
-    if job.attempts > 1:
-        found.append("reclaimed")  # its first worker died; this is attempt 2 or later
-    return found
-
-
-def task_name(job: Job) -> str:
-    """``parse memo.pdf``: the kind and the document, as a person would look for it."""
-    return f"{job.kind.value} {job.file_name or job.id}"
-
-
-def flow_name(jobs: list[Job]) -> str:
-    where = {f"{j.organization_id}/{j.dataset_name or j.dataset_id or 'no dataset'}" for j in jobs}
-    names = ", ".join(j.file_name or j.id for j in jobs[:3]) + (", …" if len(jobs) > 3 else "")
-    return f"{' + '.join(sorted(where))}: {len(jobs)} document{'s' * (len(jobs) != 1)} ({names})"
-
-
-async def run_jobs(jobs: list[Job], owner: str, extra_tags: Callable[[Job], list[str]] = lambda _j: [],
-                   done: Callable[[str], None] | None = None) -> tuple[dict[str, str], str]:
-    """Run ``jobs`` (held by ``owner``) at once, one task run each, calling ``done(job id)`` as
-    each ends; each job's outcome and a message counting them ("7 successful, 1 failure")."""
-
-    async def one(j: Job) -> State:
-        try:
-            return await process_document.with_options(task_run_name=task_name(j), tags=[*job_tags(j), *extra_tags(j)])(
-                j.id, j.kind.value, owner, return_state=True)
-        finally:
-            if done is not None:
-                done(j.id)
-
-    states = await asyncio.gather(*(one(j) for j in jobs), return_exceptions=True)
-    outcomes: dict[str, str] = {}
-    for j, st in zip(jobs, states, strict=True):
-        if isinstance(st, BaseException):
-            outcomes[j.id] = f"error: {st!r}"
-        elif st.is_failed():
-            outcomes[j.id] = JobStatus.failure.value
-        else:
-            outcomes[j.id] = str(await st.aresult(raise_on_failure=False))
-    return outcomes, counted(outcomes)
-
-
-def counted(outcomes: dict[str, str]) -> str:
-    """"7 successful, 1 failure": the outcomes counted, successes first."""
-    counts = Counter(outcomes.values())
-    order = {JobStatus.successful.value: 0, JobStatus.failure.value: 1}
-    return ", ".join(f"{counts[what]} {what}" for what in sorted(counts, key=lambda w: (order.get(w, 2), w)))
-
-
-
 class Feed:
     """More jobs for a flow run while it runs: the worker's later claims of the same organization
     and dataset join the open run (as task runs of it) instead of each starting a flow run of its
@@ -300,8 +112,8 @@ _feeds: dict[str, Feed] = {}
 
 @flow(name="docklake-jobs", flow_run_name="{label}", log_prints=False, validate_parameters=False)
 async def process_jobs(jobs: list[Job], owner: str, label: str = "", feed: str = "") -> State:
-    """Process ``jobs``, claimed by ``owner``, one task run each, and those the ``feed`` (an open
-    ``Feed``'s id) adds while they run. The flow run completes with a message counting the
+    """Process ``jobs``, claimed by ``owner``, in chunks (a task run each), and those the
+    ``feed`` (an open ``Feed``'s id) adds while they run. The flow run completes with a message counting the
     outcomes ("7 successful, 1 failed"), failures included: a batch whose documents failed did
     its work and is not shown as crashed."""
     rt = current()

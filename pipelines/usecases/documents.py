@@ -90,7 +90,7 @@ def _source(rt: Runtime, p: Principal, req: ParseRequest) -> tuple[JobSource | N
     rec = files_repo.get_file(rt.engine, p, req.file_id) if files_repo.FILE_ID.match(req.file_id) else None
     if rec is None:
         raise NotFound(f"file {req.file_id} not found")
-    return JobSource.file(rec.id), req.file_name or rec.file_name
+    return JobSource.file(rec.id, rec.file_size), req.file_name or rec.file_name
 
 
 def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest, *, dataset: Dataset | None = None) -> Job:
@@ -109,8 +109,9 @@ def submit(rt: Runtime, p: Principal, kind: JobKind, req: ParseRequest, *, datas
     text_key = None
     if source is None:  # raw text goes to storage, not into the catalog row
         text_key = raw_text_key(p, job_id)
-        rt.storage.put_bytes(text_key, (req.raw_text or "").encode("utf-8"))
-        source = JobSource.text(text_key)
+        raw = (req.raw_text or "").encode("utf-8")
+        rt.storage.put_bytes(text_key, raw)
+        source = JobSource.text(text_key, len(raw))
     try:
         return jobs_repo.create_job(rt.engine, p, kind=kind, source=source, options=req,
                                     labels=req.labels or {}, file_id=req.file_id, file_name=file_name,
