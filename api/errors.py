@@ -40,6 +40,7 @@ STATUS: list[tuple[type[e.DocklakeError], int]] = [
     (e.SandboxUnavailable, 500),
     (ClientClosed, 499),
     (e.NotFound, 404),
+    (e.ForbiddenSource, 403),
     (e.AlreadyExists, 409),
     (e.PayloadTooLarge, 413),
     (e.InvalidQuery, 422),

@@ -16,6 +16,7 @@ from assets.storage import Storage
 from pipelines.core.records import Principal
 from pipelines.core.settings import Settings
 from pipelines.docker.containers import DockerBackend
+from pipelines.usecases import ingest
 from pipelines.usecases.runtime import Runtime
 from pipelines.usecases.sandboxes import Runner, Sandboxes
 
@@ -49,6 +50,7 @@ class Services:
         makes each a Prefect task run; plain threads otherwise)."""
         rt = Runtime.build(settings)
         keys_repo.sync_configured(rt.engine, settings.configured_keys)
+        ingest.resume(rt)  # bulk ingestions whose API process stopped mid-way
         _sweep(settings.data_dir / "spool", rt.storage)
         # containers are labelled with the catalog they belong to: installations sharing an engine
         # (or test runs) never reconcile away each other's sandboxes

@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from api.cli import ingest
 from api.cli.batch import Batch, failed, find, progress_bars, summary
 from api.cli.remote import Remote, RemoteError
 
@@ -54,11 +55,15 @@ def _table(title: str, rows: list[dict[str, Any]], columns: list[str]) -> Table:
 
 
 def submit(
-    folder: Annotated[Path, typer.Argument(exists=True, file_okay=False, help="The documents' folder.")],
+    folder: Annotated[str, typer.Argument(help="The documents' folder, or with --by-reference a folder or "
+                                          "s3://… prefix as the server sees it.")],
     dataset: Annotated[str, typer.Option("--dataset", help="The dataset (created if missing).")],
     pattern: Annotated[str, typer.Option("--pattern", help="Which files, e.g. '*.pdf' (searched recursively).")] = "*",
     concurrency: Annotated[int, typer.Option("--concurrency", min=1, help="Uploads at once.")] = 4,
     wait: Annotated[bool, typer.Option("--wait", help="Wait until every document is parsed.")] = False,
+    by_reference: Annotated[bool, typer.Option(
+        "--by-reference", help="No uploads: the server lists FOLDER itself and reads the documents where "
+        "they lie (within its DOCKLAKE_INGEST__ROOTS); implied by a URL such as s3://bucket/prefix/.")] = False,
     url: Url = DEFAULT_URL,
     api_key: Key = "",
 ) -> None:
@@ -66,7 +71,14 @@ def submit(
 
     Shows progress bars (upload, processing, overall) and a summary; exits 1 if any failed."""
     remote = _remote(url, api_key)
-    items = find(folder, pattern)
+    if by_reference or "://" in folder:
+        _submit_by_reference(remote, folder, dataset, pattern, wait)
+        return
+    root = Path(folder)
+    if not root.is_dir():
+        err.print(f"{folder} is not a folder")
+        raise typer.Exit(2)
+    items = find(root, pattern)
     if not items:
         err.print(f"no file in {folder} matches {pattern!r}")
         raise typer.Exit(1)
@@ -87,6 +99,31 @@ def submit(
     bad = failed(items)
     if bad:
         out.print(_table("failed", [{"path": i.rel, "error": i.error, "parse_id": i.parse_id} for i in bad],
+                         ["path", "error", "parse_id"]))
+        raise typer.Exit(1)
+
+
+def _submit_by_reference(remote: Remote, source: str, dataset: str, pattern: str, wait: bool) -> None:
+    if "://" not in source and Path(source).exists():
+        source = str(Path(source).resolve())  # the server resolves relative paths from elsewhere
+    with progress_bars() as progress:
+        ing, jobs = _run(ingest.ingest, remote, source, dataset, pattern, wait, progress)
+    if ing["status"] == "failed":
+        err.print(f"[red]the ingestion failed: {ing['error']}[/]")
+        raise typer.Exit(1)
+    t = Table(title=f"dataset {dataset}: {ing['listed']} documents under {ing['source']}")
+    t.add_column("outcome")
+    t.add_column("documents", justify="right")
+    rows = {"jobs made": ing["created"], "already in the dataset": ing["skipped"]}
+    for j in jobs:
+        rows[j["status"]] = rows.get(j["status"], 0) + 1
+    for outcome, n in rows.items():
+        t.add_row(outcome, str(n))
+    out.print(t)
+    bad = [j for j in jobs if j["status"] == "failure"]
+    if bad:
+        out.print(_table("failed", [{"path": j["labels"]["source"].removeprefix(ing["source"]).lstrip("/"),
+                                     "error": j["error"], "parse_id": j["parse_id"]} for j in bad],
                          ["path", "error", "parse_id"]))
         raise typer.Exit(1)
 

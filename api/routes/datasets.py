@@ -1,5 +1,5 @@
-"""``/documents/v2/datasets``: create, list, get, update, delete, parse into, and the data (jobs)
-of a dataset."""
+"""``/documents/v2/datasets``: create, list, get, update, delete, parse into, the data (jobs) of
+a dataset, and bulk ingestion by reference into it (a docklake extension)."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ from api.deps import JobFilterDep, PrincipalDep, RuntimeDep
 from api.middleware.metrics import JOBS_SUBMITTED
 from api.routes.paging import Paging, PagingDep, listing, paging
 from api.wire.common import JSON, responses
-from api.wire.datasets import Dataset, DatasetCreated, DatasetList, dataset
+from api.wire.datasets import Dataset, DatasetCreated, DatasetList, IngestBody, dataset, ingest_body
 from api.wire.documents import ParseCreated, ParseList, parse_result
 from pipelines.core.records import DatasetStatus, JobKind, rfc3339
-from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate
-from pipelines.usecases import datasets
+from pipelines.core.requests import DatasetCreate, DatasetParseRequest, DatasetUpdate, IngestRequest
+from pipelines.usecases import datasets, ingest
 
 router = APIRouter(prefix="/documents/v2/datasets", tags=["datasets"])
 
@@ -81,3 +81,18 @@ async def dataset_data(
 ) -> JSON:
     f.file_name, f.job_id = file_name, parse_id
     return await listing(partial(datasets.data, rt, principal, dataset_id, f), page, parse_result)
+
+
+@router.post("/{dataset_id}/ingest", status_code=202, response_model=IngestBody, response_class=JSON,
+             responses=responses(400, 403, 404, body=True))
+async def ingest_into_dataset(dataset_id: str, req: IngestRequest, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    """Take every document under ``source`` whose file name matches ``pattern`` by reference, in
+    the background (a docklake extension): the answer is the ingestion, ``running``."""
+    ing = await run_in_threadpool(ingest.start, rt, principal, dataset_id, req)
+    return JSON(ingest_body(ing), status_code=202)
+
+
+@router.get("/{dataset_id}/ingest/{ingest_id}", response_model=IngestBody, response_class=JSON,
+            responses=responses(404))
+async def get_ingest(dataset_id: str, ingest_id: str, principal: PrincipalDep, rt: RuntimeDep) -> JSON:
+    return JSON(ingest_body(await run_in_threadpool(ingest.get, rt, principal, dataset_id, ingest_id)))

@@ -79,6 +79,7 @@ class ApiError(BaseModel):
 _ERRORS = {
     400: "Invalid request (ApiError).",
     401: "Missing or invalid API key (ApiError).",
+    403: "Not allowed by this server's settings (ApiError).",
     404: "Not found for this caller (ApiError).",
     409: "Already exists (ApiError).",
     413: "Over a configured size limit (ApiError).",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from api.wire.common import Paginated
 from pipelines.core.records import Dataset as DatasetRecord
+from pipelines.core.records import Ingest as IngestRecord
 from pipelines.core.records import JobStatus, rfc3339
 
 
@@ -58,3 +59,26 @@ def dataset(ds: DatasetRecord, *, analytics: bool = False, configuration: bool =
     if configuration:
         out.configuration = ds.configuration.model_dump(mode="json", exclude_none=True)
     return out.model_dump(exclude_unset=True)
+
+
+class IngestBody(BaseModel):
+    """A bulk ingestion by reference (a docklake extension) and how far it got."""
+
+    ingest_id: str
+    dataset_id: str
+    source: str
+    pattern: str
+    status: str = Field(description="`running`, `completed` or `failed`.")
+    listed: int = Field(description="Documents found under the source that match the pattern.")
+    created: int = Field(description="Parse jobs made so far.")
+    skipped: int = Field(description="Documents the dataset already held (same checksum).")
+    error: str | None = None
+    created_at: str
+    updated_at: str
+
+
+def ingest_body(ing: IngestRecord) -> dict[str, Any]:
+    return IngestBody(ingest_id=ing.id, dataset_id=ing.dataset_id, source=ing.source, pattern=ing.pattern,
+                      status=ing.status.value, listed=ing.listed, created=ing.created, skipped=ing.skipped,
+                      error=ing.error, created_at=rfc3339(ing.created_us),
+                      updated_at=rfc3339(ing.updated_us)).model_dump()

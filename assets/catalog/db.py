@@ -200,6 +200,31 @@ file_system_snapshots = Table(
     Index("ix_file_system_snapshots_fs", "organization_id", "project_id", "file_system_id", "created_us"),
 )
 
+ingests = Table(  # bulk ingestions by reference into a dataset
+    "ingests",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("organization_id", String(128), nullable=False),
+    Column("project_id", String(128), nullable=False),
+    Column("dataset_id", String(40), nullable=False),
+    Column("source", Text, nullable=False),
+    Column("pattern", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("listed", Integer, nullable=False, default=0),
+    Column("created", Integer, nullable=False, default=0),
+    Column("skipped", Integer, nullable=False, default=0),
+    Column("error", Text),
+    Column("created_us", BigInteger, nullable=False),
+    Column("updated_us", BigInteger, nullable=False),
+    Index("ix_ingests_dataset_created", "dataset_id", "created_us"),
+)
+ingested = Table(  # what a dataset took by reference: one job per checksum
+    "ingested",
+    metadata,
+    Column("dataset_id", String(40), primary_key=True),
+    Column("checksum", String(128), primary_key=True),
+    Column("job_id", String(40), nullable=False),
+)
 jobs = Table(
     "jobs",
     metadata,

@@ -62,6 +62,12 @@ class NotFound(DocklakeError):
     code = "ENTITY_NOT_FOUND"
 
 
+class ForbiddenSource(DocklakeError):
+    """A source outside what the operator allowed (``DOCKLAKE_INGEST__ROOTS``)."""
+
+    code = "FORBIDDEN_SOURCE"
+
+
 class AlreadyExists(DocklakeError):
     code = "ENTITY_ALREADY_EXISTS"
 

@@ -50,13 +50,15 @@ class JobKind(str, Enum):
 
 class JobSource(BaseModel):
     """Where a job's document comes from, decided once when the job is submitted: a stored file,
-    a URL fetched by the worker, or text the API put in storage (never in the catalog row)."""
+    a URL fetched by the worker, text the API put in storage (never in the catalog row), or a
+    reference to a document left in a source an operator allowed (bulk ingestion)."""
 
-    kind: Literal["file", "url", "text"]
+    kind: Literal["file", "url", "text", "ref"]
     file_id: str | None = None
     url: str | None = None
     text_key: str | None = None
     size: int | None = None  # bytes, when known at submission: how much work the job may be
+    checksum: str | None = None  # a reference's, at ingestion: ``sha256:…`` or the store's ``etag:…``
 
     @classmethod
     def file(cls, file_id: str, size: int | None = None) -> JobSource:
@@ -65,6 +67,11 @@ class JobSource(BaseModel):
     @classmethod
     def from_url(cls, url: str) -> JobSource:
         return cls(kind="url", url=url)
+
+    @classmethod
+    def ref(cls, url: str, size: int | None, checksum: str | None) -> JobSource:
+        """A document left where it is (bulk ingestion): read from ``url`` by the worker."""
+        return cls(kind="ref", url=url, size=size, checksum=checksum)
 
     @classmethod
     def text(cls, key: str, size: int | None = None) -> JobSource:
@@ -288,3 +295,34 @@ class JobFilter:
     created_before: int | None = None
     finished_after: int | None = None
     finished_before: int | None = None
+
+
+class IngestStatus(str, Enum):
+    running = "running"
+    completed = "completed"
+    failed = "failed"
+
+
+@dataclass
+class Ingest:
+    """A bulk ingestion into a dataset, and how far it got."""
+
+    id: str
+    organization_id: str
+    project_id: str
+    dataset_id: str
+    source: str
+    pattern: str
+    status: IngestStatus
+    created_us: int
+    updated_us: int
+    listed: int = 0  # documents found under the source that match the pattern
+    created: int = 0  # jobs made
+    skipped: int = 0  # already in the dataset (same checksum)
+    error: str | None = None
+
+    @classmethod
+    def from_row(cls, r: Any) -> Ingest:
+        return cls(r["id"], r["organization_id"], r["project_id"], r["dataset_id"], r["source"], r["pattern"],
+                   IngestStatus(r["status"]), r["created_us"], r["updated_us"], r["listed"], r["created"],
+                   r["skipped"], r["error"])

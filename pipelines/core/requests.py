@@ -234,3 +234,14 @@ class DatasetCreate(DatasetUpdate):
 
 class DatasetParseRequest(DocumentSource):
     """``POST datasets/{id}/parse``: what to parse; how comes from the dataset."""
+
+
+class IngestRequest(BaseModel):
+    """``POST datasets/{id}/ingest`` (a docklake extension): take every document under ``source``
+    (an fsspec URL prefix or a local folder, within ``DOCKLAKE_INGEST__ROOTS``) whose file name
+    matches ``pattern``, by reference, without uploading them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    source: str = Field(min_length=1, max_length=2048)
+    pattern: str = Field("*", min_length=1, max_length=255)

@@ -71,7 +71,8 @@ def documented_variables() -> dict[str, tuple[object, str]]:
         ann = field.annotation
         if isinstance(ann, type) and issubclass(ann, BaseModel):
             for sub, sf in ann.model_fields.items():
-                out[f"DOCKLAKE_{name.upper()}__{sub.upper()}"] = (sf.default, sf.description or "")
+                default = sf.default_factory() if sf.default_factory is not None else sf.default  # type: ignore[call-arg]
+                out[f"DOCKLAKE_{name.upper()}__{sub.upper()}"] = (default, sf.description or "")
         else:
             out[f"DOCKLAKE_{name.upper()}"] = (field.default, field.description or "")
     return out

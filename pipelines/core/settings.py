@@ -15,6 +15,7 @@ the model's to validate.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Literal
@@ -216,6 +217,15 @@ class LlmSettings(_Group):
                               use_for_tensorlake=self.for_tensorlake, json_schema=self.json_schema)
 
 
+class IngestSettings(_Group):
+    """Bulk ingestion by reference (``POST /documents/v2/datasets/{id}/ingest``)."""
+
+    roots: list[str] = Field(default_factory=list, description="Where a dataset may take documents from by "
+                             "reference: fsspec URL prefixes such as `[\"s3://inbox/\", \"/srv/scans\"]` (JSON). "
+                             "Empty: every source is refused (403); local paths only when listed.")
+    page_size: int = Field(500, description="Documents listed, checked and made jobs per catalog transaction.")
+
+
 class Settings(BaseSettings):
     # extra="ignore" is for keyword arguments only: names in the environment are checked by
     # `refuse_unknown_names` before pydantic-settings reads it
@@ -236,6 +246,7 @@ class Settings(BaseSettings):
     webhooks: WebhookSettings = Field(default_factory=WebhookSettings)
     sandbox: SandboxSettings = Field(default_factory=SandboxSettings)
     llm: LlmSettings = Field(default_factory=LlmSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
 
     @classmethod
     def settings_customise_sources(cls, settings_cls: type[BaseSettings], init_settings: PydanticBaseSettingsSource,
@@ -297,11 +308,13 @@ class Settings(BaseSettings):
         child built from them equals this object)."""
         env = {"DOCKLAKE_DATA_DIR": str(self.data_dir), "DOCKLAKE_API_KEYS": self.api_keys,
                "DOCKLAKE_LOG_LEVEL": self.log_level, "DOCKLAKE_LOG_JSON": str(self.log_json).lower()}
-        for group in ("api", "worker", "limits", "ocr", "storage", "prefect", "webhooks", "sandbox", "llm"):
+        for group in ("api", "worker", "limits", "ocr", "storage", "prefect", "webhooks", "sandbox", "llm",
+                      "ingest"):
             for name, value in getattr(self, group).model_dump().items():
                 key = f"DOCKLAKE_{group.upper()}__{name.upper()}"
                 if value is None:
                     continue
-                env[key] = str(value).lower() if isinstance(value, bool) else str(value)
+                env[key] = (str(value).lower() if isinstance(value, bool) else
+                            json.dumps(value) if isinstance(value, list) else str(value))
         env["DOCKLAKE_PREFECT__API_URL"] = self.effective_prefect_api_url
         return env

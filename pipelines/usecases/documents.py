@@ -12,6 +12,7 @@ import time
 from functools import partial
 
 import structlog
+from fsspec.core import url_to_fs
 
 from assets.catalog import files as files_repo
 from assets.catalog import jobs as jobs_repo
@@ -192,6 +193,12 @@ def load_input(rt: Runtime, job: Job) -> DocumentInput:
         if not rt.storage.exists(src.text_key):
             raise DocumentError("the job's raw_text is missing from storage")
         source = StoredBytes(url, src.text_key, rt.storage.wait_s)
+    elif src.kind == "ref" and src.url:  # taken by reference (bulk ingestion): read where it lies
+        base, key = src.url.rsplit("/", 1)
+        source = StoredBytes(base, key, rt.storage.wait_s)
+        fs, path = url_to_fs(src.url)
+        if not fs.exists(path):
+            raise DocumentError(f"{src.url} is no longer there")
     elif src.kind == "url" and src.url:
         limits = rt.settings.limits
         source = StoredBytes(url, f"{work_folder(job)}/input", rt.storage.wait_s)

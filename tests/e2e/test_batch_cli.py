@@ -86,3 +86,36 @@ def test_submit_a_folder_then_look_at_it(tmp_path: Path, prefect_api: str) -> No
         assert "inbox" not in docklake(env, "datasets", "list").stdout
     finally:
         stop(svc)
+
+
+def test_submit_by_reference_takes_a_folder_without_uploads(tmp_path: Path, prefect_api: str) -> None:
+    """``docklake submit FOLDER --by-reference``: the server lists the folder it was allowed and
+    reads the documents there; nothing is uploaded, and a re-run takes only what is new."""
+    docs = tmp_path / "shared-inbox"
+    (docs / "2026").mkdir(parents=True)
+    (docs / "memo.md").write_text("# Memo\n\nShip on Friday.\n")
+    (docs / "2026" / "report.pdf").write_bytes(docgen.text_pdf(pages=2).data)
+    (docs / "2026" / "broken.pdf").write_bytes(b"%PDF-1.7\n this is not a PDF")
+    svc = start_service(tmp_path / "svc", prefect_api, DOCKLAKE_INGEST__ROOTS=json.dumps([str(docs)]))
+    try:
+        key = first_key(svc)
+        env = {**svc.env, "TENSORLAKE_API_URL": svc.base, "TENSORLAKE_API_KEY": key, "COLUMNS": "200"}
+        first = docklake(env, "submit", str(docs), "--dataset", "shared", "--by-reference", "--wait")
+        assert first.returncode == 1, first.stdout + first.stderr  # the broken PDF failed
+        assert "listed" in first.stderr and "parsed" in first.stderr  # the progress bars
+        rows = {m[1].strip(): int(m[2]) for m in re.finditer(r"│ ([\w ]+?)\s*│\s*(\d+) │", first.stdout)}
+        assert rows == {"jobs made": 3, "already in the dataset": 0, "successful": 2, "failure": 1}, first.stdout
+        assert "2026/broken.pdf" in first.stdout
+        h = {"Authorization": f"Bearer {key}"}
+        assert httpx.get(svc.base + "/documents/v2/files", headers=h).json()["items"] == []  # nothing uploaded
+
+        (docs / "new.md").write_text("# New\n\nA late note.\n")
+        again = docklake(env, "submit", str(docs), "--dataset", "shared", "--by-reference", "--wait")
+        assert again.returncode == 0, again.stdout + again.stderr
+        rows = {m[1].strip(): int(m[2]) for m in re.finditer(r"│ ([\w ]+?)\s*│\s*(\d+) │", again.stdout)}
+        assert rows == {"jobs made": 1, "already in the dataset": 3, "successful": 1}, again.stdout
+
+        refused = docklake(env, "submit", str(tmp_path), "--dataset", "shared", "--by-reference")
+        assert refused.returncode == 1 and "DOCKLAKE_INGEST__ROOTS" in refused.stderr
+    finally:
+        stop(svc)

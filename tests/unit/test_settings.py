@@ -52,6 +52,8 @@ def _other_value(name: str, default: object, tmp_path: Path) -> tuple[str, objec
         return str(default + 7), default + 7
     if isinstance(default, float):
         return str(default + 1.5), default + 1.5
+    if isinstance(default, list):  # JSON
+        return '["s3://elsewhere/", "/srv/scans"]', ["s3://elsewhere/", "/srv/scans"]
     if name.endswith(("_DIR", "TESSDATA_DIR")):
         return str(tmp_path / "elsewhere"), (tmp_path / "elsewhere").resolve()
     if name == "DOCKLAKE_API_KEYS":
@@ -84,7 +86,7 @@ def test_each_variable_is_read_from_the_environment(name: str, tmp_path: Path,
 def test_settings_survive_the_trip_to_a_child_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``docklake serve`` hands its workers every setting, command-line overrides included."""
     parent = Settings(data_dir=tmp_path, worker={"lease_s": 7.5, "count": 0}, limits={"allow_private_urls": True},
-                      ocr={"tessdata_dir": tmp_path})
+                      ocr={"tessdata_dir": tmp_path}, ingest={"roots": ["s3://inbox/", str(tmp_path)]})
     parent.api.port = 9123  # as `--port` does
     for k, v in parent.environment().items():
         monkeypatch.setenv(k, v)
