@@ -90,7 +90,11 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                 # (under a caption in the margin) is not part of the table
                 left, right = min(r.x1 for r in vs) - 3, max(r.x2 for r in vs) + 3
                 g = [r for r in g if r.x1 >= left - 6 and r.x2 <= right + 6]
-                regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
+                # without the rules running past it (another float's, touching its edge), a box
+                # may be left with only its four sides: a frame, not a grid
+                rows = _positions([(r.y1 + r.y2) / 2 for r in g if r.horizontal])
+                if rows >= 3 or cols >= 3:
+                    regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
     free = sorted((r for r in lines if r.horizontal and r.x2 - r.x1 >= 30
                    and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
                   key=lambda r: r.y1)
