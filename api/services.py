@@ -41,6 +41,7 @@ def _sweep(spool: Path, storage: Storage) -> None:
 class Services:
     rt: Runtime
     sandboxes: Sandboxes
+    keeper: ingest.Keeper | None = None
     _auth_cache: dict[str, tuple[Principal, float]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -50,7 +51,9 @@ class Services:
         makes each a Prefect task run; plain threads otherwise)."""
         rt = Runtime.build(settings)
         keys_repo.sync_configured(rt.engine, settings.configured_keys)
-        ingest.resume(rt)  # bulk ingestions whose API process stopped mid-way
+        ingest.resume(rt)  # bulk ingestions whose API process stopped mid-way, and later ones
+        keeper = ingest.Keeper(rt)
+        keeper.start()
         _sweep(settings.data_dir / "spool", rt.storage)
         # containers are labelled with the catalog they belong to: installations sharing an engine
         # (or test runs) never reconcile away each other's sandboxes
@@ -61,7 +64,7 @@ class Services:
                                    probe_image=settings.sandbox.image)
         sandboxes = Sandboxes(settings, rt.engine, containers, runner)
         sandboxes.start()
-        return cls(rt, sandboxes)
+        return cls(rt, sandboxes, keeper)
 
     @property
     def settings(self) -> Settings:
@@ -95,5 +98,7 @@ class Services:
         return principal
 
     def close(self) -> None:
+        if self.keeper is not None:
+            self.keeper.stop()
         self.sandboxes.close()
         self.rt.close()

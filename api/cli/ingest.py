@@ -45,7 +45,7 @@ def ingest(remote: Remote, source: str, dataset: str, pattern: str, wait: bool, 
     since = ing["created_at"]
     while True:
         jobs = [j for j in remote.pages(f"/datasets/{ds}/data", limit=1000, created_after=since)
-                if (j.get("labels") or {}).get("source", "").startswith(ing["source"])]
+                if (j.get("labels") or {}).get("source", "").startswith(ing["source"].rstrip("/") + "/")]
         progress.update(parsed, completed=sum(j["status"] not in OPEN for j in jobs))
         if len(jobs) >= ing["created"] and not any(j["status"] in OPEN for j in jobs):
             return ing, jobs

@@ -9,8 +9,9 @@ the roots an operator allowed (``DOCKLAKE_INGEST__ROOTS``) are read, local folde
 when listed there, and a symlink may not lead out of its root. A document the dataset already
 holds (same checksum: the bytes' SHA-256 for local files, the store's ETag for object stores) is
 skipped, so ingesting a folder again takes only what is new. The ingestion runs in the API
-process in the background; its progress is a record (``GET …/ingest/{id}``), and one left
-running when its process stopped is taken up again at start, which its checksums make safe.
+process in the background; its progress is a record (``GET …/ingest/{id}``), written at least
+every ``BEAT_S``; one whose record goes quiet (its process stopped) is taken up again by an API
+process (``Keeper``), which its checksums make safe.
 """
 
 from __future__ import annotations
@@ -64,13 +65,10 @@ def start(rt: Runtime, p: Principal, dataset_id: str, req: IngestRequest) -> Ing
     """Check the request, record the ingestion and start it in the background."""
     datasets.get(rt, p, dataset_id)  # 404 for another tenant's dataset, before anything is read
     url = allowed(rt.settings, req.source)
-    try:
-        fs, root = url_to_fs(url)
-        found = fs.isdir(root)
-    except Exception as exc:  # noqa: BLE001 - an unreachable store, bad credentials, a typo
-        raise InvalidRequest(f"cannot read {req.source}: {describe(exc)}") from None
-    if not found:
-        raise InvalidRequest(f"{req.source} is not a folder or prefix that exists")
+    if url.startswith("file://") and not os.path.isdir(url.removeprefix("file://")):
+        # (an object store's prefix is not checked here: that would list it all before answering;
+        # one that holds nothing ends ``completed`` with nothing listed)
+        raise InvalidRequest(f"{req.source} is not a folder that exists")
     ing = repo.create(rt.engine, p, dataset_id, url, req.pattern)
     _background(rt, ing)
     return ing
@@ -83,21 +81,53 @@ def get(rt: Runtime, p: Principal, dataset_id: str, ingest_id: str) -> Ingest:
     return ing
 
 
-def resume(rt: Runtime, quiet_s: float = 60.0) -> int:
-    """Take up the ingestions left running when their process stopped; how many."""
+BEAT_S = 10.0  # a running ingestion writes its record at least this often
+QUIET_S = 60.0  # one not written for this long has lost its process: another takes it up
+
+
+def resume(rt: Runtime, quiet_s: float = QUIET_S) -> int:
+    """Take up the ingestions whose process stopped (their record quiet for ``quiet_s``); how many."""
     left = repo.unfinished(rt.engine, quiet_s)
     for ing in left:
         _background(rt, ing)
     return len(left)
 
 
+class Keeper(threading.Thread):
+    """In each API process: takes up, every ``BEAT_S``, the ingestions another process left."""
+
+    def __init__(self, rt: Runtime) -> None:
+        super().__init__(name="docklake-ingest-keeper", daemon=True)
+        self.rt, self.stopping = rt, threading.Event()
+
+    def run(self) -> None:
+        while not self.stopping.wait(BEAT_S):
+            try:
+                resume(self.rt)
+            except Exception as exc:  # noqa: BLE001 - the catalog away: try again later
+                log.warning("ingest_resume_failed", error=describe(exc))
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+
 def _background(rt: Runtime, ing: Ingest) -> None:
     threading.Thread(target=run, args=(rt, ing), name=f"docklake-{ing.id}", daemon=True).start()
+
+
+def _beating(rt: Runtime, ing: Ingest, done: threading.Event) -> None:
+    while not done.wait(BEAT_S):
+        try:
+            repo.progress(rt.engine, ing.id)
+        except Exception:  # noqa: BLE001 - the next beat tries again
+            pass
 
 
 def run(rt: Runtime, ing: Ingest) -> None:
     """List the source and make the jobs, a page at a time; the ingestion ends ``completed`` or
     ``failed`` with its error."""
+    done = threading.Event()  # while it runs (listing included), its record says it is alive
+    threading.Thread(target=_beating, args=(rt, ing, done), daemon=True).start()
     try:
         p = Principal(ing.organization_id, ing.project_id)
         ds = datasets.get(rt, p, ing.dataset_id)
@@ -105,23 +135,28 @@ def run(rt: Runtime, ing: Ingest) -> None:
         fs, root = url_to_fs(ing.source)
         local = isinstance(fs, LocalFileSystem)
         top = os.path.realpath(root) if local else root
+        fs.invalidate_cache()  # what the store holds now, not what an earlier listing saw
         found = sorted((path, info) for path, info in fs.find(root, detail=True).items()
                        if info.get("type") == "file" and fnmatch.fnmatch(path.rsplit("/", 1)[-1], ing.pattern))
         repo.progress(rt.engine, ing.id, listed=len(found))
         size = max(1, rt.settings.ingest.page_size)
         for i in range(0, len(found), size):
-            docs = []
+            docs, outside = [], 0
             for path, info in found[i:i + size]:
                 if local and not _within(os.path.realpath(path), top):
-                    continue  # a link out of the allowed folder
+                    outside += 1  # a link out of the allowed folder: counted as skipped
+                    continue
                 docs.append((fs.unstrip_protocol(path), path.rsplit("/", 1)[-1], int(info.get("size") or 0),
                              _checksum(fs, path, info, local)))
-            _add(rt, ing, ds.name, options, docs)
+            _add(rt, ing, ds.name, options, docs, outside)
+        fs.invalidate_cache()
         repo.progress(rt.engine, ing.id, status=IngestStatus.completed)
         log.info("ingest_completed", ingest_id=ing.id, listed=len(found))
     except Exception as exc:  # noqa: BLE001 - the record says what stopped it
         log.exception("ingest_failed", ingest_id=ing.id)
         repo.progress(rt.engine, ing.id, status=IngestStatus.failed, error=describe(exc))
+    finally:
+        done.set()
 
 
 def _checksum(fs: object, path: str, info: dict, local: bool) -> str:
@@ -136,7 +171,7 @@ def _checksum(fs: object, path: str, info: dict, local: bool) -> str:
 
 
 def _add(rt: Runtime, ing: Ingest, dataset_name: str, options: ParseRequest,
-         docs: list[tuple[str, str, int, str]]) -> None:
+         docs: list[tuple[str, str, int, str]], outside: int = 0) -> None:
     """One page's new documents as jobs; another ingestion into the same dataset taking one of
     them at the same moment makes the page be checked again."""
     for _ in range(3):
@@ -147,7 +182,7 @@ def _add(rt: Runtime, ing: Ingest, dataset_name: str, options: ParseRequest,
                 seen.add(d[3])
                 fresh.append(d)
         try:
-            repo.add_jobs(rt.engine, ing, dataset_name, options, fresh, skipped=len(docs) - len(fresh))
+            repo.add_jobs(rt.engine, ing, dataset_name, options, fresh, skipped=len(docs) - len(fresh) + outside)
             return
         except IntegrityError:
             continue

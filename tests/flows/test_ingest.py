@@ -185,3 +185,23 @@ def test_a_bucket_prefix_is_taken_by_reference(client: TestClient, services: Ser
             worker.wait(30)
         s3.stop()
         s3fs.S3FileSystem.clear_instance_cache()
+
+
+def test_an_ingestion_whose_process_stopped_is_taken_up_again(client: TestClient, services: Services,
+                                                              inbox: Path) -> None:
+    from assets.catalog import ingests as repo
+    from pipelines.core.records import Principal
+    from pipelines.usecases import ingest
+
+    ds = dataset(client)
+    # recorded by an API process that stopped before it listed anything
+    left = repo.create(services.engine, Principal("org-a", "proj-a"), ds, ingest.normal(str(inbox)), "*.txt")
+    url = f"/documents/v2/datasets/{ds}/ingest/{left.id}"
+    assert client.get(url, headers=A).json()["status"] == "running"
+    assert ingest.resume(services.rt, quiet_s=3600) == 0  # not quiet for long yet: its process may live
+    assert ingest.resume(services.rt, quiet_s=0) == 1  # what each API's keeper does once it went quiet
+    deadline = time.monotonic() + 30
+    while (body := client.get(url, headers=A).json())["status"] == "running":
+        assert time.monotonic() < deadline, body
+        time.sleep(0.05)
+    assert (body["status"], body["listed"], body["created"]) == ("completed", 1, 1)
