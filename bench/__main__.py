@@ -22,6 +22,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--corpus", choices=["generated", "manuals", "scans"], default="generated",
                     help="batch: generated documents (default), the PDF manuals of at most 20 pages of "
                          "texlive-latex-recommended-doc, or scanned PDFs (OCR)")
+    ap.add_argument("--by-reference", action="store_true",
+                    help="batch: the service takes the documents by reference (docklake submit --by-reference, "
+                         "DOCKLAKE_INGEST__ROOTS allowing their folder) instead of uploads")
     ap.add_argument("--keep", action="store_true", help="keep the list benchmark's SQLite catalog")
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
@@ -44,7 +47,7 @@ def main(argv: list[str] | None = None) -> None:
         fairness.run(tree=args.tree)
     if "batch" in which:
         from bench import batch
-        batch.run(docs=args.docs, which=args.corpus)
+        batch.run(docs=args.docs, which=args.corpus, by_reference=args.by_reference)
     if "tables" in which:
         from bench import tables
         tables.main(extra)  # its own options: --manuals N, --no-fetch, --all, --cache DIR

@@ -16,12 +16,19 @@ table pages, DOCX, PPTX, XLSX, Markdown, text, CSV), then:
 750 pages); ``scans``, ``--docs`` scanned PDFs of 1 to 3 pages (generated text pages rendered at
 150 dpi, skewed and noised), which go through OCR.
 
+``--by-reference`` takes the documents in without uploads: the service is started with
+``DOCKLAKE_INGEST__ROOTS`` allowing the corpus folder, and step 2 runs ``docklake submit DIR
+--dataset bench --by-reference --wait`` instead (the floor, taking them in on an API-only node,
+runs it without ``--wait``): the server lists the folder and makes the jobs itself, and the worker
+reads each document where it lies.
+
 Orchestration overhead is the service's wall time beyond what the engine needs for the same
 documents on the CPUs the worker uses (its conversions run one per CPU at once).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import subprocess
@@ -221,11 +228,19 @@ def submit(svc: Service, folder: Path, *flags: str) -> tuple[subprocess.Complete
     return done, wall, cpu, (client1.ru_utime - client0.ru_utime) + (client1.ru_stime - client0.ru_stime)
 
 
-def through_the_service(folder: Path, **env: str) -> tuple[float, float, str, Service, dict[str, float]]:
-    """(seconds from the first upload to the last job finished, as the catalog recorded it;
-    seconds until ``docklake submit --wait`` returned, which polls once a second; the summary it
-    printed; the running service; CPU seconds the service's processes spent meanwhile by role),
-    from a settled service (see ``settled``)."""
+def by_reference_env(folder: Path) -> dict[str, str]:
+    """The service's settings that let it take ``folder``'s documents by reference."""
+    return {"DOCKLAKE_INGEST__ROOTS": json.dumps([str(folder.resolve())])}
+
+
+def through_the_service(folder: Path, by_reference: bool = False,
+                        **env: str) -> tuple[float, float, str, Service, dict[str, float]]:
+    """(seconds from the first upload (or the ingestion's start, ``by_reference``) to the last
+    job finished, as the catalog recorded it; seconds until ``docklake submit --wait`` returned,
+    which polls once a second; the summary it printed; the running service; CPU seconds the
+    service's processes spent meanwhile by role), from a settled service (see ``settled``)."""
+    if by_reference:
+        env = {**by_reference_env(folder), **env}
     svc = Service(ROOT, **env).__enter__()
     try:
         settled(svc)
@@ -233,7 +248,7 @@ def through_the_service(folder: Path, **env: str) -> tuple[float, float, str, Se
         svc.__exit__()
         raise
     started = time.time()
-    done, cli_wall, cpu, client = submit(svc, folder, "--wait")
+    done, cli_wall, cpu, client = submit(svc, folder, *(["--by-reference"] if by_reference else []), "--wait")
     cpu["client (docklake submit)"] = client
     if done.returncode not in (0, 1):
         svc.__exit__()
@@ -241,13 +256,14 @@ def through_the_service(folder: Path, **env: str) -> tuple[float, float, str, Se
     return last_finished(svc) - started, cli_wall, done.stdout, svc, cpu
 
 
-def uploads_alone(folder: Path) -> tuple[float, float]:
-    """(seconds, CPU seconds of the API and the client) for ``docklake submit`` without
-    ``--wait`` against an API-only node (no worker): what taking the documents in costs before
-    any of them is converted, the floor under the service's time."""
-    with Service(ROOT, DOCKLAKE_WORKER__COUNT="0") as svc:
+def uploads_alone(folder: Path, by_reference: bool = False) -> tuple[float, float]:
+    """(seconds, CPU seconds of the API and the client) for ``docklake submit`` (``by_reference``:
+    with ``--by-reference``) without ``--wait`` against an API-only node (no worker): what taking
+    the documents in costs before any of them is converted, the floor under the service's time."""
+    env = by_reference_env(folder) if by_reference else {}
+    with Service(ROOT, DOCKLAKE_WORKER__COUNT="0", **env) as svc:
         time.sleep(2.0)  # the API's start-up work settles
-        done, wall, cpu, client = submit(svc, folder)
+        done, wall, cpu, client = submit(svc, folder, *(["--by-reference"] if by_reference else []))
     if done.returncode != 0:
         raise RuntimeError(f"docklake submit failed:\n{done.stdout}\n{done.stderr}")
     return wall, sum(cpu.values()) + client
@@ -331,10 +347,15 @@ def prefect_counts(svc: Service) -> dict[str, int]:
                 r["id"] for r in runs]}}}, timeout=30).json()}
 
 
-def run(docs: int = 200, which: str = "generated", **env: str) -> None:
-    """``which``: one of ``CORPORA`` (``docs`` documents, except for the manuals); ``env``:
-    settings for the service (``DOCKLAKE_WORKER__BATCH_SIZE="32"``, …)."""
+def run(docs: int = 200, which: str = "generated", by_reference: bool = False, **env: str) -> None:
+    """``which``: one of ``CORPORA`` (``docs`` documents, except for the manuals);
+    ``by_reference``: the service takes them by reference (``docklake submit --by-reference``)
+    instead of uploads; ``env``: settings for the service (``DOCKLAKE_WORKER__BATCH_SIZE="32"``, …)."""
     cpus = os.cpu_count() or 1
+    mode = "by reference (docklake submit --by-reference)" if by_reference else "uploads (docklake submit)"
+    taking = "the ingestion's start" if by_reference else "the first upload"
+    start = "ingestion start" if by_reference else "first upload"
+    flag = " --by-reference" if by_reference else ""
     with tempfile.TemporaryDirectory(prefix="docklake-bench-batch-") as tmp:
         folder = Path(tmp) / "inbox"
         note(f"[batch] the documents ({which}) …")
@@ -345,10 +366,11 @@ def run(docs: int = 200, which: str = "generated", **env: str) -> None:
         e_wall, e_cpu, pages = engine_alone(paths)
         note(f"[batch] converting them in {cpus} processes at once (the engine alone) …")
         ideal = engine_at_once(paths, cpus)
-        note("[batch] uploading them to an API-only node (no worker) …")
-        up_wall, up_cpu = uploads_alone(folder)
-        note("[batch] starting docklake serve and running docklake submit --wait …")
-        s_wall, cli_wall, summary, svc, cpu = through_the_service(folder, **env)
+        note(f"[batch] {'ingesting them by reference into' if by_reference else 'uploading them to'} "
+             "an API-only node (no worker) …")
+        up_wall, up_cpu = uploads_alone(folder, by_reference)
+        note(f"[batch] starting docklake serve and running docklake submit{flag} --wait …")
+        s_wall, cli_wall, summary, svc, cpu = through_the_service(folder, by_reference, **env)
         try:
             c_s, counts = compaction(svc)
             runs = prefect_counts(svc)
@@ -357,18 +379,21 @@ def run(docs: int = 200, which: str = "generated", **env: str) -> None:
         finally:
             svc.__exit__()
     print(summary)
+    print(f"mode: {mode}")
     what = {"manuals": "real manuals", "scans": "scanned documents"}.get(which, "documents")
-    print_table(f"{docs} {what}, {pages} pages, one dataset, {cpus} CPUs",
+    print_table(f"{docs} {what}, {pages} pages, one dataset, {cpus} CPUs, {mode}",
                 ["", "seconds", "pages/s", "note"],
                 [["engine alone, one at a time", f"{e_wall:.1f}", f"{pages / e_wall:.1f}",
                   f"CPU {e_cpu:.1f} s in this process"],
                  ["engine alone, one process per CPU (the ideal)", f"{ideal:.1f}", f"{pages / ideal:.1f}",
                   f"{cpus} at once; {e_wall / ideal:.1f}× one"],
-                 ["through the service (first upload → last job done)", f"{s_wall:.1f}", f"{pages / s_wall:.1f}",
+                 [f"through the service ({start} → last job done)", f"{s_wall:.1f}", f"{pages / s_wall:.1f}",
                   f"{pages / s_wall / (pages / ideal):.0%} of the ideal"],
-                 ["only taking them in (an API-only node, no worker)", f"{up_wall:.1f}", "",
+                 [f"only taking them in{' by reference' if by_reference else ''} (an API-only node, no worker)",
+                  f"{up_wall:.1f}", "",
                   f"CPU {up_cpu / docs * 1000:.0f} ms per document (API and client)"],
-                 ["docklake submit --wait (polls once a second)", f"{cli_wall:.1f}", f"{pages / cli_wall:.1f}", ""],
+                 [f"docklake submit{flag} --wait (polls once a second)", f"{cli_wall:.1f}", f"{pages / cli_wall:.1f}",
+                  ""],
                  ["orchestration overhead", f"{s_wall - ideal:.1f}", "",
                   f"{(s_wall - ideal) / s_wall:.0%} of the service's wall time"],
                  ["dataset compaction (Dagster asset)", f"{c_s:.2f}", "",
@@ -383,7 +408,7 @@ def run(docs: int = 200, which: str = "generated", **env: str) -> None:
           "on these documents")
     print("in the Prefect server: " + ", ".join(f"{n} {what.replace('_', ' ')}" for what, n in runs.items()))
     client = cpu.pop("client (docklake submit)")
-    print_table("CPU the service's processes spent from the first upload to the last job done",
+    print_table(f"CPU the service's processes spent from {taking} to the last job done",
                 ["process", "CPU seconds", "ms per document"],
                 [[role, f"{sec:.1f}", f"{sec / docs * 1000:.0f}"] for role, sec in cpu.items()]
                 + [["all of the service", f"{sum(cpu.values()):.1f}", f"{sum(cpu.values()) / docs * 1000:.0f}"],
