@@ -38,7 +38,7 @@ from pipelines.core.errors import DocklakeError, describe
 from pipelines.core.models import DocumentInput, DocumentResult
 from pipelines.core.records import Job, JobStatus
 from pipelines.usecases import documents
-from pipelines.usecases.chunking import chunk_name, chunks
+from pipelines.usecases.chunking import chunk_name, chunks, learn
 from pipelines.usecases.reports import JobReport, batch_markdown
 from pipelines.usecases.runtime import Runtime, current
 
@@ -114,6 +114,8 @@ async def run_held_job(job: Job, owner: str) -> str:
         log.exception("job_crashed", job_id=job_id)
         error = f"internal error while processing the document: {describe(exc)}"
         status = await asyncio.to_thread(documents.fail, rt, job, owner, error)
+    if result is not None and result.timings:
+        learn(job, sum(result.timings.values()))  # the conversion's own time, not its wait for a slot
     report = JobReport(job, status, error, result, time.monotonic() - started)
     _reports[job_id] = report
     # a failed job's report goes on its own run (``failed_document``); its line stays here too

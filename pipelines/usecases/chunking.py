@@ -8,9 +8,11 @@ document (or one whose size is unknown, fetched from a URL) is a chunk of its ow
 claimed again after its worker died runs alone, where it can be seen.
 
 The expected work is guessed from the bytes submitted: a page of a scan is a few hundred KB and
-about a second of OCR, a page of a digital PDF a few KB and a few milliseconds. The guess only
-groups: every document of a chunk still runs at once (``flows.chunks``), so a wrong guess costs
-a little waiting, never a wrong result.
+about a second of OCR, a page of a digital PDF a few KB and a few milliseconds. The guess starts
+at the scans' rate (the cautious one: smaller chunks) and then follows what this process's
+conversions really took (``learn``), so a collection of small digital documents soon runs 20 or
+30 to a chunk. The guess only groups: every document of a chunk still runs at once
+(``flows.chunks``), so a wrong guess costs a little waiting, never a wrong result.
 """
 
 from __future__ import annotations
@@ -19,8 +21,29 @@ from pipelines.core.records import Job
 
 CHUNK_S = 0.5  # expected engine seconds a chunk should hold
 MAX_DOCUMENTS = 32  # in one chunk, whatever their size: a chunk's logs stay readable
-BYTES_PER_S = 250_000  # what the engine reads per second of CPU, about (a scan, the slowest)
+BYTES_PER_S = 250_000  # what the engine reads per second of CPU at first (a scan, the slowest)
 PER_DOCUMENT_S = 0.005  # opening a document, however small
+WEIGHT = 0.05  # of each conversion seen, in the running estimate
+
+
+class _Rate:
+    """Seconds of conversion per byte, as this process has seen them (a running average)."""
+
+    def __init__(self) -> None:
+        self.s_per_byte = 1 / BYTES_PER_S
+
+    def learn(self, size: int | None, seconds: float) -> None:
+        if size and size > 0 and seconds >= 0:
+            seen = max(0.0, seconds - PER_DOCUMENT_S) / size
+            self.s_per_byte += WEIGHT * (seen - self.s_per_byte)
+
+
+rate = _Rate()
+
+
+def learn(job: Job, seconds: float) -> None:
+    """What converting ``job`` took: the estimate follows it."""
+    rate.learn(job.source.size, seconds)
 
 
 def expected_s(job: Job) -> float:
@@ -28,7 +51,7 @@ def expected_s(job: Job) -> float:
     size = job.source.size
     if size is None:
         return CHUNK_S
-    return PER_DOCUMENT_S + size / BYTES_PER_S
+    return PER_DOCUMENT_S + size * rate.s_per_byte
 
 
 def chunks(jobs: list[Job], target_s: float = CHUNK_S, most: int = MAX_DOCUMENTS) -> list[list[Job]]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from pipelines.core.records import Job, JobKind, JobSource, JobStatus
+from pipelines.usecases import chunking
 from pipelines.usecases.chunking import CHUNK_S, MAX_DOCUMENTS, chunk_name, chunks, expected_s
 
 
@@ -11,6 +14,11 @@ def job(i: int, size: int | None, *, kind: JobKind = JobKind.parse, attempts: in
     return Job(id=f"parse_{i}", organization_id="o", project_id="p", kind=kind, status=JobStatus.processing,
                created_us=i, file_name=name or f"doc-{i}.pdf", attempts=attempts,
                source=JobSource.file(f"file_{i}", size))
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate() -> None:
+    chunking.rate = chunking._Rate()  # the scans' rate, as a process starts
 
 
 def test_small_documents_share_a_chunk_and_a_big_one_runs_alone() -> None:
@@ -39,3 +47,14 @@ def test_a_chunk_is_named_after_its_documents() -> None:
     assert chunk_name([job(i, 5, name=f"d{i}.pdf") for i in range(12)]) == "parse 12 documents (d0.pdf, d1.pdf, d2.pdf, …)"
     mixed = [job(1, 5, name="a.pdf"), job(2, 5, kind=JobKind.extract, name="b.pdf")]
     assert chunk_name(mixed) == "extract/parse 2 documents (a.pdf, b.pdf)"
+
+
+def test_the_guess_follows_what_conversions_really_took() -> None:
+    docs = [job(i, 30_000) for i in range(64)]  # digital PDFs of a few pages
+    assert max(len(p) for p in chunks(docs)) == 4  # at the scans' rate: 0.125 s each
+    for d in docs + docs:
+        chunking.learn(d, 0.015)  # each took 15 ms
+    assert max(len(p) for p in chunks(docs)) == MAX_DOCUMENTS
+    for d in docs[:60]:
+        chunking.learn(d, 1.2)  # then scans came: the chunks shrink again
+    assert max(len(p) for p in chunks(docs)) <= 2
