@@ -296,6 +296,14 @@ def _pending_orgs(conn: Any, after: str, limit: int) -> list[str]:
     return found
 
 
+@waits_out_outages
+def others_waiting(engine: Engine, orgs: Collection[str]) -> bool:
+    """Whether an organization outside ``orgs`` has a pending job (a loose index scan: one probe
+    per organization, whatever their backlogs)."""
+    with engine.connect() as conn:
+        return any(o not in orgs for o in _pending_orgs(conn, "", len(orgs) + 1))
+
+
 def _db_now_us(conn: Any) -> int:
     """Lease time from one clock: the database server's on PostgreSQL (workers on several hosts
     may disagree), this host's on SQLite (every process shares it)."""

@@ -153,6 +153,18 @@ class Dispatcher:
     def max_in_flight(self) -> int:
         return max(1, self.rt.settings.worker.max_in_flight)
 
+    @property
+    def min_claim(self) -> int:
+        """While jobs run, claim once this much room is free, not one slot at a time: a chunk
+        holds what one claim brought, and a task run per one or two documents costs more than
+        they do. A newcomer organization's job is still claimed at once."""
+        return max(1, self.max_in_flight // 4)
+
+    async def _newcomer_waiting(self) -> bool:
+        if not self._in_flight:
+            return True
+        return await asyncio.to_thread(jobs_repo.others_waiting, self.rt.engine, set(self._in_flight.values()))
+
     def stop(self) -> None:
         self._stopping.set()
         self._wake.set()
@@ -295,6 +307,8 @@ class Dispatcher:
                     continue
                 room = self.max_in_flight - len(self._in_flight)
                 try:
+                    if 0 < room < self.min_claim and not await self._newcomer_waiting():
+                        room = 0  # wait for a larger claim: it makes larger chunks (flows.chunks)
                     batch = await self._claim(room) if room > 0 else []
                 except Exception as exc:  # noqa: BLE001 - the catalog away longer than the retries
                     log.error("claim_failed", error=repr(exc))
