@@ -339,8 +339,15 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
         rules = block.data.pop("rules", [])
         tries.append(lambda: grid.rule_grid(block.box, rules, words, unit))
     if ruled:
+        # without vertical rules inside the box the columns come from alignment alone: rules
+        # that only separate a page's sections (a letterhead, address blocks side by side, a
+        # footer) leave cells that hold several columns of text, and that is no table
+        x1, _, x2, _ = block.box
+        aligned = not any(r.vertical and x1 + 3 < (r.x1 + r.x2) / 2 < x2 - 3 for r in rules)
         for attempt in tries:
             rows = attempt()
+            if aligned and rows and _gapped(rows, words, unit):
+                return None
             if rows and _shape_ok(rows) and _complete(rows, words):
                 if _banded(rows, words):  # rules around groups of rows, not between rows
                     lined = grid.whitespace_grid(words, unit)
@@ -377,6 +384,24 @@ def _banded(rows: list[list[Cell]], words: list[Word]) -> bool:
         if len(stacked) >= 3 and max(stacked) <= 1.25 * min(stacked):
             return True
     return False
+
+
+def _gapped(rows: list[list[Cell]], words: list[Word], unit: float) -> bool:
+    """Do a third or more of the rows hold a cell with a gutter inside (a gap of three text
+    heights between two words of one line)? A table's cells hold one phrase per line."""
+    hit = filled = 0
+    for row in rows:
+        boxes = [box for t, box in row if box is not None and t.strip()]
+        if not boxes:
+            continue
+        filled += 1
+        for box in boxes:
+            mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), box)]
+            if any(b.x1 - a.x2 > 3 * unit for ln in group_lines(mine)
+                   for a, b in zip(ln, ln[1:])):
+                hit += 1
+                break
+    return filled > 0 and hit >= filled / 3
 
 
 def _dense_columns(rows: list[list[Cell]]) -> int:

@@ -188,3 +188,62 @@ def test_a_title_repeated_over_each_block_of_rows_does_not_merge_the_columns_und
     c.save()
     (table,) = tables_of(run(buf.getvalue()))
     assert [[cell for cell in r if cell] for r in table_rows(table)] == want
+
+
+def test_rules_that_part_a_letterhead_from_address_blocks_are_no_table() -> None:
+    """A printout set in a fixed-pitch font, each line one run of text padded with spaces, framed
+    by a box with full-width rules between its sections (parties, items, totals, footer) and no
+    column rules, is a page, not a table (its cells would hold both parties' addresses side by
+    side): it is read as text."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    lines = [
+        ("Supplier", "Customer", "I N V O I C E        Page 1"),
+        ("Northwind Traders Ltd", "Contoso Supplies GmbH", "Invoice no : R87654321"),
+        ("", "", "Invoice date : 06.08.2013"),
+        ("12 Harbour Road", "Kundenweg 88", ""),
+        ("Bristol BS1 4DJ", "40235 Duesseldorf", "Delivery date : 05.08.2013"),
+        ("", "", "Order no : B123456789"),
+        ("VAT no : GB123456789", "VAT no :", "Order date : 01.08.2013"),
+        ("", "Customer no : 009420", ""),
+        None,
+        ("4123456000014  ZS997   100,0000 Stk.   1     1,0000    19,0", "", "100,00"),
+        ("               Citric acid 100ml", "", ""),
+        ("               Packing : bottle", "", ""),
+        ("4123456000021  GZ250    50,0000 Stk.   1     1,4500     7,0", "", "72,50"),
+        ("               Preserving sugar extra 250g", "", ""),
+        ("               Item discount 1: 2,00%  Basis: 75,00 EUR  Discount: -0,03 EUR", "", ""),
+        ("Important: orders placed before 19.12. are delivered by 23.12. at the latest, guaranteed.", "", ""),
+        None,
+        ("Goods    Surcharge   Freight   Net amount   VAT amount   VAT-%", "", "Total"),
+        ("172,50    -8,10       3,00     167,40       18,62        19,0", "", "186,02"),
+        None,
+        ("Northwind Traders Ltd   Managing director: Max Mustermann   Register no 372876", "", ""),
+    ]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(595, 842))
+    c.setFont("Courier", 7.5)
+    left, right, y = 35, 574, 790
+    rules = [y + 12]
+    for line in lines:
+        if line is None:
+            rules.append(y + 4)
+            y -= 8
+            continue
+        a, b, d = line
+        text = f"{a:<34}{b:<34}{d}" if (b or d) and len(a) < 34 else f"{a:<85}{d}"
+        c.drawString(40, y, text.rstrip())
+        y -= 11
+    rules.append(y + 4)
+    for r in rules:
+        c.line(left, r, right, r)
+    c.line(left, rules[0], left, rules[-1])  # the frame's sides only
+    c.line(right, rules[0], right, rules[-1])
+    c.save()
+    pages = run(buf.getvalue()).pages
+    texts = [f.content.get("content", "") for f in pages[0].fragments if f.fragment_type != "table"]
+    assert not [f for f in pages[0].fragments if f.fragment_type == "table" and "Contoso" in f.content["content"]]
+    text = "\n".join(texts)
+    assert "Contoso Supplies GmbH" in text and "Kundenweg 88" in text and "186,02" in text
