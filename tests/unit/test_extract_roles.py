@@ -74,6 +74,31 @@ def test_a_receipt_gives_its_seller_address_date_as_printed_and_final_total() ->
     assert cite["page_number"] == 1 and cite["bbox"]["y1"] > out["citations"]["date"]["bbox"]["y1"]
 
 
+def test_a_seller_named_with_its_registration_number_and_an_address_after_a_former_name() -> None:
+    """The registration number printed after the name is not part of it, and the address is found
+    around its postcode line even when a former name and a licence line stand between."""
+    head = [
+        (150, 60, "GOLDEN ARCH RESTAURANTS SDN BHD (65351-M)", 12),
+        (190, 78, "formerly known as", 10), (170, 92, "Arches Dining Sdn Bhd", 10),
+        (170, 106, "Licensee of Burger Palace", 10),
+        (150, 122, "Level 6, Bangunan TH, Damansara Uptown3", 10),
+        (150, 136, "No.3, Jalan SS21/39, 47400 Petaling Jaya", 10), (200, 150, "Selangor", 10),
+        (150, 166, "(GST ID No: 000504664064)", 10),
+    ]
+    body = [(x, y + 110, t, s) for x, y, t, s in RECEIPT[6:]]
+    data = run(pdf(head + body), RECEIPT_SCHEMA)["data"]
+    assert data["company"] == "GOLDEN ARCH RESTAURANTS SDN BHD"
+    assert data["address"] == "Level 6, Bangunan TH, Damansara Uptown3 No.3, Jalan SS21/39, 47400 Petaling Jaya Selangor"
+    assert data["total"] == "19.60"
+
+
+def test_a_name_whose_legal_form_is_printed_on_a_line_of_its_own_is_read_from_the_line_above() -> None:
+    lines = [(170, 60, "PASARAYA BORONG PINTAR", 16), (230, 80, "SDN BHD", 14),
+             (200, 100, "BR No.: (124525-H)", 10), *RECEIPT[3:]]
+    data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
+    assert data["company"] == "PASARAYA BORONG PINTAR SDN BHD"
+
+
 def test_a_date_field_with_format_date_is_normalised() -> None:
     schema = {"type": "object", "properties": {"purchased": {"type": "string", "format": "date",
                                                              "description": "Date of purchase"}}}

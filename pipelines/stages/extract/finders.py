@@ -55,8 +55,18 @@ def _is_title(text: str) -> bool:
     return _letters(rest) <= 2 and _letters(text) > 0
 
 
+# a registration number printed after a name: ``(728515-M)``, ``(Co. No. 113825-W)``, ``519537-X)``
+NAME_ID = re.compile(r"\s*\(?\s*(?:(?:co|company|roc|reg|no)\b\.?\s*){0,3}[:.]?\s*[A-Z]{0,3}\d[\dA-Z]{3,}"
+                     r"(?:\s?-\s?[A-Z])\s*\)?\s*$|\s*\([^()]*\d{4,}[^()]*\)\s*$", re.I)
+
+
+def _without_id(text: str) -> str:
+    """A name line without the registration number printed after it."""
+    return NAME_ID.sub("", text).strip()
+
+
 def _name_like(text: str) -> bool:
-    t = text.strip()
+    t = _without_id(text)
     if _letters(t) < 3 or _is_title(t) or STOP.search(t) or DATE.search(t) or AMOUNT.search(t):
         return False
     if not any(ch.isupper() for ch in t):  # a stamp or a note in lower case, not a printed name
@@ -133,6 +143,8 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     if not top:
         return [], []
     head = next((ln for ln in top[:2] if LEGAL.search(ln.text)), top[0])
+    if _legal_only(head.text) and (up := parties._above(lines, head)) is not None and _name_like(up.text):
+        head = up  # "PASARAYA BORONG PINTAR" / "SDN BHD": the name starts on the line above
     body = sorted(_height(ln) for ln in lines) or [0.0]
     typical = body[len(body) // 2]
     # the rest of the head's row (a big name set in two columns of words), left to right
@@ -140,19 +152,55 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
                   and _overlap_y(ln.box, head.box) > 0.5 and _name_like(ln.text)] + [head],
                  key=lambda ln: ln.box["x1"])  # type: ignore[index]
     below = [ln for ln in _column(lines, head, 0.0) if ln not in row]
-    name: Block = [(" ".join(ln.text.strip() for ln in row), head)]
+    name: Block = [(" ".join(_without_id(ln.text) for ln in row), head)]
     big = _height(head) > 1.3 * typical
     while below:
         nxt = below[0]
         same_row = sorted([ln for ln in below if ln.box and nxt.box and _overlap_y(ln.box, nxt.box) > 0.5],
                           key=lambda ln: ln.box["x1"])  # type: ignore[index]
-        text = " ".join(ln.text.strip() for ln in same_row)
+        text = " ".join(_without_id(ln.text) for ln in same_row)
         if _legal_only(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text)):
             name.append((text, nxt))
             below = [ln for ln in below if ln not in same_row]
             continue
         break
-    return name, _address(below)
+    address = _address(below)
+    if not any(POSTCODE.search(t) for t, _ in address):
+        address = _around_postcode(below) or address
+    return name, address
+
+
+POSTCODE = re.compile(r"(?<![\w:/-])(?:[A-Z]{1,2}-)?\d{4,5},?\s+[A-Za-zÄÖÜÉÈ][\w'’.-]+"
+                      r"|(?<!\w)[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?=$|[\s,])")
+
+
+def _around_postcode(lines: list[Line]) -> Block:
+    """The address around its postcode line (``81100 JOHOR BAHRU,``), in the first rows under a
+    seller's name: the street lines above it (each with a number, a comma or a closing stop:
+    ``NO.53, JALAN BESAR,``, ``TAMAN DAYA,``; a branch or trade name above them is not the
+    address) and a one- or two-word state or country line under it. Empty without a postcode."""
+    rows = lines[:ADDRESS_ROWS + 4]
+    k = next((i for i, ln in enumerate(rows) if POSTCODE.search(ln.text) and not _stop(ln.text)), None)
+    if k is None:
+        return []
+    start = k
+    while start > 0 and k - start < 4:
+        t = rows[start - 1].text.strip()
+        if _stop(t) or REGISTRATION.fullmatch(t) or not (re.search(r"\d|,", t) or t.endswith(".")):
+            break
+        start -= 1
+    end = k + 1
+    if end < len(rows):  # the state or country: after a comma, or one word ("SELANGOR", "FRANCE")
+        t = rows[end].text.strip()
+        if not _stop(t) and not re.search(r"\d", t) and _letters(t) >= 3 and (
+                len(t.split()) == 1 or (rows[k].text.rstrip().endswith(",") and len(t.split()) <= 3)):
+            end += 1
+    return [(ln.text.strip(), ln) for ln in rows[start:end]]
+
+
+def _stop(text: str) -> bool:
+    return bool(STOP.search(text) or _is_title(text) or AMOUNT.search(text) or BUYER.search(text)
+                or PHONE.search(text) or DATE.search(text))
 
 
 def _overlap_y(a: Box, b: Box) -> float:
