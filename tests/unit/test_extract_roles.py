@@ -99,6 +99,26 @@ def test_a_name_whose_legal_form_is_printed_on_a_line_of_its_own_is_read_from_th
     assert data["company"] == "PASARAYA BORONG PINTAR SDN BHD"
 
 
+def test_totals_where_ocr_joined_labels_or_misread_the_word() -> None:
+    """Rows as OCR gives them: two labels joined before their amounts (the total is the second
+    amount, not the rounding's), the amount on the row below, "Tatal" for "Total", and a total
+    row that says it includes the tax."""
+    def total_of(rows: list[tuple[float, float, str, float]]) -> str:
+        lines = [*RECEIPT[:8], (100, 240, "SUGAR 1KG          2 x 2.80      5.60", 10), *rows]
+        return run(pdf(lines), RECEIPT_SCHEMA)["data"]["total"]
+
+    assert total_of([(100, 280, "Rounding (RM) : Total (RM) :", 10), (300, 280, "-0.01", 10),
+                     (340, 280, "332.30", 10), (100, 300, "CASH : 350.00", 10)]) == "332.30"
+    assert total_of([(100, 280, "Rounding (RM) : Total (RM) : 0.00", 10), (300, 294, "8.00", 10),
+                     (100, 314, "CHANGE 2.00", 10)]) == "8.00"
+    assert total_of([(100, 280, "Total Sales (Excluding GST) : 31.03", 10), (100, 294, "Total GST : 1.65", 10),
+                     (100, 308, "Tatal Sales (Inclusive of GST) : 32.70", 10)]) == "32.70"
+    assert total_of([(100, 280, "*Total Qty: 1.00    9.00", 10),
+                     (100, 294, "Total Includes GST 6%   9.00", 10)]) == "9.00"
+    assert total_of([(100, 280, "Item(s) Total (MYR) 20.00", 10), (100, 294, "Net Total (MYR) 21.20", 10),
+                     (100, 308, "Net Total Rounded (MYR) 21.20", 10)]) == "21.20"
+
+
 def test_a_date_field_with_format_date_is_normalised() -> None:
     schema = {"type": "object", "properties": {"purchased": {"type": "string", "format": "date",
                                                              "description": "Date of purchase"}}}

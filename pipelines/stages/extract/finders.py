@@ -18,6 +18,7 @@ from pipelines.stages.extract.roles import (
     DATE_WORD,
     DOC_NUMBER,
     DUE,
+    FINAL,
     LEGAL,
     MONTHS,
     NOT_TOTAL,
@@ -268,6 +269,27 @@ def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:
     return found[-1].strip() if found else None
 
 
+def _in_label_order(rows: list[Row], i: int) -> tuple[str, Row] | None:
+    """A row the layout joined from a column of labels (``Rounding (RM) : Total (RM) : -0.01
+    332.30``): its amounts come in the labels' order, going on onto the next row when that row
+    holds amounts only. The total label's amount, or ``None`` for a row with one label or when
+    labels and amounts do not line up."""
+    t = rows[i].text
+    first = AMOUNT.search(t)
+    labels = [seg for seg in t[:first.start() if first else len(t)].split(":") if _letters(seg) >= 2]
+    if len(labels) < 2:
+        return None
+    k = max((n for n, seg in enumerate(labels) if TOTAL.search(seg) and not NOT_TOTAL.search(seg)), default=None)
+    if k is None:
+        return None
+    amounts = [(m.group(0).strip(), rows[i]) for m in AMOUNT.finditer(t)]
+    if i + 1 < len(rows) and _letters(AMOUNT.sub("", rows[i + 1].text)) <= 2:
+        amounts += [(m.group(0).strip(), rows[i + 1]) for m in AMOUNT.finditer(rows[i + 1].text)]
+    if k >= len(amounts) or _value(amounts[k][0]) <= 0:
+        return None  # labels and amounts out of step (a total is more than nothing)
+    return amounts[k]
+
+
 def _value(text: str) -> float:
     from pipelines.stages.extract.values import parse_number
 
@@ -284,7 +306,7 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             t = r.text
             order += 1
             if role.kind == "total":
-                if not TOTAL.search(t) or SUBTOTAL.search(t) or NOT_TOTAL.search(t):
+                if not TOTAL.search(t) or (SUBTOTAL.search(t) and not FINAL.search(t)) or NOT_TOTAL.search(t):
                     continue
                 if TAX.search(t) and not BETTER_TOTAL.search(t):
                     continue
@@ -294,6 +316,8 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             elif not TAX.search(t) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
                 continue  # "Total incl. tax" is the total, not the tax
             value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
+            if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:
+                value, where = nth
             if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text):
                 value, where = _amount_on(rows[i + 1]), rows[i + 1]
             if value is None:

@@ -52,7 +52,8 @@ NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "r
               "issuer", "buyer", "customer", "client")
 ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "dirección", "direccion", "domicilio",
                  "indirizzo", "street", "location")
-TOTAL = _words("total", "totals", "grand ?total", "amount (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
+TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOTA1"
+               "grand ?total", "amount (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", "nettobetrag", "netto",
@@ -65,8 +66,11 @@ TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "sir
 NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "saved", "weight", "points?",
                    "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt", "remise", "korting")
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inclusive",
+                      "includes?", "including",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
                       "à payer", "te betalen", "a pagar", "da pagare")
+# what makes a net or sub-total row the final one ("Net Total Rounded", "Total Incl. of GST")
+FINAL = _words("grand", "rounded", "incl\\.?", "inclusive", "includes?", "including", "payable")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "scadenza")
