@@ -97,6 +97,13 @@ def test_a_name_whose_legal_form_is_printed_on_a_line_of_its_own_is_read_from_th
              (200, 100, "BR No.: (124525-H)", 10), *RECEIPT[3:]]
     data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
     assert data["company"] == "PASARAYA BORONG PINTAR SDN BHD"
+    # a registration label whose number went on to the next line is not part of the name either
+    lines = [(150, 60, "MR D.I.Y. (M) SDN BHD (CO.RFG", 14), (200, 80, "No:860671-D)", 10), *RECEIPT[3:]]
+    assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] == "MR D.I.Y. (M) SDN BHD"
+    # a big name set in words apart: its legal form under the whole name, not only its first word
+    lines = [(120, 60, "POPULAR", 18), (300, 60, "BOOK", 18), (90, 96, "CO.", 18), (160, 96, "(M) SDN", 18),
+             (330, 96, "BHD", 18), *RECEIPT[3:]]
+    assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] == "POPULAR BOOK CO. (M) SDN BHD"
 
 
 def test_totals_where_ocr_joined_labels_or_misread_the_word() -> None:

@@ -61,9 +61,14 @@ NAME_ID = re.compile(r"\s*\(?\s*(?:(?:co|company|roc|reg|no)\b\.?\s*){0,3}[:.]?\
                      r"(?:\s?-\s?[A-Z])\s*\)?\s*$|\s*\([^()]*\d{4,}[^()]*\)\s*$", re.I)
 
 
+# what is left of a registration label when its number went to the next line: "(CO.RFG", "CO-", "BR No.:"
+ID_LABEL = re.compile(r"\s*(?:\(\s*(?:co|company|roc|br|reg|rfg|no)\b[^()]*|(?:co|company)\s*-"
+                      r"|(?:br|roc|reg|rfg|co\.?\s*reg|company\s*no|co\.?\s*no)\b\.?\s*(?:no\b\.?)?\s*:?)\s*$", re.I)
+
+
 def _without_id(text: str) -> str:
     """A name line without the registration number printed after it."""
-    return NAME_ID.sub("", text).strip()
+    return ID_LABEL.sub("", NAME_ID.sub("", text)).strip()
 
 
 def _name_like(text: str) -> bool:
@@ -152,7 +157,8 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     row = sorted([ln for ln in lines if ln is not head and ln.box and head.box
                   and _overlap_y(ln.box, head.box) > 0.5 and _name_like(ln.text)] + [head],
                  key=lambda ln: ln.box["x1"])  # type: ignore[index]
-    below = [ln for ln in _column(lines, head, 0.0) if ln not in row]
+    span = Line(head.page, head.text, union_box([ln.box for ln in row]), head.frag, head.idx, head.n)
+    below = [ln for ln in _column(lines, span, 0.0) if ln not in row]  # under the whole name
     name: Block = [(" ".join(_without_id(ln.text) for ln in row), head)]
     big = _height(head) > 1.3 * typical
     while below:
