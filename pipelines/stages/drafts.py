@@ -67,7 +67,7 @@ def mark_regions(found: list[dict], kind: str) -> list[Region]:
 def scale_words(words: list[Word], s: float) -> list[Word]:
     if s == 1.0:
         return words
-    return [Word(w.text, w.x1 * s, w.y1 * s, w.x2 * s, w.y2 * s, w.size * s, w.bold) for w in words]
+    return [Word(w.text, w.x1 * s, w.y1 * s, w.x2 * s, w.y2 * s, w.size * s, w.bold, w.line) for w in words]
 
 
 def scale_box(b: Box, s: float) -> Box:

@@ -21,6 +21,9 @@ class Word:
     y2: float
     size: float = 10.0  # font size (PDF) or line height (OCR)
     bold: bool = False
+    # the OCR engine's text line, shared by its words (-1: none, as for PDF text): a line the
+    # engine found along a skewed or curved baseline stays one line (``xycut.group_lines``)
+    line: int = -1
 
     @property
     def cy(self) -> float:

@@ -209,7 +209,7 @@ def glue_markers(words: list[Word], unit: float) -> list[Word]:
             if marker or leader:
                 n = line[k + 1]
                 out.append(Word(f"{w.text} {n.text}", w.x1, min(w.y1, n.y1), n.x2, max(w.y2, n.y2),
-                                n.size, n.bold))
+                                n.size, n.bold, n.line))
                 k += 2
                 continue
             out.append(w)

@@ -162,10 +162,12 @@ def tesseract_reading(img: Image.Image) -> Reading:
     if it is None:
         return out
     line_box = None
+    line = -1
     level = tesserocr.RIL.WORD
     while True:
         if it.IsAtBeginningOf(tesserocr.RIL.TEXTLINE):
             line_box = it.BoundingBox(tesserocr.RIL.TEXTLINE)
+            line += 1
         # ruling lines read as "|" (table borders on scans) are not text
         try:
             text = (it.GetUTF8Text(level) or "").strip().strip("|¦").strip()
@@ -177,7 +179,7 @@ def tesseract_reading(img: Image.Image) -> Reading:
             x1, y1, x2, y2 = box
             if line_box:
                 y1, y2 = min(y1, line_box[1]), max(y2, line_box[3])
-            out.words.append(Word(text, float(x1), float(y1), float(x2), float(y2), float(y2 - y1)))
+            out.words.append(Word(text, float(x1), float(y1), float(x2), float(y2), float(y2 - y1), line=line))
             out.sure += conf >= 80 and _wordlike(text)
         if not it.Next(level):
             break
@@ -200,7 +202,9 @@ def _rapidocr():
 
 
 def rapidocr_words(img: Image.Image) -> list[Word]:
-    """Lines from rapidocr, split into words in proportion to their characters."""
+    """Lines from rapidocr, split into words in proportion to their characters. A line comes as
+    a quadrilateral along its baseline; each word's box is the strip of it over the word (a
+    skewed line's upright bounding box would cover the lines above and below it)."""
     with _rapid_lock:
         res = _rapidocr()(np.asarray(img.convert("RGB")))
     boxes = getattr(res, "boxes", None)
@@ -208,19 +212,19 @@ def rapidocr_words(img: Image.Image) -> list[Word]:
     words: list[Word] = []
     if boxes is None or txts is None:
         return words
-    for quad, text in zip(boxes, txts):
-        quad = np.asarray(quad)
-        x1, y1 = quad[:, 0].min(), quad[:, 1].min()
-        x2, y2 = quad[:, 0].max(), quad[:, 1].max()
+    for n, (quad, text) in enumerate(zip(boxes, txts)):
+        tl, tr, br, bl = np.asarray(quad, dtype=float)[:4]
         text = " ".join(str(text).split())
         if not text:
             continue
-        per = (x2 - x1) / max(1, len(text))
         pos = 0
         for tok in text.split(" "):
-            wx1 = x1 + pos * per
-            words.append(Word(tok, float(wx1), float(y1), float(wx1 + len(tok) * per), float(y2),
-                              float(y2 - y1)))
+            a, b = pos / len(text), (pos + len(tok)) / len(text)  # the word's share of the line
+            top = [tl + (tr - tl) * f for f in (a, b)]
+            bottom = [bl + (br - bl) * f for f in (a, b)]
+            xs = [p[0] for p in top + bottom]
+            y1, y2 = min(p[1] for p in top), max(p[1] for p in bottom)
+            words.append(Word(tok, float(min(xs)), float(y1), float(max(xs)), float(y2), float(y2 - y1), line=n))
             pos += len(tok) + 1
     return words
 
