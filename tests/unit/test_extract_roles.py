@@ -104,6 +104,9 @@ def test_a_name_whose_legal_form_is_printed_on_a_line_of_its_own_is_read_from_th
     lines = [(120, 60, "POPULAR", 18), (300, 60, "BOOK", 18), (90, 96, "CO.", 18), (160, 96, "(M) SDN", 18),
              (330, 96, "BHD", 18), *RECEIPT[3:]]
     assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] == "POPULAR BOOK CO. (M) SDN BHD"
+    # a number in a name with its legal form is part of the name
+    lines = [(150, 60, "Triple Six Point Enterprise 666", 12), *RECEIPT[3:]]
+    assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] == "Triple Six Point Enterprise 666"
 
 
 def test_totals_where_ocr_joined_labels_or_misread_the_word() -> None:

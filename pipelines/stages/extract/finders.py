@@ -79,7 +79,7 @@ def _name_like(text: str) -> bool:
         return False
     if t.endswith(","):  # an address line goes on; a name does not end in a comma
         return False
-    return sum(ch.isdigit() for ch in t) <= 2
+    return sum(ch.isdigit() for ch in t) <= (4 if LEGAL.search(t) else 2)  # "TRIPLE SIX ENTERPRISE 666"
 
 
 def _legal_only(text: str) -> bool:
@@ -149,8 +149,10 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     if not top:
         return [], []
     head = next((ln for ln in top[:2] if LEGAL.search(ln.text)), top[0])
+    # "PASARAYA BORONG PINTAR" / "SDN BHD": the name starts on the line above (a line above a
+    # whole name with its legal form is a trade name: "AL MENDIS" / "ZAWIAJAYA F&B SDN BHD")
     if _legal_only(head.text) and (up := parties._above(lines, head)) is not None and _name_like(up.text):
-        head = up  # "PASARAYA BORONG PINTAR" / "SDN BHD": the name starts on the line above
+        head = up
     body = sorted(_height(ln) for ln in lines) or [0.0]
     typical = body[len(body) // 2]
     # the rest of the head's row (a big name set in two columns of words), left to right
