@@ -105,7 +105,7 @@ def test_a_name_whose_legal_form_is_printed_on_a_line_of_its_own_is_read_from_th
              (330, 96, "BHD", 18), *RECEIPT[3:]]
     assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] == "POPULAR BOOK CO. (M) SDN BHD"
     # a number in a name with its legal form is part of the name
-    lines = [(150, 60, "Triple Six Point Enterprise 666", 12), *RECEIPT[3:]]
+    lines = [(200, 60, "CASH SALES", 10), (150, 98, "Triple Six Point Enterprise 666", 12), *RECEIPT[3:]]
     assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] == "Triple Six Point Enterprise 666"
 
 
