@@ -185,6 +185,30 @@ def test_items_printed_without_rules_are_read_with_their_second_lines() -> None:
     assert items[1]["description"] == "Joghurt Banane, Becher 150 g aus ökologischem Landbau"
 
 
+def test_text_set_up_the_margin_joins_no_item() -> None:
+    """A sample notice printed upright along the page's left edge crosses every row: its words
+    are no part of the items' descriptions."""
+    base = pdf(GERMAN)
+    import pypdf
+
+    from reportlab.pdfgen import canvas as rl_canvas
+
+    buf = io.BytesIO()
+    c = rl_canvas.Canvas(buf, pagesize=A4)
+    c.setFont("Helvetica", 7)
+    c.translate(22, 450)  # up the edge beside the items
+    c.rotate(90)
+    c.drawString(0, 0, "Sample invoice Extended, Copyright AWV e.V. 2013")
+    c.save()
+    out = pypdf.PdfWriter(clone_from=io.BytesIO(base))
+    out.pages[0].merge_page(pypdf.PdfReader(buf).pages[0])
+    merged = io.BytesIO()
+    out.write(merged)
+    items = run(merged.getvalue(), INVOICE_SCHEMA)["data"]["line_items"]
+    assert [i["description"] for i in items] == ["Trennblätter A4",
+                                                 "Joghurt Banane, Becher 150 g aus ökologischem Landbau"]
+
+
 def test_a_value_the_schema_refuses_is_null_with_a_warning() -> None:
     """The readers check types, enums and patterns; the rest of the schema (here ``maximum`` and
     ``maxLength``) is checked on the answer: what does not fit is null, and the page says why."""

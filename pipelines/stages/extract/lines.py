@@ -55,9 +55,17 @@ def lines_of(page: PageResult) -> list[Line]:
                 or isinstance(f.content.get("key"), str):
             continue
         parts = [p.strip() for p in _text(f).split("\n") if p.strip()]
-        for i, p in enumerate(parts):
-            out.append(Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts)))
+        lines = [Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts))
+                 for i, p in enumerate(parts)]
+        out += [ln for ln in lines if not sideways(ln)]
     return out
+
+
+def sideways(ln: Line) -> bool:
+    """A line of text set upright in a margin ("Copyright … 2013" up the page's edge): its box
+    is far taller than wide. It belongs to no row of the page."""
+    b = ln.box
+    return b is not None and b["y2"] - b["y1"] > 2 * (b["x2"] - b["x1"]) and len(ln.text) >= 2
 
 
 LABEL_COLON = re.compile(r"([^:\n]{1,60}?)\s*[:：]\s*(?!//)")

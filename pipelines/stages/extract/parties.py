@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, lines_of, per_page
+from pipelines.stages.extract.lines import Box, Line, lines_of, per_page, sideways
 from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
@@ -82,8 +82,7 @@ def _page_lines(page: PageResult) -> list[Line]:
                 for i, p in enumerate(parts):
                     b: Box = {"x1": box["x1"], "y1": box["y1"] + i * h, "x2": box["x2"], "y2": box["y1"] + (i + 1) * h}
                     out.append(Line(page.page_number, p, b, -1 - fi, i, len(parts)))
-    upright = [ln for ln in out if ln.box and not (ln.box["y2"] - ln.box["y1"] > 2 * (ln.box["x2"] - ln.box["x1"])
-                                                   and len(ln.text) > 3)]
+    upright = [ln for ln in out if ln.box and not sideways(ln)]
     return sorted(upright, key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
 
 
