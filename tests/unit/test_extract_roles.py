@@ -185,6 +185,38 @@ def test_items_printed_without_rules_are_read_with_their_second_lines() -> None:
     assert items[1]["description"] == "Joghurt Banane, Becher 150 g aus ökologischem Landbau"
 
 
+def test_a_ruled_items_table_with_a_header_over_two_rows_and_charges_under_its_items() -> None:
+    """The header's words set over two rows ("Menge" over nothing, "Preis/" over "Einheit"),
+    an item's second line starting with a number, and an allowance, a shipping charge and a
+    payment listed in the table under the items: three items, each with its quantity and unit
+    price, a second line of words kept whole (a line of figures, "300 cm x 100 cm", is no
+    description)."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    c.setFont("Helvetica", 9)
+    xs = [40, 300, 360, 410, 480, 555]  # description, quantity, unit, unit price, amount
+    head = [["Unsere", "Menge", "Meng.-", "Preis/", ""], ["Pos Artikelbeschreibung", "", "einheit", "Einheit", "Entgelt"]]
+    body = [["1 Kunstrasen grün 3m breit", "3,00", "m2", "4,00", "12,00"], ["300 cm x 100 cm", "", "", "", ""],
+            ["2 Schweinesteak", "5,00", "kg", "5,50", "27,50"],
+            ["3 Mineralwasser Medium", "20,00", "Kiste", "5,49", "109,80"], ["12 x 1,0l PET", "", "", "", ""],
+            ["abzgl. Sondernachlass", "", "", "", "-14,73"], ["zzgl. Versandkosten", "", "", "", "5,80"],
+            ["Bereits bezahlt", "", "", "", "50,00"]]
+    y = 700
+    c.line(xs[0], y + 12, xs[-1], y + 12)
+    for k, row in enumerate(head + body):
+        for x, text in zip(xs, row):
+            c.drawString(x + 3, y, text)
+        if k == len(head) - 1:
+            c.line(xs[0], y - 4, xs[-1], y - 4)
+        y -= 14
+    c.line(xs[0], y + 10, xs[-1], y + 10)
+    c.save()
+    items = run(buf.getvalue(), INVOICE_SCHEMA)["data"]["line_items"]
+    assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in items] == [
+        ("Kunstrasen grün 3m breit", 3.0, 4.0, 12.0), ("Schweinesteak", 5.0, 5.5, 27.5),
+        ("Mineralwasser Medium 12 x 1,0l PET", 20.0, 5.49, 109.8)]
+
+
 def test_text_set_up_the_margin_joins_no_item() -> None:
     """A sample notice printed upright along the page's left edge crosses every row: its words
     are no part of the items' descriptions."""

@@ -129,8 +129,22 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
                 parsed["description"] = f"{parsed.get('description', '')} {row.text.strip()}".strip()
                 items[-1] = (parsed, first, more + 1)
         if items:
-            return [_object(rec, kinds, parsed, row) for parsed, row, _ in items]
+            return without_charges(rec, [_object(rec, kinds, parsed, row) for parsed, row, _ in items])
     return []
+
+
+def without_charges(rec: Records, rows: list[tuple[dict[str, Any], dict[str, Citation]]]
+                    ) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
+    """The items without the charges and allowances listed among them (``abzgl. 16,7% Rabatt
+    -2,00``, ``zzgl. Versandkosten 5,80``, ``Bereits bezahlt``): where half the rows or more give
+    a quantity or a unit price, a row with neither is no item."""
+    counted = [f.dotted() for f in rec.fields if kind_of(f) in ("quantity", "unit_price")]
+    if not counted or len(rows) < 3:
+        return rows
+    has = [any(name in cites for name in counted) for _, cites in rows]
+    if sum(has) < max(2, len(rows) / 2):
+        return rows
+    return [row for row, ok in zip(rows, has) if ok]
 
 
 def _object(rec: Records, kinds: dict[int, str], parsed: dict[str, str],

@@ -54,11 +54,11 @@ GLOSSES: list[tuple[str, str]] = [
     (r"steuer" + _R + r"(?:nummer|nr)|ust" + _R + r"id(?:nr)?|n(?:°|o)? (?:de )?tva|btw" + _R + r"(?:nummer|nr)|"
      r"partita iva|p\.? ?iva|nif|cif", "vat id"),
     (r"menge|anzahl|quantit[ée]|aantal|cantidad|quantit[àa]|qt[ée]|qty", "quantity"),
-    (r"einzelpreis|st[üu]ckpreis|prix unitaire|p\.?u\.?|prijs per stuk|eenheidsprijs|precio unitario|"
-     r"prezzo unitario", "unit price"),
+    (r"einzelpreis|st[üu]ckpreis|preis ?/ ?einheit|preis pro einheit|prix unitaire|prix par unit[ée]|p\.?u\.?|"
+     r"prijs per stuk|eenheidsprijs|precio unitario|prezzo unitario", "unit price"),
     (r"beschreibung|bezeichnung|artikel(?:beschreibung)?|d[ée]signation|description|omschrijving|descripci[oó]n|"
      r"concepto|descrizione", "description"),
-    (r"betrag|montant|bedrag|importe|importo", "amount"),
+    (r"betrag|entgelt|montant|bedrag|importe|importo", "amount"),
 ]
 _COMPILED = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*$", re.I), gloss) for pat, gloss in GLOSSES]
 _INSIDE = [(re.compile(rf"(?<![a-zà-ÿ])(?:{pat})(?![a-zà-ÿ])", re.I), gloss) for pat, gloss in GLOSSES]

@@ -155,11 +155,12 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
             continue  # a total, subtotal or tax row under the items is not an item
         obj = copy.deepcopy(rec.template)
         cites: dict[str, Citation] = {}
+        priced_row = priced is None or any(c < len(row) and row[c][0].strip() for fi, c in cols.items() if fi in priced)
         for fi, c in cols.items():
             if c >= len(row):
                 continue
             text, box = row[c]
-            if fi in described:
+            if fi in described and priced_row:  # an item's first line, not its continuation ("300 cm x 100 cm")
                 text = items.clean_description(text)
             value = coerce(text, rec.fields[fi]) if text.strip() else None
             if value is not None:
@@ -169,7 +170,7 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
             _continue(rec, out[-1], cites)  # a line without a price goes on describing the item above
         elif cites:
             out.append((obj, cites))
-    return out
+    return items.without_charges(rec, out)
 
 
 def _continue(rec: Records, item: tuple[dict[str, Any], dict[str, Citation]], cites: dict[str, Citation]) -> None:

@@ -52,9 +52,16 @@ def _sections(page: PageResult, rows: list[list[str]], boxes: list[list[Box | No
     heads = [r for r, row in enumerate(rows) if r == 0 or _labelish_row(row)]
     out = []
     for h in heads:
+        if h - 1 in heads:
+            continue  # the second line of a header set over two rows (read with the first)
+        top = h
+        while h + 1 in heads:  # "Menge" over "", "Preis/" over "Einheit": one header, cell by cell
+            h += 1
+        header = [" ".join(rows[r][c] for r in range(top, h + 1) if c < len(rows[r]) and rows[r][c]).strip()
+                  for c in range(max(len(rows[r]) for r in range(top, h + 1)))]
         end = next((k for k in heads if k > h), len(rows))
         body = [[(cell, boxes[r][c]) for c, cell in enumerate(rows[r])] for r in range(h + 1, end)]
-        out.append(Section(page.page_number, rows[h], body))
+        out.append(Section(page.page_number, header, body))
     return out
 
 
