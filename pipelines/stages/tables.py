@@ -387,8 +387,9 @@ def _banded(rows: list[list[Cell]], words: list[Word]) -> bool:
 
 
 def _gapped(rows: list[list[Cell]], words: list[Word], unit: float) -> bool:
-    """Do a third or more of the rows hold a cell with a gutter inside (a gap of three text
-    heights between two words of one line)? A table's cells hold one phrase per line."""
+    """Do two rows or more, and a fifth of the rows at least, hold a cell with a gutter inside (a
+    gap of three text heights between two words of one line)? A table's cells hold one phrase
+    per line; a page's sections read as one table leave its columns inside the cells."""
     hit = filled = 0
     for row in rows:
         boxes = [box for t, box in row if box is not None and t.strip()]
@@ -401,7 +402,7 @@ def _gapped(rows: list[list[Cell]], words: list[Word], unit: float) -> bool:
                    for a, b in zip(ln, ln[1:])):
                 hit += 1
                 break
-    return filled > 0 and hit >= filled / 3
+    return hit >= max(2, filled / 5)
 
 
 def _dense_columns(rows: list[list[Cell]]) -> int:
