@@ -178,6 +178,27 @@ def test_a_german_invoice_is_read_by_its_own_labels() -> None:
     assert data["seller_name"] == "Lieferant GmbH"
 
 
+def test_parties_under_labels_side_by_side_with_an_identifier_over_each_name() -> None:
+    """Seller and buyer under their labels side by side, each name under an identifier line
+    (a GLN), the buyer's name holding a label word inside it ("MUSTER-KUNDE GMBH")."""
+    lines = [(40, 64, "Lieferant", 8), (210, 64, "Käufer", 8), (366, 64, "W A R E N R E C H N U N G", 8),
+             (40, 73, "GLN 4333741000005", 8), (210, 73, "GLN 4304171000002", 8),
+             (40, 82, "MUSTERLIEFERANT GMBH", 8), (210, 82, "MUSTER-KUNDE GMBH", 8),
+             (366, 86, "Beleg-Nr : R87654321012345", 8), (366, 99, "Beleg-Datum : 06.08.2013", 8),
+             (40, 104, "BAHNHOFSTRASSE 99", 8), (210, 104, "KUNDENWEG 88", 8),
+             (40, 113, "99199 MUSTERHAUSEN", 8), (210, 113, "40235 DUESSELDORF", 8),
+             (40, 140, "USt-IdNr : DE123456789", 8), (210, 140, "Kunden-Nr. : 009420", 8)]
+    schema = {"type": "object", "properties": {
+        "seller_name": {"type": "string", "description": "Company that issued the invoice."},
+        "seller_address": {"type": "string", "description": "The seller's address."},
+        "buyer_name": {"type": "string", "description": "Customer billed."},
+        "buyer_address": {"type": "string", "description": "The customer's address."}}}
+    data = run(pdf(lines), schema)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("MUSTERLIEFERANT GMBH", "MUSTER-KUNDE GMBH")
+    assert data["buyer_address"] == "KUNDENWEG 88 40235 DUESSELDORF"
+    assert data["seller_address"] == "BAHNHOFSTRASSE 99 99199 MUSTERHAUSEN"
+
+
 def test_items_printed_without_rules_are_read_with_their_second_lines() -> None:
     items = run(pdf(GERMAN), INVOICE_SCHEMA)["data"]["line_items"]
     assert [(i["quantity"], i["unit_price"], i["amount"]) for i in items] == [(20, 9.9, 198.0), (50, 5.5, 275.0)]

@@ -119,9 +119,12 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if not out and not started and DATE.search(t) and passed < 2:
             passed += 1
             continue
-        if STOP.search(t) or _is_title(t) or AMOUNT.search(t) or BUYER.search(t) or PHONE.search(t) \
+        if STOP.search(t) or _is_title(t) or AMOUNT.search(t) or parties.labelled(t) or PHONE.search(t) \
                 or (out and DATE.search(t)):
             break
+        if not out and passed < 2 and re.search(r"\d{6,}", t) and _letters(t) <= 4:
+            passed += 1  # an identifier over the name ("GLN 4304171000002")
+            continue
         if _letters(t) + sum(ch.isdigit() for ch in t) < 2:
             continue
         out.append((t, ln))
@@ -208,7 +211,7 @@ def _around_postcode(lines: list[Line]) -> Block:
 
 
 def _stop(text: str) -> bool:
-    return bool(STOP.search(text) or _is_title(text) or AMOUNT.search(text) or BUYER.search(text)
+    return bool(STOP.search(text) or _is_title(text) or AMOUNT.search(text) or parties.labelled(text)
                 or PHONE.search(text) or DATE.search(text))
 
 

@@ -119,7 +119,7 @@ def _block(lines: list[Line], post: Line) -> Party | None:
     addressed = False
     for _ in range(2):
         up = _above(lines, cur)
-        if up is None or BUYER.search(up.text) or SELLER.search(up.text):
+        if up is None or labelled(up.text):
             break
         if SALUTATION.match(up.text.strip()):
             addressed = True
@@ -133,6 +133,11 @@ def _block(lines: list[Line], post: Line) -> Party | None:
             break  # "Herrn" / "Max Mustermann": the name is the line after the salutation
     kept = name[-1:] if name and not LEGAL.search(" ".join(n.text for n in name)) else name
     return Party(kept, address, addressed)
+
+
+def labelled(text: str) -> bool:
+    """A party label heads the line ("Kunde:", "Bill to"); "MUSTER-KUNDE GMBH" is a name."""
+    return any((m := pat.search(text)) is not None and m.start() <= 3 for pat in (BUYER, SELLER))
 
 
 def blocks(page: PageResult) -> list[Party]:
