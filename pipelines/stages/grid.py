@@ -221,6 +221,31 @@ def _full_rules(hs: list[Rule], rx1: float, rx2: float, ry1: float, ry2: float) 
     return out
 
 
+def _wrapped_rows(cells: list[list[list[Word]]], lines: list[list[Word]], full: list[float]) -> list[list[list[Word]]]:
+    """Rules across the table between its rows, no column rules: a band between two rules where
+    one cell is a single line and others wrap over several lines of words is one row
+    ("Parastratiosph- / ecomyiastratio-" beside "Says"); other bands (the rules set off groups
+    of rows: a label over a column of figures) keep a row per line."""
+    out: list[list[list[Word]]] = []
+    band_of = [sum(1 for y in full if statistics.fmean(w.cy for w in line) > y) for line in lines]
+    k = 0
+    while k < len(cells):
+        j = k
+        while j + 1 < len(cells) and band_of[j + 1] == band_of[k] and len(cells[j + 1]) == len(cells[k]):
+            j += 1
+        band = cells[k:j + 1]
+        counts = [n for c in range(len(band[0])) if (n := sum(1 for line in band if line[c]))]
+        tall = "".join(w.text for c in range(len(band[0])) if sum(1 for line in band if line[c]) > 1
+                       for line in band for w in line[c])
+        wrapped = sum(ch.isalpha() for ch in tall) > 3 * sum(ch.isdigit() for ch in tall)
+        if len(band) > 1 and counts and min(counts) == 1 < max(counts) and wrapped:
+            out.append([[w for line in band for w in line[c]] for c in range(len(band[0]))])
+        else:
+            out += band
+        k = j + 1
+    return out
+
+
 def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) -> list[list[Cell]]:
     """Rows × columns of a table with rules. Vertical rules give the columns (else the word
     gaps do); horizontal rules give the rows when every band between two of them holds cells of
@@ -256,7 +281,7 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
         # set off groups of rows instead)
         part = [r for r in hs if r.x2 - r.x1 < 0.9 * (rx2 - rx1)]
         head_end = full[0] if not inner_x and full else ry2
-        out = []
+        cells: list[list[list[Word]]] = []
         ext = _extents(lines, bounds)
         for line in lines:
             bottom = max(w.y2 for w in line)
@@ -267,8 +292,10 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
             spans = [(a, b) for a, b in spans
                      if sum(1 for w in line if a <= (w.x1 + w.x2) / 2 <= b) == 1
                      or _one_phrase([w for w in line if a <= (w.x1 + w.x2) / 2 <= b], unit)]
-            out.append([_text(c, unit) for c in _phrase_cells(line, bounds, unit, spans, ext)])
-        return out
+            cells.append(_phrase_cells(line, bounds, unit, spans, ext))
+        if not inner_x and len(full) >= 2:
+            cells = _wrapped_rows(cells, lines, full)
+        return [[_text(c, unit) for c in row] for row in cells]
     # a ruled grid: one row per band between horizontal rules, unless a band's cells all hold
     # the same number of lines (then the rules only set off groups of rows)
     ext = _extents(lines, bounds)

@@ -247,3 +247,34 @@ def test_rules_that_part_a_letterhead_from_address_blocks_are_no_table() -> None
     assert not [f for f in pages[0].fragments if f.fragment_type == "table" and "Contoso" in f.content["content"]]
     text = "\n".join(texts)
     assert "Contoso Supplies GmbH" in text and "Kundenweg 88" in text and "186,02" in text
+
+
+def test_a_table_ruled_between_its_rows_without_column_rules_keeps_wrapped_cells_whole() -> None:
+    """Rules across the table between its rows and none between its columns: a long word
+    wrapped over three lines beside one-line cells is one cell of one row; a band of figures
+    under a one-line label keeps a row per line."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    rows = [(["Animal"], ["Action"], ["Result"]),
+            (["Parastratiosph-", "ecomyiastratio-", "sphecomyioides"], ["Says"], ["bzzzzzzz"]),
+            (["Fox"], ["Says"], ["Ring-dingding-", "dingeringeding"]),
+            (["Donkey"], ["Says"], ["Hee-Haw"]), (["Counts"], ["1.5", "2.5", "3.5"], ["10", "20", "30"])]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(595, 842))
+    c.setFont("Helvetica", 10)
+    y = 760
+    c.line(60, y + 14, 400, y + 14)
+    for row in rows:
+        height = max(len(cell) for cell in row)
+        for x, cell in zip((64, 200, 300), row):
+            for k, text in enumerate(cell):
+                c.drawString(x, y - 13 * k, text)
+        y -= 13 * height + 6
+        c.line(60, y + 14, 400, y + 14)
+    c.save()
+    (table,) = tables_of(run(buf.getvalue()))
+    got = [[" ".join(cell.split()) for cell in r] for r in table_rows(table)]
+    assert got[:4] == [[" ".join(cell) for cell in row] for row in rows[:4]]
+    assert got[4:] == [["Counts", "1.5", "10"], ["", "2.5", "20"], ["", "3.5", "30"]]
