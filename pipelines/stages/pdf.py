@@ -22,7 +22,7 @@ import statistics
 
 from pipelines.core.models import DocumentResult
 from pipelines.core.requests import ParsingOptions
-from pipelines.stages import barcodes, coverage, layout, marks, pdf_text, scan, tables
+from pipelines.stages import barcodes, coverage, layout, marks, pdf_text, scan, table_regions, tables
 from pipelines.stages.drafts import (
     PageDraft,
     drop_inside,
@@ -148,7 +148,7 @@ def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     # form fields: their values are not in the page text; they read as key/value regions
     regions += [Region("key_value_region", *f["box"], data={"key": f["key"], "value": f["value"]})
                 for f in pc.meta.get("fields", [])]
-    for box in tables.ruled_regions(pc.rules, words):
+    for box in table_regions.ruled_regions(pc.rules, words):
         mine = [r for r in pc.rules if inside((r.x1, r.y1, r.x2, r.y2), box, 3)]
         regions.append(Region("table", *box, data={"ruled": True, "rules": mine}))
     fixed = [(r.x1, r.y1, r.x2, r.y2) for r in regions]

@@ -1,7 +1,6 @@
 """Tables: find them, read their cells, render them, merge the ones split across pages.
 
-* Ruled tables are found from the page's ruling lines (grids of touching horizontal and
-  vertical rules; stacks of three or more horizontal rules, the booktabs style) and read by
+* Ruled tables are found from the page's ruling lines (``table_regions``) and read by
   ``grid.rule_grid`` from those rules and the words between them.
 * Whitespace tables are found by the XY-cut (three or more aligned narrow columns, or a narrow
   column of labels beside their values, see ``xycut``) and read from the cut's own columns
@@ -24,161 +23,14 @@ from typing import Any
 
 from pipelines.core.models import Fragment
 from pipelines.stages import grid, table_cells
-from pipelines.stages.geometry import Box, Rule, Word, inside, union
+from pipelines.stages.geometry import Box, Word, inside, union
 from pipelines.stages.layout import group_lines
 from pipelines.stages.text import render_html_table, render_markdown_table, table_fragment
-from pipelines.stages.xycut import FIG_CAPTION, TABLE_CAPTION
 
 Cell = tuple[str, Box | None]
 
 
-# ---------------------------------------------------------------- finding ruled tables
-
-
-def _touch(a: Rule, b: Rule, tol: float = 2.5) -> bool:
-    return (a.x1 - tol <= b.x2 and b.x1 - tol <= a.x2 and a.y1 - tol <= b.y2 and b.y1 - tol <= a.y2)
-
-
-def _positions(values: list[float], tol: float = 3.0) -> int:
-    """How many distinct positions ``values`` hold (clustered within ``tol``)."""
-    n, last = 0, None
-    for v in sorted(values):
-        if last is None or v - last > tol:
-            n += 1
-        last = v
-    return n
-
-
-def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
-    """Table regions drawn with rules, holding at least two words:
-
-    * grids: clusters of touching horizontal and vertical rules with at least three distinct
-      rows or columns of rules (a single ruled box around text is a frame, not a table);
-    * header-ruled tables (booktabs): a stack of at least three horizontal rules, the top and
-      the bottom one of the same span, the ones between them (``\\midrule``, ``\\cmidrule``)
-      no wider; rules drawn as thin filled rectangles count the same (``pdf_text``).
-    """
-    lines = [r for r in rules if r.horizontal or r.vertical]
-    parent = list(range(len(lines)))
-
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
-    order = sorted(range(len(lines)), key=lambda i: lines[i].x1)
-    for a, i in enumerate(order):  # sweep in x: only rules that can touch are compared
-        ri = lines[i]
-        for j in order[a + 1:]:
-            if lines[j].x1 - 2.5 > ri.x2:
-                break
-            if _touch(ri, lines[j]):
-                parent[find(i)] = find(j)
-    groups: dict[int, list[Rule]] = {}
-    for i, r in enumerate(lines):
-        groups.setdefault(find(i), []).append(r)
-    regions: list[Box] = []
-    for g in groups.values():
-        hs = [r for r in g if r.horizontal]
-        vs = [r for r in g if r.vertical]
-        if len(hs) >= 2 and len(vs) >= 2:
-            rows = _positions([(r.y1 + r.y2) / 2 for r in hs])
-            cols = _positions([(r.x1 + r.x2) / 2 for r in vs])
-            if rows >= 3 or cols >= 3:
-                # the grid's width is that of its vertical rules: a rule running on past them
-                # (under a caption in the margin) is not part of the table
-                left, right = min(r.x1 for r in vs) - 3, max(r.x2 for r in vs) + 3
-                g = [r for r in g if r.x1 >= left - 6 and r.x2 <= right + 6]
-                # without the rules running past it (another float's, touching its edge), a box
-                # may be left with only its four sides: a frame, not a grid
-                rows = _positions([(r.y1 + r.y2) / 2 for r in g if r.horizontal])
-                if rows >= 3 or cols >= 3:
-                    regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
-    free = sorted((r for r in lines if r.horizontal and r.x2 - r.x1 >= 30
-                   and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
-                  key=lambda r: r.y1)
-    used: set[int] = set()
-    for i, top in enumerate(free):
-        if i in used:
-            continue
-        members = [i]
-        bottom = None
-        for j in range(i + 1, len(free)):
-            r = free[j]
-            if r.x1 > top.x2 or r.x2 < top.x1:
-                continue  # beside the table (another table next to it)
-            if r.x1 < top.x1 - 6 or r.x2 > top.x2 + 6:
-                break  # a wider rule: the stack ends
-            if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1):
-                break  # the next table's caption: this stack ended before it
-            members.append(j)
-            if abs(r.x1 - top.x1) < 6 and abs(r.x2 - top.x2) < 6:
-                bottom = len(members)
-        if bottom is None or bottom < 3:
-            continue
-        members = members[:bottom]
-        used.update(members)
-        regions.append(union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members]))
-    regions = [reg for reg in regions
-               if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
-    return [_grow(reg, words) for reg in regions]
-
-
-def _grow(region: Box, words: list[Word]) -> Box:
-    """A ruled region grown by the rows just above or below it that line up with its columns
-    (a table whose rules start at its third row, ``\\rowcolors[\\hline]{3}``): every word of such
-    a line starts where a word of the table starts, and it is no further away than a row."""
-    mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), region)]
-    lines = group_lines(mine)
-    if len(lines) < 2:
-        return region
-    starts = [w.x1 for w in mine]
-    pitch = statistics.median(statistics.fmean(w.cy for w in b) - statistics.fmean(w.cy for w in a)
-                              for a, b in zip(lines, lines[1:]))
-    x1, y1, x2, y2 = region
-    near = group_lines([w for w in words if x1 - 2 <= w.x1 and w.x2 <= x2 + 2
-                        and not inside((w.x1, w.y1, w.x2, w.y2), region)
-                        and (y1 - 3 * pitch < w.cy < y1 or y2 < w.cy < y2 + 3 * pitch)])
-    above = sorted((ln for ln in near if ln[0].cy < y1), key=lambda ln: -ln[0].cy)
-    below = sorted((ln for ln in near if ln[0].cy > y2), key=lambda ln: ln[0].cy)
-    edge = statistics.fmean(w.cy for w in lines[0])
-    for line in above:
-        cy = statistics.fmean(w.cy for w in line)
-        if edge - cy > 1.3 * pitch or len(line) < 2 or not all(
-                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
-            break
-        y1, edge = min(y1, min(w.y1 for w in line) - 1), cy
-    edge = statistics.fmean(w.cy for w in lines[-1])
-    for line in below:
-        cy = statistics.fmean(w.cy for w in line)
-        if cy - edge > 1.3 * pitch or len(line) < 2 or not all(
-                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
-            break
-        y2, edge = max(y2, max(w.y2 for w in line) + 1), cy
-    return (x1, y1, x2, y2)
-
-
-def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float) -> bool:
-    """Whether something between ``y1`` and ``y2`` ends a stack of rules: a line that starts a
-    table or figure caption, or a line of text running past both ends of the rules (prose
-    between two tables of the same width)."""
-    band = [w for w in words if y1 < w.cy < y2]
-    for line in group_lines(band):
-        gap = max((b.x1 - a.x2 for a, b in zip(line, line[1:])), default=0.0)
-        h = statistics.median(w.h for w in line)
-        if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6 and gap < 1.2 * h:
-            return True  # running text across the rules' span
-        if len(line) >= 6 and line[-1].x2 - line[0].x1 >= 0.8 * (x2 - x1) and gap < 1.0 * h:
-            return True  # a line of prose as wide as the rules (between two ruled boxes)
-        inner = [w for w in line if x1 - 6 <= (w.x1 + w.x2) / 2 <= x2 + 6]
-        head = " ".join(w.text for w in inner[:3])
-        if TABLE_CAPTION.match(head) or FIG_CAPTION.match(head) or head.startswith("Example"):
-            return True
-    return False
-
-
-# ---------------------------------------------------------------- reading cells
+# ---------------------------------------------------------------- reading tables
 
 
 def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]]:

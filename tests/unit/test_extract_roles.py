@@ -241,13 +241,11 @@ def test_a_ruled_items_table_with_a_header_over_two_rows_and_charges_under_its_i
 def test_text_set_up_the_margin_joins_no_item() -> None:
     """A sample notice printed upright along the page's left edge crosses every row: its words
     are no part of the items' descriptions."""
-    base = pdf(GERMAN)
     import pypdf
 
-    from reportlab.pdfgen import canvas as rl_canvas
-
+    base = pdf(GERMAN)
     buf = io.BytesIO()
-    c = rl_canvas.Canvas(buf, pagesize=A4)
+    c = canvas.Canvas(buf, pagesize=A4)
     c.setFont("Helvetica", 7)
     c.translate(22, 450)  # up the edge beside the items
     c.rotate(90)

@@ -278,3 +278,32 @@ def test_a_table_ruled_between_its_rows_without_column_rules_keeps_wrapped_cells
     got = [[" ".join(cell.split()) for cell in r] for r in table_rows(table)]
     assert got[:4] == [[" ".join(cell) for cell in row] for row in rows[:4]]
     assert got[4:] == [["Counts", "1.5", "10"], ["", "2.5", "20"], ["", "3.5", "30"]]
+
+
+def test_a_grid_drawn_without_its_outer_frame_keeps_its_label_and_last_columns() -> None:
+    """Column rules between the figures only, none at the table's sides: the row labels left of
+    the first rule and the column right of the last one are cells of the table."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    labels = ["COTTON", "TOTAL PEANUT", "PEANUT 1ST CROP", "RICE", "TOTAL BEANS", "SUNFLOWER"]
+    figures = [[f"{(i * 37 + k * 11) % 900 + 10},{k}" for k in range(4)] for i in range(len(labels))]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(595, 842))
+    c.setFont("Helvetica", 9)
+    top, pitch = 700, 15
+    xs = [180, 250, 320, 390]  # the rules: after the labels and between the figures
+    for i, (label, row) in enumerate(zip(labels, figures)):
+        y = top - pitch * i
+        c.drawString(100, y, label)
+        for k, v in enumerate(row):
+            c.drawRightString(xs[k] + 60 if k < 3 else 425, y, v)
+    bottom = top - pitch * len(labels) + 10
+    for x in xs:
+        c.line(x, top + 12, x, bottom)
+    for y in (top + 12, bottom):
+        c.line(xs[0], y, xs[-1], y)
+    c.save()
+    (table,) = tables_of(run(buf.getvalue()))
+    assert [[cell for cell in r if cell] for r in table_rows(table)] == [[lab, *row] for lab, row in zip(labels, figures)]
