@@ -108,10 +108,14 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
         regions.append(union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members]))
     regions = [reg for reg in regions
                if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
-    grown = [_widen(_grow(reg, words), words) for reg in regions]
-    # a grid drawn without its outer frame may leave pieces of its rules as regions of their own
-    return [reg for reg in grown if not any(other is not reg and _area(other) > _area(reg)
-                                            and _area(_overlap(reg, other)) > 0.5 * _area(reg) for other in grown)]
+    grown = [_grow(reg, words) for reg in regions]
+    wide = [_widen(reg, words, [o for j, o in enumerate(grown) if j != k and _area(_overlap(reg, o)) == 0])
+            for k, reg in enumerate(grown)]
+    # a grid drawn without its outer frame may leave pieces of its rules as regions of their own,
+    # inside the columns it widened over (boxes drawn inside other boxes, as on forms, stay)
+    return [reg for k, reg in enumerate(wide)
+            if not any(j != k and w != grown[j] and _area(w) > _area(reg) and _area(_overlap(reg, w)) > 0.5 * _area(reg)
+                       for j, w in enumerate(wide))]
 
 
 def _area(b: Box) -> float:
@@ -156,11 +160,13 @@ def _grow(region: Box, words: list[Word]) -> Box:
     return (x1, y1, x2, y2)
 
 
-def _widen(region: Box, words: list[Word]) -> Box:
+def _widen(region: Box, words: list[Word], others: list[Box]) -> Box:
     """A ruled region widened by a column just beside it whose words sit on the table's rows (a
     grid drawn without its outer frame: the row labels left of the first column rule, the last
     column right of the last one). Most of the table's rows must have a word there and nearly
-    every word there must sit on a row, so running text beside a table stays out."""
+    every word there must sit on a row, so running text beside a table stays out; words inside
+    ``others`` (the next ruled box of a form, apart from this one) are not a column of this one."""
+    words = [w for w in words if not any(inside((w.x1, w.y1, w.x2, w.y2), o) for o in others)]
     x1, y1, x2, y2 = region
     lines = group_lines([w for w in words if inside((w.x1, w.y1, w.x2, w.y2), region)])
     if len(lines) < 4:
