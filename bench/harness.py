@@ -124,6 +124,20 @@ def cpu_spent(before: dict[str, float], after: dict[str, float]) -> dict[str, fl
     return {k: after.get(k, 0.0) - before.get(k, 0.0) for k in sorted(set(before) | set(after))}
 
 
+def wait_idle(pid: int, timeout: float, who: str) -> None:
+    """Until every process under ``pid`` has spent under 5 % of a CPU for a second (a service's
+    start-up work done), or ``timeout`` seconds; then the measurement starts either way."""
+    deadline = time.monotonic() + timeout
+    before = tree_cpu(pid)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        after = tree_cpu(pid)
+        if sum(cpu_spent(before, after).values()) < 0.05:
+            return
+        before = after
+    note(f"[{who}] the service did not go quiet; measuring anyway")
+
+
 # ---------------------------------------------------------------- the real API
 
 

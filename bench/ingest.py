@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from bench.fairness import Service
-from bench.harness import ROOT, cpu_spent, free_port, note, print_table, tree_cpu
+from bench.harness import ROOT, cpu_spent, free_port, note, print_table, tree_cpu, wait_idle
 
 BUCKET = "docklake-bench"
 PREFIX = "reports/"
@@ -80,17 +80,8 @@ def listing_alone(source: str, aws: dict[str, str]) -> float:
 
 
 def quiet(svc: Service, timeout: float = 90.0) -> None:
-    """Until every process of the service has spent under 5 % of a CPU for a second (the API's
-    and the Prefect server's start-up work done)."""
-    deadline = time.monotonic() + timeout
-    before = tree_cpu(svc.proc.pid)
-    while time.monotonic() < deadline:
-        time.sleep(1.0)
-        after = tree_cpu(svc.proc.pid)
-        if sum(cpu_spent(before, after).values()) < 0.05:
-            return
-        before = after
-    note("[ingest] the service did not go quiet; measuring anyway")
+    """Until the service's processes are idle (the API's and the Prefect server's start-up done)."""
+    wait_idle(svc.proc.pid, timeout, "ingest")
 
 
 def ingest(svc: Service, dataset_id: str, source: str, timeout: float = 900.0) -> tuple[dict, float, float, float]:

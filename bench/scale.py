@@ -19,7 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench.batch import corpus, engine_alone, engine_at_once, through_the_service
+from bench.batch import engine_alone, engine_at_once, through_the_service
+from bench.batch_corpus import corpus
 from bench.fairness import Service
 from bench.harness import note, print_table, summary
 

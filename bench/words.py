@@ -8,7 +8,7 @@ and an embedding do. This counts a reference word as kept only when the output h
 whole whitespace-separated word (a multiset: "the" twice needs two).
 
 Corpus: the PDF manuals of at most ``--max-pages`` pages of Debian's
-``texlive-latex-recommended-doc`` (``bench.batch.real_manuals``: ``apt-get download``, cached),
+``texlive-latex-recommended-doc`` (``bench.batch_corpus.real_manuals``: ``apt-get download``, cached),
 plus the manuals of any other ``--package`` (fetched the same way). Reference: each page's
 text as pypdfium2 reads it (``get_text_range``), split on whitespace, words normalised as the
 coverage invariant does (NFKC, soft hyphens out, PDFium's line-end hyphen U+FFFE as "-" ending
@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import pypdfium2 as pdfium  # noqa: E402
 
-from bench.batch import REAL_MAX_PAGES, real_manuals  # noqa: E402
+from bench.batch_corpus import REAL_MAX_PAGES, real_manuals  # noqa: E402
 from bench.harness import print_table  # noqa: E402
 from pipelines.core.models import DocumentInput  # noqa: E402
 from pipelines.engine.document import convert  # noqa: E402
