@@ -78,12 +78,14 @@ class _NoEmbeddings:
 
 
 def without_embeddings(pages: list[PageResult], opt: StructuredExtractionOptions) -> dict:
-    real = extract.embed
-    extract.embed = _NoEmbeddings  # type: ignore[assignment]
+    from pipelines.stages.extract import matching
+
+    real = matching.embed  # the module that asks the model (the package's __init__ does not)
+    matching.embed = _NoEmbeddings  # type: ignore[assignment]
     try:
         return extract.extract_pages(pages, opt).data
     finally:
-        extract.embed = real
+        matching.embed = real
 
 
 def naive_classify(pages: list[PageResult], classes: list[PageClassConfig]) -> str | None:
