@@ -3,8 +3,9 @@ when one is attached to or detached from a running sandbox.
 
 Apart from the other request rules because it is its own part of the API
 (``/sandboxes/{id}/file_systems``) with its own errors; ``Sandboxes`` delegates here. An attach
-or a detach is persisted and answered at once; the backend applies it in the background, and a
-file system that turns out not to exist terminates the sandbox, with the reason.
+or a detach is checked (the file system must exist), persisted and answered at once; the backend
+applies it in the background, and a file system gone by then terminates the sandbox, with the
+reason.
 """
 
 from __future__ import annotations
@@ -47,9 +48,11 @@ class SandboxMounts:
 
     def attach(self, p: Principal, ns: str, id_or_name: str, mount: Mount) -> Sandbox:
         """Persist the mount and answer; it is applied in the background. A file system (or pin)
-        that does not exist terminates the sandbox, with the reason (the spec's state table)."""
+        that does not exist is refused here (400) and nothing changes: a typo must not cost the
+        running sandbox. One that is gone by the time the mount is applied terminates the
+        sandbox, with the reason (the spec's state table)."""
         sb = self.steps.find(p, ns, id_or_name)
-        self.check(mount, (), p, resolve=False)  # the 400s first
+        self.check(mount, (), p, resolve=True)  # the 400s first, the file system's existence among them
         if self.steps.backend.read_only_root and not mount.mount_path.startswith(LIVE_MOUNT_ROOTS):
             raise SandboxInvalid(f"mount_path {mount.mount_path!r}: a running sandbox's root is read-only, so a "
                                  f"file system attached now goes under {', '.join(LIVE_MOUNT_ROOTS)} (any path "

@@ -222,16 +222,29 @@ def test_patch_changes_proxy_settings_but_not_a_terminated_sandbox(rig: Rig) -> 
     rig.background.run()
 
 
-def test_a_running_sandbox_whose_file_system_cannot_be_mounted_is_terminated(rig: Rig) -> None:
+def test_an_attach_naming_a_missing_file_system_is_refused_and_the_sandbox_keeps_running(rig: Rig) -> None:
     sb = rig.create(name="box")
+    assert rig.refused(lambda: rig.sandboxes.attach(ME, NS, "box", Mount("nowhere", "/mnt/data"))) == 400
+    assert rig.background.run() == []
+    kept = rig.now(sb)
+    assert kept.status == S.running and kept.mounts == () and kept.termination_reason is None
+
+
+def test_a_running_sandbox_whose_file_system_is_gone_when_mounted_is_terminated(rig: Rig) -> None:
+    from assets.catalog import file_systems as fs_repo
+
+    sb = rig.create(name="box")
+    rig.sandboxes.file_systems.create(ME, "data")
     assert rig.refused(lambda: rig.sandboxes.attach(ME, NS, "box", Mount("data", "/etc/data"))) == 400  # read-only root
-    rig.sandboxes.attach(ME, NS, "box", Mount("nowhere", "/mnt/data"))  # persisted, applied in the background
-    assert rig.now(sb).mounts == (Mount("nowhere", "/mnt/data"),)
+    rig.sandboxes.attach(ME, NS, "box", Mount("data", "/mnt/data"))  # persisted, applied in the background
+    assert rig.now(sb).mounts == (Mount("data", "/mnt/data"),)
+    fs_repo.delete_fs(rig.sandboxes.engine, ME, "data")  # lost before the mount is applied
     assert rig.background.run() == ["mount", "terminate"]
     gone = rig.now(sb)
     assert gone.status == S.terminated and gone.termination_reason == "file_system_mount_failed"
-    assert gone.error_details["file_system_id"] == "nowhere"
-    assert rig.refused(lambda: rig.sandboxes.attach(ME, NS, "box", Mount("data", "/mnt/other"))) == 409
+    assert gone.error_details["file_system_id"] == "data"
+    rig.sandboxes.file_systems.create(ME, "other")
+    assert rig.refused(lambda: rig.sandboxes.attach(ME, NS, "box", Mount("other", "/mnt/other"))) == 409
     assert rig.refused(lambda: rig.sandboxes.detach(ME, NS, "box", "/mnt/else")) == 404
 
 
