@@ -175,6 +175,11 @@ class SandboxSettings(_Group):
                         "read-only root.")
     pool_size: int = Field(2, description="Containers kept started and idle for unnamed sandboxes of the default "
                            "image and resources (filled after the first sandbox is asked for; 0: none).")
+    internet_by_default: bool = Field(False, description="Whether a sandbox created without a `network` field "
+                                      "may reach the internet. The SDK sends no `network` field when "
+                                      "`allow_internet_access` is left at its default (true), so off (the "
+                                      "default) such sandboxes are offline until the operator turns this on; a "
+                                      "request's own `network` always wins.")
     max_mounts: int = Field(8, description="File systems one sandbox may have mounted at once.")
     max_per_project: int = Field(50, description="Sandboxes that may run at once in one organization/project.")
     pids_limit: int = Field(512, description="Processes one sandbox may hold at once.")

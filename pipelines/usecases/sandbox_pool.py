@@ -39,11 +39,13 @@ class WarmPool:
         self._closed = False
 
     def fits(self, sb: Sandbox, source: Snapshot | None) -> bool:
-        """Pool containers run the default image, resources and network with no entrypoint and
-        no mounts; the host name of a named sandbox is its name, so named ones boot their own."""
+        """Pool containers run the default image, resources and network (internet as
+        DOCKLAKE_SANDBOX__INTERNET_BY_DEFAULT says) with no entrypoint and no mounts; the host name
+        of a named sandbox is its name, so named ones boot their own."""
         return (self.cfg.pool_size > 0 and source is None and sb.name is None and not sb.mounts
                 and sb.spec.image == self.cfg.image and sb.spec.resources == Resources()
-                and sb.spec.entrypoint is None and sb.spec.network == NetworkPolicy())
+                and sb.spec.entrypoint is None
+                and sb.spec.network == NetworkPolicy(allow_internet_access=self.cfg.internet_by_default))
 
     def count(self) -> int:
         """Pool containers ready to be handed out."""
@@ -75,7 +77,7 @@ class WarmPool:
         try:
             started = self.containers.launch(
                 Launch(sandbox_id=pool_id, namespace="", generation=1, image=self.cfg.image, entrypoint=None,
-                       resources=Resources(), internet=False, token=token, hostname="sandbox",
+                       resources=Resources(), internet=self.cfg.internet_by_default, token=token, hostname="sandbox",
                        pids_limit=self.cfg.pids_limit), self.cfg.start_timeout_s)
         except ContainerError as exc:
             log.warning("sandbox_pool_refill_failed", error=str(exc))

@@ -131,6 +131,10 @@ class Sandboxes:
     def reload(self, sb: Sandbox) -> Sandbox:
         return self.steps.reload(sb)
 
+    def default_network(self) -> NetworkPolicy:
+        """The policy of a sandbox whose request has no ``network`` (DOCKLAKE_SANDBOX__INTERNET_BY_DEFAULT)."""
+        return NetworkPolicy(allow_internet_access=self.cfg.internet_by_default)
+
     def addressed(self, ref: str, p: Principal | None) -> Sandbox | None:
         """The sandbox a proxied request names: by id, whoever asks (the proxy then decides who
         may reach it), or else by name in the caller's default namespace."""
@@ -200,7 +204,7 @@ class Sandboxes:
             image=req.image or (inherited.image if inherited else self.cfg.image),
             resources=req.resources or (inherited.resources if inherited else Resources()),
             entrypoint=req.entrypoint if req.entrypoint is not None else (inherited.entrypoint if inherited else None),
-            network=req.network or (inherited.network if inherited else NetworkPolicy()),
+            network=req.network or (inherited.network if inherited else self.default_network()),
             timeout_secs=req.timeout_secs, exposed_ports=ports,
             allow_unauthenticated_access=req.allow_unauthenticated_access, auto_resume=req.auto_resume,
         )

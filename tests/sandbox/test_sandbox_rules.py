@@ -26,6 +26,7 @@ from pipelines.core.errors import SandboxError
 from pipelines.core.records import Principal
 from pipelines.core.sandbox_records import (
     Mount,
+    NetworkPolicy,
     Sandbox,
     SandboxSpec,
     SandboxStatus,
@@ -410,3 +411,31 @@ def test_copies_that_fail_to_boot_are_terminated_and_reported(rig: Rig) -> None:
     outcome = rig.sandboxes.copy(ME, NS, "src", 2, None)
     assert outcome.failed and not outcome.timed_out  # 422
     assert {(c.status, c.termination_reason) for c in outcome.copies} == {(S.terminated, "copy_failed")}
+
+
+@pytest.mark.parametrize("by_default", [False, True])
+def test_a_request_without_network_follows_the_internet_setting(tmp_path, by_default: bool) -> None:
+    """The SDK sends no ``network`` when ``allow_internet_access`` is left at its default; the
+    operator's DOCKLAKE_SANDBOX__INTERNET_BY_DEFAULT decides, pooled containers included, and a
+    request's own ``network`` always wins."""
+    settings = Settings(data_dir=tmp_path / "docklake", sandbox={"pool_size": 1, "memory_snapshots": False,
+                                                                 "internet_by_default": by_default})
+    engine = open_catalog(settings.storage)
+    backend = FakeSandboxBackend(images=(settings.sandbox.image,))
+    background = Background()
+    boxes = Sandboxes(settings, engine, backend, background)
+    try:
+        plain = boxes.create(ME, NS, CreateRequest())
+        background.run()  # the pool fills after the first sandbox is asked for
+        pooled = boxes.create(ME, NS, CreateRequest())
+        offline = boxes.create(ME, NS, CreateRequest(network=NetworkPolicy(allow_internet_access=False)))
+        background.run()
+        assert plain.spec.network.allow_internet_access is by_default
+        assert pooled.spec.network.allow_internet_access is by_default
+        assert offline.spec.network.allow_internet_access is False
+        launched = {req.sandbox_id: req.internet for req in backend.launches}
+        assert all(internet is by_default for sid, internet in launched.items() if sid.startswith("pool"))
+        assert launched.get(offline.id) is False
+    finally:
+        boxes.close()
+        engine.dispose()
