@@ -150,7 +150,7 @@ class SandboxProxyMiddleware:
             while True:
                 message: Message = await receive()
                 if message["type"] == "http.disconnect":
-                    return
+                    raise _ClientGone  # mid-body: the sandbox must not take a truncated body as whole
                 chunk = message.get("body", b"")
                 if chunk:
                     yield chunk
@@ -166,6 +166,9 @@ class SandboxProxyMiddleware:
         request = client.build_request(scope["method"], url, headers=headers, content=body() if has_body else None)
         try:
             upstream = await client.send(request, stream=True)
+        except _ClientGone:
+            log.info("proxy_client_gone", sandbox_id=sb.id, method=scope["method"], path=target.path)
+            return  # nobody is left to answer
         except httpx.TimeoutException:
             await _json_error(send, 504, f"sandbox {sb.id} did not answer in time", "CONNECTION_TIMEOUT")
             return
@@ -184,6 +187,10 @@ class SandboxProxyMiddleware:
             log.info("proxy_stream_closed", sandbox_id=sb.id, error=type(exc).__name__)
         finally:
             await upstream.aclose()
+
+
+class _ClientGone(Exception):
+    """The client disconnected before it had sent the whole request body."""
 
 
 class _Refused(Exception):

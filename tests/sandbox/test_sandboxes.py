@@ -244,6 +244,34 @@ def test_runtime_through_the_proxy_three_ways_with_auth(live: Live) -> None:
     assert live.http.patch(f"/sandboxes/{sid}", json={"exposed_ports": [1]}).status_code == 409
 
 
+def test_a_client_gone_in_the_middle_of_a_body_leaves_no_error_and_no_half_file(
+        live: Live, capfd: pytest.CaptureFixture[str]) -> None:
+    """A client that sends part of a file and hangs up: the proxy stops without an error (a
+    line at info level says so), the sandbox gets no truncated file, and it serves on."""
+    import socket
+    from urllib.parse import urlsplit
+
+    sb = live.create()
+    u = urlsplit(sb["sandbox_url"])
+    head = (f"PUT {u.path}/api/v1/files?path=/workspace/half.bin HTTP/1.1\r\nHost: {u.hostname}:{u.port}\r\n"
+            f"Authorization: {A['Authorization']}\r\nContent-Length: 10000000\r\n\r\n").encode()
+    with socket.create_connection((u.hostname, u.port)) as s:
+        s.sendall(head + b"x" * 100_000)
+        time.sleep(0.5)
+    logged: list[str] = []
+
+    def noticed() -> bool:
+        seen = capfd.readouterr()
+        logged.append(seen.out + seen.err)
+        return "proxy_client_gone" in "".join(logged)
+
+    wait_for("the proxy noticed the client had gone", noticed)
+    assert "Traceback" not in "".join(logged) and "LocalProtocolError" not in "".join(logged)
+    assert httpx.get(f"{sb['sandbox_url']}/api/v1/health", headers=A).json() == {"healthy": True}
+    assert live.run(sb, "ls -A /workspace") == (0, "")
+    live.http.delete(f"/sandboxes/{sb['sandbox_id']}")
+
+
 def test_named_sandbox_suspends_and_resumes_with_its_files_again_and_again(live: Live) -> None:
     sb = live.create(name="keeper")
     dup = live.http.post("/sandboxes", json={"name": "keeper"})
