@@ -135,7 +135,7 @@ def test_nothing_is_taken_by_reference_unless_the_operator_allows_it(tmp_path: P
 
 
 def test_a_bucket_prefix_is_taken_by_reference(client: TestClient, services: Services, tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
+                                               monkeypatch: pytest.MonkeyPatch, prefect_api: str) -> None:
     """The API lists the prefix; a worker on a host that can read the bucket (its credentials in
     its environment, as an operator starts it) parses the documents there."""
     import boto3
