@@ -146,11 +146,19 @@ class SandboxProxyMiddleware:
         if target.port == DAEMON_PORT:
             headers.append(("authorization", f"Bearer {sb.token}"))
 
+        gone = False  # the client hung up before its whole body came
+
         async def body() -> object:
+            nonlocal gone
             while True:
                 message: Message = await receive()
                 if message["type"] == "http.disconnect":
-                    raise _ClientGone  # mid-body: the sandbox must not take a truncated body as whole
+                    # stop short: the upstream request then fails its Content-Length, so the daemon
+                    # never takes a truncated body as whole (nothing is raised in this generator:
+                    # an exception's traceback through a finished async generator's frame is not
+                    # safe to walk for a log)
+                    gone = True
+                    return
                 chunk = message.get("body", b"")
                 if chunk:
                     yield chunk
@@ -166,16 +174,19 @@ class SandboxProxyMiddleware:
         request = client.build_request(scope["method"], url, headers=headers, content=body() if has_body else None)
         try:
             upstream = await client.send(request, stream=True)
-        except _ClientGone:
-            log.info("proxy_client_gone", sandbox_id=sb.id, method=scope["method"], path=target.path)
-            return  # nobody is left to answer
-        except httpx.TimeoutException:
-            await _json_error(send, 504, f"sandbox {sb.id} did not answer in time", "CONNECTION_TIMEOUT")
-            return
-        except httpx.HTTPError as exc:
-            await _json_error(send, 502, f"sandbox {sb.id} is unreachable: {type(exc).__name__}",
-                              "SANDBOX_UNREACHABLE")
-            return
+        except Exception as exc:
+            if gone:  # whatever the upstream says of a body cut short, nobody is left to answer
+                log.info("proxy_client_gone", sandbox_id=sb.id, method=scope["method"], path=target.path,
+                         error=type(exc).__name__)
+                return
+            if isinstance(exc, httpx.TimeoutException):
+                await _json_error(send, 504, f"sandbox {sb.id} did not answer in time", "CONNECTION_TIMEOUT")
+                return
+            if isinstance(exc, httpx.HTTPError):
+                await _json_error(send, 502, f"sandbox {sb.id} is unreachable: {type(exc).__name__}",
+                                  "SANDBOX_UNREACHABLE")
+                return
+            raise
         try:
             out = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in upstream.headers.multi_items()
                    if k.lower() not in HOP]
@@ -187,10 +198,6 @@ class SandboxProxyMiddleware:
             log.info("proxy_stream_closed", sandbox_id=sb.id, error=type(exc).__name__)
         finally:
             await upstream.aclose()
-
-
-class _ClientGone(Exception):
-    """The client disconnected before it had sent the whole request body."""
 
 
 class _Refused(Exception):

@@ -267,7 +267,8 @@ def test_a_client_gone_in_the_middle_of_a_body_leaves_no_error_and_no_half_file(
         return "proxy_client_gone" in "".join(logged)
 
     wait_for("the proxy noticed the client had gone", noticed)
-    assert "Traceback" not in "".join(logged) and "LocalProtocolError" not in "".join(logged)
+    text = "".join(logged)
+    assert "Traceback" not in text and "[error" not in text and "unhandled" not in text.lower()
     assert httpx.get(f"{sb['sandbox_url']}/api/v1/health", headers=A).json() == {"healthy": True}
     assert live.run(sb, "ls -A /workspace") == (0, "")
     live.http.delete(f"/sandboxes/{sb['sandbox_id']}")
