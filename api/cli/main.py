@@ -206,6 +206,12 @@ def deliver(data_dir: DataDir = None) -> None:
 def worker(data_dir: DataDir = None) -> None:
     """Run jobs: claim them from the catalog and run them as Prefect flow runs, or, with
     DOCKLAKE_WORKER__DELIVERY=prefect, serve them as a Prefect task worker (DOCKLAKE_PREFECT__API_URL)."""
+    # a stop asked for while starting (serve killed at once: its death signal comes now) must not
+    # be lost to a library's handler installed meanwhile; it is kept and honoured once running
+    asked_to_stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: asked_to_stop.set())
+    parent = os.getppid()
     settings = _settings(data_dir)
     from pipelines.engine import isolation
 
@@ -224,11 +230,25 @@ def worker(data_dir: DataDir = None) -> None:
 
         dispatcher = Dispatcher(rt)
 
+    async def follow_parent() -> None:
+        """Stop when the process that started this one is gone (reparented), in case its death
+        signal was lost: a worker must not outlive ``docklake serve``."""
+        while os.getppid() == parent:
+            await asyncio.sleep(1.0)
+        dispatcher.stop()
+
     async def main() -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, dispatcher.stop)
-        await dispatcher.run_forever()
+        if asked_to_stop.is_set():
+            dispatcher.stop()
+        watcher = asyncio.create_task(follow_parent()) if parent != 1 else None
+        try:
+            await dispatcher.run_forever()
+        finally:
+            if watcher is not None:
+                watcher.cancel()
 
     asyncio.run(main())
 
