@@ -22,8 +22,8 @@ from tests.support.helpers import A
 
 pytestmark = pytest.mark.docker
 
-# a key drawn at start and a counter, both only in memory, written to /tmp (kept with the
-# snapshot like /workspace) every 20 ms: a cold boot would draw a new key and count from 1
+# a key drawn at start and a counter, both only in memory, written to /tmp (a tmpfs: it goes with
+# the checkpoint) every 20 ms: a cold boot would draw a new key and count from 1
 COUNTER = ("import os, time\nk, i = os.urandom(8).hex(), 0\nwhile True:\n    i += 1\n"
            "    open('/tmp/count.t', 'w').write(f'{k} {i}')\n    os.replace('/tmp/count.t', '/tmp/count')\n"
            "    time.sleep(0.02)\n")
