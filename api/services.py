@@ -59,7 +59,7 @@ class Services:
         # (or test runs) never reconcile away each other's sandboxes
         owner = hashlib.sha256(settings.storage.catalog_url.encode()).hexdigest()[:16]
         containers = DockerBackend(settings.sandbox.docker_url, settings.data_dir / "sandboxes", owner,
-                                   read_only_root=settings.sandbox.read_only_root,
+                                   read_only_root=settings.sandbox.read_only_root, tmp_mb=settings.sandbox.tmp_mb,
                                    memory_snapshots=settings.sandbox.memory_snapshots,
                                    probe_image=settings.sandbox.image)
         sandboxes = Sandboxes(settings, rt.engine, containers, runner)

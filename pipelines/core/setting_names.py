@@ -38,13 +38,6 @@ RENAMED = {
     "DOCKLAKE_TESSDATA": "DOCKLAKE_OCR__TESSDATA_DIR",
 }
 
-# Settings that no longer exist, and why: a deployment that still sets one is told, not ignored.
-REMOVED = {
-    "DOCKLAKE_SANDBOX__TMP_MB": "removed: a sandbox's /tmp is no longer a tmpfs of this size but a directory "
-                                "kept with its workspace (nothing in it is lost by suspend, snapshots or "
-                                "copies); unset it",
-}
-
 # DOCKLAKE_* variables that are not settings and must not stop a process: they are read by
 # other tools, and may well be exported in the same shell that runs `docklake`.
 NOT_SETTINGS = frozenset({
@@ -124,9 +117,6 @@ def unknown_names(names: Iterable[str]) -> list[str]:
             continue
         if upper in RENAMED:
             problems.append(f"{name}: renamed {RENAMED[upper]}; set that instead")
-            continue
-        if upper in REMOVED:
-            problems.append(f"{name}: {REMOVED[upper]}")
             continue
         parts = upper.removeprefix(PREFIX).split(NESTED)
         if _read_by(Settings, parts):

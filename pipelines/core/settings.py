@@ -168,9 +168,11 @@ class SandboxSettings(_Group):
     timeout_s: int = Field(600, description="Idle time after which an unnamed sandbox is terminated and a named "
                            "one suspended, when the request gives no `timeout_secs`.")
     read_only_root: bool = Field(True, description="Run sandboxes with a read-only root filesystem: their "
-                                 "writable state is /workspace and /tmp, both kept by snapshots, suspend, "
-                                 "restart and copy. Off: the whole root is writable and snapshots commit it "
-                                 "(for images that must write elsewhere).")
+                                 "writable state is /workspace (kept by snapshots, suspend, restart and copy) "
+                                 "and a tmpfs /tmp (scratch, lost on suspend). Off: the whole root is writable "
+                                 "and snapshots commit it (for images that must write elsewhere).")
+    tmp_mb: int = Field(512, description="Size of a sandbox's /tmp (tmpfs, counted in its memory) with a "
+                        "read-only root.")
     pool_size: int = Field(2, description="Containers kept started and idle for unnamed sandboxes of the default "
                            "image and resources (filled after the first sandbox is asked for; 0: none).")
     internet_by_default: bool = Field(False, description="Whether a sandbox created without a `network` field "

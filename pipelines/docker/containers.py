@@ -13,10 +13,8 @@ as PID 1. Networking: a sandbox that may not reach the internet sits on an inter
 (no route out) with inter-container traffic off; one that may, on a bridge with NAT, also with
 inter-container traffic off. The service reaches the daemon at the container's bridge address.
 With ``read_only_root`` (the default) the image is mounted read-only and a sandbox's writable
-state is two host directories: its workspace, bound at ``/workspace`` (also its ``HOME``), and its
-scratch, bound at ``/tmp``; both are kept by every lifecycle step that keeps the sandbox
-(snapshots, suspend, restart, copy: ``snapshots``). ``/mnt`` is a small tmpfs for the mount
-points of file systems attached while it runs.
+state is its workspace, a host directory bound at ``/workspace`` (also its ``HOME``), beside a
+tmpfs ``/tmp`` (and ``/mnt``, for the mount points of file systems attached while it runs).
 """
 
 from __future__ import annotations
@@ -42,7 +40,6 @@ from pipelines.docker.names import (
     NET_INTERNET,
     NET_ISOLATED,
     RUNTIME_MOUNT,
-    SCRATCH,
     TOKEN_PATH,
     WORKSPACE,
 )
@@ -57,10 +54,11 @@ class DockerBackend(Snapshots):
     its siblings the snapshots' copies and checkpoints."""
 
     def __init__(self, docker_url: str, state_dir: Path, owner: str, *, read_only_root: bool = True,
-                 memory_snapshots: bool = True, probe_image: str = "") -> None:
+                 tmp_mb: int = 512, memory_snapshots: bool = True, probe_image: str = "") -> None:
         self._url = docker_url
         self.owner = owner
         self.read_only_root = read_only_root
+        self._tmp_mb = tmp_mb
         self._memory_wanted = memory_snapshots
         self._probe_image = probe_image
         self._data_root: Path | None = None
@@ -129,10 +127,9 @@ class DockerBackend(Snapshots):
         rootfs: dict[str, object] = {}
         if self.read_only_root:
             volumes[str(self.workspace(req.sandbox_id))] = {"bind": WORKSPACE, "mode": "rw"}
-            volumes[str(self.scratch(req.sandbox_id))] = {"bind": SCRATCH, "mode": "rw"}
             # /mnt: where file systems attached to a running sandbox get their mount points
             rootfs = {"read_only": True, "environment": {"HOME": WORKSPACE},
-                      "tmpfs": {"/mnt": "size=1m,mode=755"}}
+                      "tmpfs": {"/tmp": f"size={self._tmp_mb}m,mode=1777", "/mnt": "size=1m,mode=755"}}
         volumes.update({b.source: {"bind": b.target, "mode": "ro" if b.read_only else "rw"} for b in req.binds})
         command = ["-c", BOOT, "--token-file", TOKEN_PATH, "--quiet", "--"] + list(req.entrypoint or ("sleep", "infinity"))
         try:
@@ -237,26 +234,17 @@ class DockerBackend(Snapshots):
     def workspace(self, sandbox_id: str) -> Path:
         """The sandbox's workspace directory (made on first use; a link when it was a pool
         container's), writable by every user of the sandbox."""
-        return self._writable(sandbox_id, "workspace")
-
-    def scratch(self, sandbox_id: str) -> Path:
-        """The sandbox's ``/tmp``, made and kept like its workspace."""
-        return self._writable(sandbox_id, "tmp")
-
-    def _writable(self, sandbox_id: str, name: str) -> Path:
-        path = self._state_dir / sandbox_id / name
+        path = self._state_dir / sandbox_id / "workspace"
         if not path.exists():
             path.mkdir(parents=True)
             path.chmod(0o1777)
         return path
 
     def adopt_workspace(self, sandbox_id: str, pool_id: str) -> None:
-        """A pool container claimed by ``sandbox_id``: its workspace and ``/tmp`` become the
-        sandbox's."""
-        for name, made in (("workspace", self.workspace), ("tmp", self.scratch)):
-            link = self._state_dir / sandbox_id / name
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(made(pool_id).resolve())
+        """A pool container claimed by ``sandbox_id``: its workspace becomes the sandbox's."""
+        link = self._state_dir / sandbox_id / "workspace"
+        link.parent.mkdir(parents=True, exist_ok=True)
+        link.symlink_to(self.workspace(pool_id).resolve())
 
     def remove(self, container_id: str) -> None:
         try:

@@ -18,7 +18,6 @@ NET_ISOLATED = "docklake-sandboxes"
 NET_INTERNET = "docklake-sandboxes-internet"
 RUNTIME_MOUNT = "/opt/docklake"
 WORKSPACE = "/workspace"
-SCRATCH = "/tmp"  # kept with the workspace (not a tmpfs): nothing a sandbox writes is lost
 TOKEN_PATH = "/run/docklake/token"
 CHECKPOINT = "docklake"  # a checkpoint's name inside the container it is restored into
 # python3 -c … runs the daemon from the read-only mount without putting it on the user's path

@@ -1,10 +1,10 @@
 """Capturing and restoring sandbox containers: filesystem snapshots, CRIU checkpoints of their
-processes, and seeding a new sandbox's workspace and ``/tmp`` from a snapshot.
+processes, and seeding a new sandbox's workspace from a snapshot.
 
 Apart from launching (``containers``) because it is its own set of engine calls and folders:
-with ``read_only_root`` (the default) a sandbox's writable state is its workspace and its
-``/tmp``, so a filesystem snapshot is a copy of those two directories, taken with the container
-paused; without it the root filesystem is writable and a snapshot is ``docker commit``.
+with ``read_only_root`` (the default) a sandbox's writable state is its workspace, so a
+filesystem snapshot is a copy of that directory, taken with the container paused; without it the
+root filesystem is writable and a snapshot is ``docker commit``.
 
 Memory snapshots: the engine checkpoints the container's processes with CRIU (the experimental
 ``/containers/{id}/checkpoints`` endpoint, ``--leave-running``) under the same pause as the
@@ -15,7 +15,7 @@ the engine), then started with ``checkpoint=<name>``. Whether this works here is
 question (``self_test``).
 
 ``Snapshots`` is a mixin of ``DockerBackend``: it works on the backend's client, folders,
-``workspace``, ``scratch`` and ``remove_image``.
+``workspace`` and ``remove_image``.
 """
 
 from __future__ import annotations
@@ -48,13 +48,6 @@ class Snapshots:
 
     def workspace(self, sandbox_id: str) -> Path:
         raise NotImplementedError
-
-    def scratch(self, sandbox_id: str) -> Path:
-        raise NotImplementedError
-
-    def _scratch_copy(self, snapshot_id: str) -> Path:
-        """Where a snapshot keeps the sandbox's ``/tmp``, beside its workspace copy."""
-        return self._snapshot_dir / f"{snapshot_id}.tmp"
 
     def remove_image(self, ref: str) -> None:
         raise NotImplementedError
@@ -120,7 +113,7 @@ class Snapshots:
     def snapshot(self, container_id: str, sandbox_id: str, snapshot_id: str, base_image: str, *,
                  memory: bool = False) -> tuple[str, int]:
         """The sandbox's filesystem, consistent (taken with the container paused): with a
-        read-only root a copy of its workspace and its ``/tmp`` (the image is the base image), else the whole
+        read-only root a copy of its workspace (the image is the base image), else the whole
         container committed. With ``memory`` its processes are checkpointed under the same pause
         (see ``checkpoint_path``). The image to start from and the size in bytes."""
         try:
@@ -136,10 +129,8 @@ class Snapshots:
             if self.read_only_root:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copytree(self.workspace(sandbox_id), target, symlinks=True)
-                shutil.copytree(self.scratch(sandbox_id), self._scratch_copy(snapshot_id), symlinks=True)
                 image = base_image
-                size = sum(f.stat().st_size for d in (target, self._scratch_copy(snapshot_id))
-                           for f in d.rglob("*") if f.is_file() and not f.is_symlink())
+                size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file() and not f.is_symlink())
             else:
                 image, size = self._commit(container, snapshot_id)
             if memory:
@@ -163,18 +154,16 @@ class Snapshots:
         it is newer than any snapshot of it."""
         if not self.read_only_root or (self._state_dir / sandbox_id / "workspace").exists():
             return
-        pairs = ((self._snapshot_dir / snapshot_id, "workspace"), (self._scratch_copy(snapshot_id), "tmp"))
-        for source, name in pairs:  # a snapshot taken before /tmp was kept has no copy of it
-            if source.is_dir():
-                target = self._state_dir / sandbox_id / name
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copytree(source, target, symlinks=True)
+        source = self._snapshot_dir / snapshot_id
+        if source.is_dir():
+            target = self._state_dir / sandbox_id / "workspace"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copytree(source, target, symlinks=True)
 
     def drop_snapshot(self, snapshot_id: str, image: str | None) -> None:
-        """Remove what a snapshot holds: its workspace and ``/tmp`` copies, or its committed
-        image, and its checkpoint (a memory snapshot's)."""
+        """Remove what a snapshot holds: its workspace copy, or its committed image, and its
+        checkpoint (a memory snapshot's)."""
         shutil.rmtree(self._snapshot_dir / snapshot_id, ignore_errors=True)
-        shutil.rmtree(self._scratch_copy(snapshot_id), ignore_errors=True)
         shutil.rmtree(self.checkpoint_path(snapshot_id), ignore_errors=True)
         if image and image.startswith(f"{SNAPSHOT_REPO}:"):
             self.remove_image(image)

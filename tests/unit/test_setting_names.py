@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from pipelines.core.setting_names import NOT_SETTINGS, REMOVED, RENAMED, UnknownSettingName
+from pipelines.core.setting_names import NOT_SETTINGS, RENAMED, UnknownSettingName
 from pipelines.core.settings import Settings
 from tests.support.helpers import free_port
 
@@ -45,15 +45,6 @@ def test_every_renamed_name_is_refused_and_points_at_a_real_setting(old: str, mo
     monkeypatch.setenv(old, "1")
     with pytest.raises(UnknownSettingName, match=RENAMED[old]):
         Settings()
-
-
-@pytest.mark.parametrize("gone", sorted(REMOVED))
-def test_a_removed_setting_is_refused_saying_why(gone: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert gone not in set(every_name())
-    monkeypatch.setenv(gone, "512")
-    with pytest.raises(UnknownSettingName) as caught:
-        Settings()
-    assert gone in str(caught.value) and "removed" in str(caught.value) and "did you mean" not in str(caught.value)
 
 
 def test_a_misspelt_name_is_refused_naming_the_closest(monkeypatch: pytest.MonkeyPatch) -> None:
