@@ -60,6 +60,19 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   echo "$want" > "$stamp"
 fi
 
+# The newest Tensorlake SDK (sandboxes only; PTY, tunnels, live resize) beside the one pyproject.toml
+# pins (the last with Document AI): an environment of its own, which tests/sandbox/test_newest_sdk.py
+# runs its scripts in. Rebuilt when tests/newest-sdk.txt changes.
+if [ "$mode" = test ]; then
+  sdk_want="$(sha256sum tests/newest-sdk.txt | cut -c1-16)"
+  if [ ! -x .venv-sdk/bin/python ] || [ "$(cat .venv-sdk/.docklake-installed 2>/dev/null)" != "$sdk_want" ]; then
+    log "installing the newest Tensorlake SDK into .venv-sdk ($(grep -v '^#' tests/newest-sdk.txt | xargs))"
+    [ -x .venv-sdk/bin/python ] || "$py" -m venv .venv-sdk
+    .venv-sdk/bin/pip install -q -r tests/newest-sdk.txt
+    echo "$sdk_want" > .venv-sdk/.docklake-installed
+  fi
+fi
+
 # CRIU for memory snapshots (scripts/build-criu.sh; skipped when a recent one answers). Without
 # it everything else works and memory snapshots answer 400 with the reason.
 bash scripts/build-criu.sh || log "WARNING: CRIU could not be built; memory snapshots will be unavailable"

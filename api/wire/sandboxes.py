@@ -75,6 +75,14 @@ class ResourcesIn(_In):
             _rule(check_resources, **{str(info.field_name).removeprefix("ephemeral_"): v})
         return v
 
+    def to_resize(self) -> dict[str, float]:
+        """The targets of a live resize: only those given (the others stay as they are)."""
+        if self.gpus and any(g.count for g in self.gpus):
+            raise SandboxInvalid("this host has no GPUs for sandboxes")
+        disk = self.disk_mb if self.disk_mb is not None else self.ephemeral_disk_mb
+        given = {"cpus": self.cpus, "memory_mb": self.memory_mb, "disk_mb": disk}
+        return {k: v for k, v in given.items() if v is not None}
+
     def to_resources(self) -> Resources:
         if self.gpus and any(g.count for g in self.gpus):
             raise SandboxInvalid("this host has no GPUs for sandboxes")
@@ -154,7 +162,7 @@ class PatchSandboxIn(_In):
         return PatchRequest(
             name=self.name, exposed_ports=tuple(self.exposed_ports) if self.exposed_ports is not None else None,
             allow_unauthenticated_access=self.allow_unauthenticated_access, auto_resume=self.auto_resume,
-            resources=self.resources.model_dump(exclude_none=True) if self.resources is not None else None,
+            resources=self.resources.to_resize() if self.resources is not None else None,
             network_given="network" in self.model_fields_set)
 
 
@@ -193,6 +201,13 @@ class NetworkOut(BaseModel):
     deny_out: list[str]
 
 
+class ResizeOut(BaseModel):
+    generation: int
+    requested: ResourcesOut
+    status: Literal["pending", "succeeded", "failed"]
+    error_message: str | None
+
+
 class MountOut(BaseModel):
     file_system_id: str
     mount_path: str
@@ -221,9 +236,13 @@ class SandboxInfo(BaseModel):
     error_details: Any = None
     ingress_endpoint: str | None
     sandbox_url: str | None
+    resource_resize: ResizeOut | None = Field(None, description="The latest live resize (PATCH resources).")
 
     @classmethod
     def of(cls, sb: Sandbox, public_url: str, **more: Any) -> Self:
+        resize = sb.resize.to_json() if sb.resize else None
+        if resize:
+            resize["requested"]["ephemeral_disk_mb"] = resize["requested"]["disk_mb"]
         spec = sb.spec.to_json()  # the spec's one serialisation, the one the catalog stores
         resources, network = spec.pop("resources"), spec.pop("network")
         return cls(
@@ -235,7 +254,7 @@ class SandboxInfo(BaseModel):
             network_policy=network, network=network, file_systems=mounts_json(sb.mounts),
             # milliseconds since the epoch: the SDK reads numbers (seconds, ms or µs) but no date strings
             created_at=sb.created_us // 1000, terminated_at=sb.terminated_us // 1000 if sb.terminated_us else None,
-            termination_reason=sb.termination_reason, error_details=sb.error_details)
+            termination_reason=sb.termination_reason, error_details=sb.error_details, resource_resize=resize)
 
 
 class ArchivedSandboxInfo(SandboxInfo):

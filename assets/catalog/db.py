@@ -154,6 +154,7 @@ sandboxes = Table(
     Column("error_details", JSON),
     Column("restore_snapshot_id", String(40)),
     Column("last_active_us", BigInteger),
+    Column("resource_resize", JSON),
     UniqueConstraint("organization_id", "project_id", "namespace", "live_name", name="uq_sandboxes_live_name"),
     Index("ix_sandboxes_scope_created", "organization_id", "project_id", "namespace", "created_us", "id"),
     Index("ix_sandboxes_status", "status"),

@@ -19,6 +19,7 @@ from pipelines.core.records import Page, Principal
 from pipelines.core.sandbox_records import (
     LIVE,
     Mount,
+    Resize,
     Sandbox,
     SandboxSpec,
     SandboxStatus,
@@ -45,7 +46,7 @@ def _sandbox(row: Any) -> Sandbox:
         address=row["address"], token=row["token"], generation=row["generation"] or 0,
         terminated_us=row["terminated_us"], termination_reason=row["termination_reason"],
         error_details=row["error_details"], restore_snapshot_id=row["restore_snapshot_id"],
-        last_active_us=row["last_active_us"],
+        last_active_us=row["last_active_us"], resize=Resize.from_json(row["resource_resize"]),
     )
 
 
@@ -103,6 +104,8 @@ def transition(engine: Engine, sandbox_id: str, expect: Iterable[SandboxStatus] 
             values["live_name"] = sandboxes.c.name
     if "mounts" in values:
         values["mounts"] = mounts_json(values["mounts"])
+    if isinstance(values.get("resource_resize"), Resize):
+        values["resource_resize"] = values["resource_resize"].to_json()
     if "spec" in values and isinstance(values["spec"], SandboxSpec):
         values["spec"] = values["spec"].to_json()
     values["updated_us"] = now_us()

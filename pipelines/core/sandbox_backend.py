@@ -95,6 +95,22 @@ class SandboxBackend(Protocol):
         """Bind a host directory into the running container."""
         ...
 
+    def capacity(self) -> tuple[float, int]:
+        """The CPUs and the memory (MiB) of the host the containers run on."""
+        ...
+
+    def memory_used_mb(self, container_id: str) -> int:
+        """What the container's processes hold in memory now (MiB, page cache not counted)."""
+        ...
+
+    def resize(self, container_id: str, cpus: float, memory_mb: int) -> None:
+        """Change a running container's CPU and memory limits in place."""
+        ...
+
+    def limits(self, container_id: str) -> tuple[float, int] | None:
+        """The container's CPU and memory (MiB) limits now; None when it is gone."""
+        ...
+
     def unmount(self, container_id: str, target: str) -> None: ...
 
     def adopt_workspace(self, sandbox_id: str, pool_id: str) -> None:

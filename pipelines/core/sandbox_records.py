@@ -66,6 +66,35 @@ class Resources:
     disk_mb: int = 10240
 
 
+class ResizeStatus(StrEnum):
+    pending = "pending"
+    succeeded = "succeeded"
+    failed = "failed"
+
+
+@dataclass(frozen=True)
+class Resize:
+    """The latest live resize of a running sandbox: its generation (1, 2, ... per sandbox), the
+    whole allocation asked for, and how it ended (``spec.resources`` is what it has)."""
+
+    generation: int
+    requested: Resources
+    status: ResizeStatus
+    error_message: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        r = self.requested
+        return {"generation": self.generation, "status": self.status.value, "error_message": self.error_message,
+                "requested": {"cpus": r.cpus, "memory_mb": r.memory_mb, "disk_mb": r.disk_mb}}
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any] | None) -> Resize | None:
+        if not d:
+            return None
+        return cls(int(d["generation"]), Resources(**d["requested"]), ResizeStatus(d["status"]),
+                   d.get("error_message"))
+
+
 @dataclass(frozen=True)
 class NetworkPolicy:
     allow_internet_access: bool = False
@@ -163,6 +192,7 @@ class Sandbox:
     error_details: Any = None
     restore_snapshot_id: str | None = None  # what a resume or a restart starts from
     last_active_us: int | None = None
+    resize: Resize | None = None  # the latest live resize (``PATCH`` with ``resources``)
 
     @property
     def named(self) -> bool:

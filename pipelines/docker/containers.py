@@ -225,6 +225,44 @@ class DockerBackend(Snapshots):
                 return f"{net['IPAddress']}:{DAEMON_PORT}"
         return None
 
+    def capacity(self) -> tuple[float, int]:
+        try:
+            info = self.client.info()
+        except DockerException as exc:
+            raise ContainerError(f"Docker engine error: {exc}") from exc
+        return float(info["NCPU"]), int(info["MemTotal"]) >> 20
+
+    def memory_used_mb(self, container_id: str) -> int:
+        try:
+            mem = self.client.api.stats(container_id, stream=False, one_shot=True)["memory_stats"]
+        except DockerException as exc:
+            raise ContainerError(f"Docker engine error: {exc}") from exc
+        # as `docker stats` counts it: the page cache the kernel can drop is not in use
+        return max(0, int(mem.get("usage", 0)) - int((mem.get("stats") or {}).get("inactive_file", 0))) >> 20
+
+    def resize(self, container_id: str, cpus: float, memory_mb: int) -> None:
+        # docker-py's update_container has no NanoCpus, which the container was created with (a
+        # CPU quota beside it is refused), so the engine's update endpoint is called directly
+        api = self.client.api
+        limits = {"NanoCpus": int(cpus * 1e9), "Memory": memory_mb << 20, "MemorySwap": memory_mb << 20}
+        try:
+            api._result(api._post_json(api._url("/containers/{0}/update", container_id), data=limits), True)
+        except NotFound as exc:
+            raise ContainerError("the sandbox's container is gone") from exc
+        except APIError as exc:
+            raise ContainerError(f"the Docker engine refused the new limits: {exc.explanation or exc}") from exc
+        except DockerException as exc:
+            raise ContainerError(f"Docker engine error: {exc}") from exc
+
+    def limits(self, container_id: str) -> tuple[float, int] | None:
+        try:
+            host = self.client.containers.get(container_id).attrs["HostConfig"]
+        except NotFound:
+            return None
+        except DockerException as exc:
+            raise ContainerError(f"Docker engine error: {exc}") from exc
+        return host["NanoCpus"] / 1e9, int(host["Memory"]) >> 20
+
     def is_running(self, container_id: str) -> bool:
         try:
             return self.client.containers.get(container_id).status == "running"

@@ -14,6 +14,7 @@ from assets.catalog import sandboxes as repo
 from assets.catalog.db import now_us
 from pipelines.core.sandbox_backend import ContainerError
 from pipelines.core.sandbox_records import Sandbox, SnapshotReason, SnapshotStatus
+from pipelines.usecases.sandbox_resize import SandboxResize
 from pipelines.usecases.sandbox_steps import S, SandboxSteps, log
 
 
@@ -97,6 +98,7 @@ class SandboxUpkeep:
                 address = self.backend.address(here.container_id) if here.running else None
                 if address:
                     repo.transition(self.engine, sb.id, [S.running], address=address)
+                    SandboxResize(self.steps).settle(sb)
                     continue
             if sb.status == S.suspending and here is not None and here.running:
                 repo.transition(self.engine, sb.id, [S.suspending], status=S.running)

@@ -41,6 +41,7 @@ from pipelines.core.settings import Settings
 from pipelines.usecases.sandbox_lifecycle import CopyOutcome, SandboxLifecycle
 from pipelines.usecases.sandbox_mounts import SandboxMounts
 from pipelines.usecases.sandbox_pool import Runner
+from pipelines.usecases.sandbox_resize import SandboxResize
 from pipelines.usecases.sandbox_steps import S, SandboxSteps, check_name, log
 from pipelines.usecases.sandbox_upkeep import SandboxUpkeep
 
@@ -108,6 +109,7 @@ class Sandboxes:
         self.upkeep = SandboxUpkeep(self.steps)
         self.lifecycle = SandboxLifecycle(self.steps)
         self.mounts = SandboxMounts(self.steps)
+        self.resizer = SandboxResize(self.steps)
 
     def start(self) -> None:
         """Reconcile with the engine, then look after idle and expired sandboxes until ``close``."""
@@ -245,8 +247,10 @@ class Sandboxes:
         if sb.status == S.terminated:
             raise SandboxConflict(f"sandbox {sb.id!r} is terminated")
         if req.resources is not None:
-            raise SandboxInvalid("resizing a sandbox's resources is not supported: copy it with new resources "
-                                 "instead")
+            if req != PatchRequest(resources=req.resources):
+                raise SandboxInvalid("resources cannot be changed together with other sandbox fields: send "
+                                     "them in a request of their own")
+            return self.resizer.resize(p, ns, id_or_name, req.resources)
         if req.network_given:
             raise SandboxInvalid("changing a sandbox's network policy is not supported after creation")
         changes: dict[str, object] = {}

@@ -217,7 +217,6 @@ def test_patch_changes_proxy_settings_but_not_a_terminated_sandbox(rig: Rig) -> 
                                                               allow_unauthenticated_access=True))
     assert patched.spec.exposed_ports == (80, 8080) and patched.spec.allow_unauthenticated_access
     assert rig.refused(lambda: rig.sandboxes.patch(ME, NS, "box", PatchRequest(exposed_ports=(70000,)))) == 400
-    assert rig.refused(lambda: rig.sandboxes.patch(ME, NS, "box", PatchRequest(resources={"cpus": 2}))) == 400
     rig.sandboxes.terminate(ME, NS, sb.id)
     assert rig.refused(lambda: rig.sandboxes.patch(ME, NS, sb.id, PatchRequest(exposed_ports=(81,)))) == 409
     rig.background.run()
@@ -439,3 +438,80 @@ def test_a_request_without_network_follows_the_internet_setting(tmp_path, by_def
     finally:
         boxes.close()
         engine.dispose()
+
+
+# -- live resize ----------------------------------------------------------------------------------
+
+
+def test_a_live_resize_changes_the_running_container_and_stays_with_the_sandbox(rig: Rig) -> None:
+    sb = rig.create(name="grow")
+    grown = rig.sandboxes.patch(ME, NS, "grow", PatchRequest(resources={"cpus": 2, "memory_mb": 2048}))
+    assert grown.resize is not None and (grown.resize.generation, grown.resize.status) == (1, "succeeded")
+    assert (grown.spec.resources.cpus, grown.spec.resources.memory_mb) == (2.0, 2048)
+    assert grown.spec.resources.disk_mb == sb.spec.resources.disk_mb  # not asked for: kept
+    assert rig.backend.limits(sb.container_id or "") == (2.0, 2048)
+    assert grown.container_id == sb.container_id  # in place: the same container
+
+    # the same again changes nothing and keeps the last generation
+    same = rig.sandboxes.patch(ME, NS, "grow", PatchRequest(resources={"memory_mb": 2048}))
+    assert same.resize == grown.resize
+    shrunk = rig.sandboxes.patch(ME, NS, "grow", PatchRequest(resources={"memory_mb": 512}))
+    assert shrunk.resize is not None and (shrunk.resize.generation, shrunk.resize.status) == (2, "succeeded")
+
+    # a suspend and a resume start the sandbox with what it was resized to
+    rig.sandboxes.suspend(ME, NS, "grow")
+    rig.background.run()
+    rig.sandboxes.resume(ME, NS, "grow")
+    rig.background.run()
+    [container] = rig.backend.running_for(sb.id)
+    assert (container.launch.resources.cpus, container.launch.resources.memory_mb) == (2.0, 512)
+
+
+def test_a_resize_the_host_cannot_give_is_refused_and_changes_nothing(rig: Rig) -> None:
+    sb = rig.create()
+    rig.backend.memory_in_use_mb = 700
+    for wanted in ({"cpus": 3}, {"memory_mb": 8192}, {"memory_mb": 600}, {"disk_mb": 1024}, {"cpus": 1.5}):
+        assert rig.refused(lambda w=wanted: rig.sandboxes.patch(ME, NS, sb.id, PatchRequest(resources=w))) == 400
+    assert rig.refused(lambda: rig.sandboxes.patch(
+        ME, NS, sb.id, PatchRequest(resources={"cpus": 2}, auto_resume=False))) == 400
+    after = rig.now(sb)
+    assert after.resize is None and after.spec.resources == sb.spec.resources
+    assert rig.backend.limits(sb.container_id or "") == (1.0, 1024)
+
+
+def test_a_resize_the_engine_refuses_fails_its_generation_and_the_sandbox_runs_on(rig: Rig) -> None:
+    sb = rig.create(name="keep")
+    rig.backend.fail_resize = "cannot update memory: device busy"
+    failed = rig.sandboxes.patch(ME, NS, "keep", PatchRequest(resources={"memory_mb": 2048}))
+    assert failed.status == S.running and failed.spec.resources == sb.spec.resources
+    assert failed.resize is not None and failed.resize.status == "failed"
+    assert "device busy" in (failed.resize.error_message or "")
+    assert failed.resize.requested.memory_mb == 2048
+
+    rig.backend.fail_resize = None
+    ok = rig.sandboxes.patch(ME, NS, "keep", PatchRequest(resources={"memory_mb": 2048}))
+    assert ok.resize is not None and (ok.resize.generation, ok.resize.status) == (2, "succeeded")
+
+
+def test_only_a_running_sandbox_is_resized(rig: Rig) -> None:
+    sb = rig.create(name="nap")
+    rig.sandboxes.suspend(ME, NS, "nap")
+    rig.background.run()
+    assert rig.refused(lambda: rig.sandboxes.patch(ME, NS, "nap", PatchRequest(resources={"cpus": 2}))) == 409
+    rig.sandboxes.terminate(ME, NS, "nap")
+    assert rig.refused(lambda: rig.sandboxes.patch(ME, NS, sb.id, PatchRequest(resources={"cpus": 2}))) == 409
+
+
+def test_a_resize_left_pending_by_a_restart_is_settled_by_the_container(rig: Rig) -> None:
+    from pipelines.core.sandbox_records import Resize, ResizeStatus, Resources
+
+    applied, lost = rig.create(), rig.create()
+    for sb in (applied, lost):
+        repo.transition(rig.sandboxes.engine, sb.id, None, resource_resize=Resize(
+            1, replace(sb.spec.resources, memory_mb=3000), ResizeStatus.pending))
+    rig.backend.resize(applied.container_id or "", 1.0, 3000)  # applied just before the service stopped
+    rig.sandboxes.reconcile()
+    a, b = rig.now(applied), rig.now(lost)
+    assert a.resize is not None and a.resize.status == "succeeded" and a.spec.resources.memory_mb == 3000
+    assert b.resize is not None and b.resize.status == "failed" and b.spec.resources == Resources()
+    assert "restart" in (b.resize.error_message or "")

@@ -273,6 +273,43 @@ def test_a_client_gone_in_the_middle_of_a_body_leaves_no_error_and_no_half_file(
     live.http.delete(f"/sandboxes/{sb['sandbox_id']}")
 
 
+def test_a_live_resize_changes_the_container_in_place_and_refuses_what_cannot_be(live: Live) -> None:
+    sb = live.create(name="stretch")
+    before = container_of(sb["sandbox_id"])
+    r = live.http.patch("/sandboxes/stretch", json={"resources": {"cpus": 2, "memory_mb": 1536}})
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["resource_resize"]["generation"] == 1 and got["resource_resize"]["status"] == "succeeded"
+    assert (got["resources"]["cpus"], got["resources"]["memory_mb"]) == (2.0, 1536)
+    after = container_of(sb["sandbox_id"])
+    assert after.id == before.id  # in place, the processes kept
+    host = after.attrs["HostConfig"]
+    assert (host["NanoCpus"], host["Memory"], host["MemorySwap"]) == (2 * 10**9, 1536 << 20, 1536 << 20)
+
+    # memory the processes hold is not taken from them; more than the host has is not promised
+    live.runtime(sb).start("python3", ["-c", "import time; b = bytearray(300 << 20); time.sleep(600)"])
+    time.sleep(1.5)
+    r = live.http.patch("/sandboxes/stretch", json={"resources": {"memory_mb": 128}})
+    assert r.status_code == 400 and "hold" in r.text, r.text
+    r = live.http.patch("/sandboxes/stretch", json={"resources": {"cpus": 4096}})
+    assert r.status_code == 422 and "cpus" in r.text
+    r = live.http.patch("/sandboxes/stretch", json={"resources": {"cpus": os.cpu_count() + 1}})
+    assert r.status_code == 400 and "this host has" in r.text, r.text
+    r = live.http.patch("/sandboxes/stretch", json={"resources": {"cpus": 1}, "name": "other"})
+    assert r.status_code == 400 and "request of their own" in r.text
+    assert live.get("stretch")["resource_resize"]["generation"] == 1
+    assert container_of(sb["sandbox_id"]).attrs["HostConfig"]["Memory"] == 1536 << 20
+
+    # the sandbox keeps its new size through a suspend and a resume (a new container)
+    assert live.http.post("/sandboxes/stretch/suspend").status_code == 202
+    live.wait_status("stretch", "suspended")
+    assert live.http.post("/sandboxes/stretch/resume").status_code == 202
+    live.wait_status("stretch", "running")
+    host = container_of(sb["sandbox_id"]).attrs["HostConfig"]
+    assert (host["NanoCpus"], host["Memory"]) == (2 * 10**9, 1536 << 20)
+    live.http.delete("/sandboxes/stretch")
+
+
 def test_named_sandbox_suspends_and_resumes_with_its_files_again_and_again(live: Live) -> None:
     sb = live.create(name="keeper")
     dup = live.http.post("/sandboxes", json={"name": "keeper"})

@@ -12,8 +12,11 @@ container's address (``healthy`` only says whether such a container runs here); 
 are unavailable unless a test sets ``memory_reason`` to None, and then a checkpoint is a name,
 never a folder (``checkpoint_path`` points nowhere); a mount is remembered, never made.
 
-Failures are the test's to inject: ``engine_up``, ``fail_launch``, ``fail_snapshot`` and
-``fail_mount`` (each a message; the call then raises ``ContainerError`` with it), ``stop`` (a
+A resize sets the container's ``limits`` against a host of ``host_cpus`` and ``host_memory_mb``,
+its processes holding ``memory_in_use_mb``.
+
+Failures are the test's to inject: ``engine_up``, ``fail_launch``, ``fail_snapshot``,
+``fail_resize`` and ``fail_mount`` (each a message; the call then raises ``ContainerError`` with it), ``stop`` (a
 container that died).
 """
 
@@ -38,6 +41,7 @@ class FakeContainer:
     running: bool = True
     binds: list[Bind] = field(default_factory=list)
     restored_from: Path | None = None  # the checkpoint a memory snapshot's restore named
+    limits: tuple[float, int] | None = None  # set by a resize (launched with its Launch's resources)
 
     @property
     def sandbox_id(self) -> str:
@@ -62,6 +66,8 @@ class FakeSandboxBackend:
         self.fail_launch: str | None = None
         self.fail_snapshot: str | None = None
         self.fail_mount: str | None = None
+        self.fail_resize: str | None = None
+        self.host_cpus, self.host_memory_mb, self.memory_in_use_mb = 2.0, 4096, 100
         self.containers: dict[str, FakeContainer] = {}
         self.snapshots: dict[str, FakeSnapshot] = {}
         # a sandbox's workspace, once it has one: the snapshot that seeded it (None: started empty)
@@ -148,6 +154,27 @@ class FakeSandboxBackend:
         if not container.running:
             raise ContainerError("the sandbox's container is not running")
         container.binds.append(bind)
+
+    def capacity(self) -> tuple[float, int]:
+        self._engine()
+        return self.host_cpus, self.host_memory_mb
+
+    def memory_used_mb(self, container_id: str) -> int:
+        self._get(container_id)
+        return self.memory_in_use_mb
+
+    def resize(self, container_id: str, cpus: float, memory_mb: int) -> None:
+        container = self._get(container_id)
+        if self.fail_resize:
+            raise ContainerError(self.fail_resize)
+        container.limits = (cpus, memory_mb)
+
+    def limits(self, container_id: str) -> tuple[float, int] | None:
+        container = self.containers.get(container_id)
+        if container is None:
+            return None
+        r = container.launch.resources
+        return container.limits or (r.cpus, r.memory_mb)
 
     def unmount(self, container_id: str, target: str) -> None:
         container = self._get(container_id)

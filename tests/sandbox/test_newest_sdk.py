@@ -1,0 +1,49 @@
+"""Sandboxes driven by the newest Tensorlake SDK (``tests/newest-sdk.txt``), the one with live
+resize, PTY sessions and tunnels, beside the pinned one that tests/sandbox/test_sandboxes.py
+drives. The newest SDK has no Document AI, so it lives in an environment of its own
+(``.venv-sdk``, made by ``scripts/bootstrap.sh test``); each test runs a script of
+``newest_sdk/`` there against a live API and judges the JSON it prints.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from api.services import Services
+from tests.sandbox.test_sandboxes import Live, serve, settings_for
+from tests.support.helpers import KEY_A
+
+pytestmark = pytest.mark.docker
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = ROOT / ".venv-sdk" / "bin" / "python"
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Live]:
+    settings = settings_for(tmp_path_factory.mktemp("newest-sdk"))
+    yield from serve(settings, Services.build(settings))
+
+
+def sdk(live: Live, script: str, *args: str, timeout: float = 300) -> dict:
+    """What ``newest_sdk/<script>`` printed, run by the newest SDK against ``live``."""
+    assert PYTHON.exists(), "no .venv-sdk: `bash scripts/bootstrap.sh test` makes it"
+    done = subprocess.run([str(PYTHON), str(Path(__file__).parent / "newest_sdk" / script), live.url, KEY_A, *args],
+                          capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_newest_sdk_resizes_a_running_sandbox(live: Live) -> None:
+    seen = sdk(live, "resize.py", str((os.cpu_count() or 1) + 1))
+    assert seen["waited"]["resize"]["status"] == "succeeded" and seen["waited"]["resize"]["generation"] == 1
+    assert (seen["waited"]["resources"]["cpus"], seen["waited"]["resources"]["memory_mb"]) == (2.0, 1536)
+    assert seen["second"]["generation"] == 2 and seen["second"]["resources"]["memory_mb"] == 1024
+    assert "400" in seen["refused"]["too_many_cpus"] and "this host has" in seen["refused"]["too_many_cpus"]
+    assert "only grow" in seen["refused"]["smaller_disk"]
+    assert (seen["after"]["cpus"], seen["after"]["memory_mb"]) == (2.0, 1024)
