@@ -118,6 +118,10 @@ class RuntimeClient:
     def info(self) -> dict[str, Any]:
         return self._json("GET", "/info")
 
+    def logs(self) -> dict[str, Any]:
+        """Every process's kept output with timestamps (docklake's ``/api/v1/logs``)."""
+        return self._json("GET", "/logs")
+
     def wait_healthy(self, timeout: float = 10.0, interval: float = 0.02) -> float:
         """Seconds until ``/health`` answered healthy; ``TimeoutError`` after ``timeout``."""
         start = time.monotonic()

@@ -126,6 +126,16 @@ def run(h: Handler) -> None:
     h.end_stream()
 
 
+def logs(h: Handler) -> None:
+    """Every process the daemon knows, with its kept output line by line (sequence, time in ms,
+    stream, text): docklake's own endpoint, which the lifecycle API's ``logs`` reads and keeps
+    when the container goes."""
+    h.send_json(200, {"processes": [
+        {"pid": p.pid, "name": p.name, "command": " ".join([p.spec.command, *p.spec.args]),
+         "started_at": p.started_at, "lines": [[ln.seq, ln.timestamp, ln.stream, ln.text] for ln in p.lines()]}
+        for p in h.server.table.all()]})
+
+
 def read_file(h: Handler) -> None:
     with h.server.files.open_read(h.query("path")) as f:
         h.send_file(f)
@@ -162,6 +172,7 @@ ROUTES: list[Route] = [(re.compile(p), m) for p, m in [
     (REF + "/stdin/close", {"POST": close_stdin}),
     (REF + "/" + OUT, {"GET": output}),
     (REF + "/" + OUT + "/follow", {"GET": follow}),
+    ("/logs", {"GET": logs}),
     ("/files", {"GET": read_file, "PUT": write_file, "DELETE": delete_file}),
     ("/files/list", {"GET": list_dir}),
     ("/pty(?P<rest>/.*)?", dict.fromkeys(ANY, pty)),

@@ -19,6 +19,7 @@ from fastapi.concurrency import run_in_threadpool
 
 from api.deps import PrincipalDep, ServicesDep
 from api.wire.common import JSON
+from api.wire.sandbox_logs import LogRecord, LogsPage, ProcessLogsList
 from api.wire.sandboxes import (
     ArchivedSandboxInfo,
     ArchivedSandboxList,
@@ -40,6 +41,7 @@ from api.wire.sandboxes import (
 from pipelines.core.errors import SandboxNotFound
 from pipelines.core.records import Principal
 from pipelines.core.sandbox_records import Sandbox, SandboxStatus, SnapshotType
+from pipelines.usecases.sandbox_logs import LogQuery
 from pipelines.usecases.sandboxes import Sandboxes
 
 MAX_WAIT_MS = 60_000
@@ -207,6 +209,28 @@ async def get_archived_sandbox(sandbox_id: str, c: CallerDep) -> ArchivedSandbox
     if sb.status != SandboxStatus.terminated:
         raise SandboxNotFound(f"sandbox {sandbox_id!r} is not archived")
     return ArchivedSandboxInfo.of(sb, c.public_url)
+
+
+@router.get("/sandboxes/{sandbox_id}/logs", response_class=JSON, responses=sandbox_responses(400, 404))
+async def sandbox_logs(sandbox_id: str, c: CallerDep, tail: Annotated[int | None, Query(ge=0)] = None,
+                       head: Annotated[int | None, Query(ge=0)] = None,
+                       level: Annotated[list[int] | None, Query(description="1 trace … 6 fatal")] = None,
+                       process_id: Annotated[list[str] | None, Query(alias="processId")] = None,
+                       next_token: Annotated[str | None, Query(alias="nextToken")] = None,
+                       body: str | None = None) -> LogsPage:
+    """What the sandbox's processes wrote, line by line in time order (stdout at level info,
+    stderr at error): the last ``tail`` lines, the first ``head``, or pages of 1000."""
+    q = LogQuery(levels=tuple(level or ()), process_ids=tuple(process_id or ()), body=body, head=head, tail=tail,
+                 next_token=next_token)
+    sb, lines, token = await run_in_threadpool(c.sandboxes.logs, c.principal, c.ns, sandbox_id, q)
+    return LogsPage(logs=[LogRecord.of(sb, ln) for ln in lines], next_token=token)
+
+
+@router.get("/sandboxes/{sandbox_id}/processes", response_class=JSON, responses=sandbox_responses(404))
+async def sandbox_log_processes(sandbox_id: str, c: CallerDep) -> ProcessLogsList:
+    """The processes that wrote to the sandbox's logs, for filtering them."""
+    _, rows = await run_in_threadpool(c.sandboxes.log_processes, c.principal, c.ns, sandbox_id)
+    return ProcessLogsList.of(rows)
 
 
 namespaced = APIRouter(prefix="/v1/namespaces/{namespace}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from pipelines.core.sandbox_records import Bind, Resources
 
@@ -82,6 +82,10 @@ class SandboxBackend(Protocol):
         ...
 
     def healthy(self, address: str, token: str) -> bool: ...
+
+    def process_logs(self, address: str, token: str) -> list[dict[str, Any]]:
+        """The runtime daemon's processes with their kept output (its ``/api/v1/logs``)."""
+        ...
 
     def address(self, container_id: str) -> str | None:
         """The daemon's host:port, None when the container is gone or has no address."""

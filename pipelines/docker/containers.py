@@ -23,6 +23,7 @@ import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
 
 import docker
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
@@ -214,6 +215,13 @@ class DockerBackend(Snapshots):
                 return bool(client.health().get("healthy"))
         except (OSError, RuntimeApiError):
             return False
+
+    def process_logs(self, address: str, token: str) -> list[dict[str, Any]]:
+        try:
+            with RuntimeClient(f"http://{address}", token=token, timeout=10.0) as client:
+                return list(client.logs()["processes"])
+        except (OSError, RuntimeApiError, ValueError) as exc:
+            raise ContainerError(f"the sandbox's runtime daemon did not give its logs: {exc}") from exc
 
     def address(self, container_id: str) -> str | None:
         try:

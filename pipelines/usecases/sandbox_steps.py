@@ -38,6 +38,7 @@ from pipelines.core.sandbox_records import (
 )
 from pipelines.core.settings import Settings
 from pipelines.usecases.file_systems import FileSystems, Unresolvable
+from pipelines.usecases.sandbox_logs import SandboxLogs
 from pipelines.usecases.sandbox_pool import Runner, WarmPool
 
 log = structlog.get_logger("docklake.sandboxes")
@@ -75,6 +76,7 @@ class SandboxSteps:
         self.locks = _Locks()
         self.active: dict[str, int] = {}  # when traffic last reached a sandbox (the proxy's touch)
         self.pool = WarmPool(self.cfg, backend, self.runner)
+        self.logs = SandboxLogs(settings.data_dir / "sandbox-logs", backend)
 
     def close(self) -> None:
         self.threads.shutdown(wait=True, cancel_futures=False)
@@ -170,8 +172,11 @@ class SandboxSteps:
             sb = repo.get(self.engine, sandbox_id)
             if sb is None or sb.status != S.terminated or not sb.container_id:
                 return
-            if self.cfg.snapshot_on_terminate and self.backend.is_running(sb.container_id):
+            running = self.backend.is_running(sb.container_id)
+            if self.cfg.snapshot_on_terminate and running:
                 self.take_snapshot(sb, SnapshotType.filesystem, SnapshotReason.terminate)
+            if running:  # its daemon answers until the container goes
+                self.logs.keep(replace(sb, status=S.running))
             self.backend.remove(sb.container_id)
             repo.transition(self.engine, sb.id, [S.terminated], container_id=None, address=None)
             log.info("sandbox_terminated", sandbox_id=sb.id, reason=sb.termination_reason)
@@ -217,6 +222,7 @@ class SandboxSteps:
                 repo.transition(self.engine, sb.id, [S.suspending], status=S.running)
                 return
             if sb.container_id:
+                self.logs.keep(replace(sb, status=S.running))
                 self.backend.remove(sb.container_id)
             repo.transition(self.engine, sb.id, [S.suspending], status=S.suspended, container_id=None,
                             address=None, restore_snapshot_id=snap.id)

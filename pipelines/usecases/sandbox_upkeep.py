@@ -79,6 +79,7 @@ class SandboxUpkeep:
             if sb.container_id:
                 self.backend.remove(sb.container_id)
             self.backend.forget_state(sb.id)
+            self.steps.logs.forget(sb.id)
             repo.forget(self.engine, sb.id)
 
     def reconcile(self) -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import Engine
 
@@ -39,6 +39,7 @@ from pipelines.core.sandbox_records import (
 )
 from pipelines.core.settings import Settings
 from pipelines.usecases.sandbox_lifecycle import CopyOutcome, SandboxLifecycle
+from pipelines.usecases.sandbox_logs import LogLine, LogQuery
 from pipelines.usecases.sandbox_mounts import SandboxMounts
 from pipelines.usecases.sandbox_pool import Runner
 from pipelines.usecases.sandbox_resize import SandboxResize
@@ -343,6 +344,15 @@ class Sandboxes:
 
     def copy(self, p: Principal, ns: str, id_or_name: str, times: int, name: str | None) -> CopyOutcome:
         return self.lifecycle.copy(p, ns, id_or_name, times, name)
+
+    def logs(self, p: Principal, ns: str, id_or_name: str, q: LogQuery) -> tuple[Sandbox, list[LogLine], str | None]:
+        """The sandbox, the page of its processes' output lines ``q`` asks for, the next page's token."""
+        sb = self.find(p, ns, id_or_name)
+        return (sb, *self.steps.logs.read(sb, q))
+
+    def log_processes(self, p: Principal, ns: str, id_or_name: str) -> tuple[Sandbox, list[dict[str, Any]]]:
+        sb = self.find(p, ns, id_or_name)
+        return sb, self.steps.logs.processes(sb)
 
     def attach(self, p: Principal, ns: str, id_or_name: str, mount: Mount) -> Sandbox:
         """Persist the mount and answer; it is applied in the background."""

@@ -47,3 +47,17 @@ def test_the_newest_sdk_resizes_a_running_sandbox(live: Live) -> None:
     assert "400" in seen["refused"]["too_many_cpus"] and "this host has" in seen["refused"]["too_many_cpus"]
     assert "only grow" in seen["refused"]["smaller_disk"]
     assert (seen["after"]["cpus"], seen["after"]["memory_mb"]) == (2.0, 1024)
+
+
+def test_the_newest_sdk_reads_a_sandboxs_logs_through_a_suspend(live: Live) -> None:
+    seen = sdk(live, "logs.py")
+    first = ["first", "last", "warned"]  # stdout and stderr lines of one millisecond may swap
+    assert sorted(seen["tail"][:3]) == first and seen["tail"][3:] == ["tick 1", "tick 2", "tick 3"]
+    assert seen["last_two"] == ["tick 2", "tick 3"]
+    assert seen["errors"] == ["warned"] and seen["levels"] == [3, 5]  # stdout info, stderr error
+    assert [(p["pid"], p["count"]) for p in seen["processes"]][1] == (str(seen["ticker_pid"]), 3)
+    assert seen["processes"][0]["command"] == "sh -c echo first; echo warned >&2; echo last"
+    assert seen["ticker_only"] == ["tick 1", "tick 2", "tick 3"]
+    assert sorted(seen["suspended"]) == sorted(seen["tail"])  # the container went, the lines stayed
+    assert seen["resumed"][-1] == "resumed" and len(seen["resumed"]) == 7
+    assert seen["unknown"].startswith("SandboxNotFoundError")

@@ -515,3 +515,52 @@ def test_a_resize_left_pending_by_a_restart_is_settled_by_the_container(rig: Rig
     assert a.resize is not None and a.resize.status == "succeeded" and a.spec.resources.memory_mb == 3000
     assert b.resize is not None and b.resize.status == "failed" and b.spec.resources == Resources()
     assert "restart" in (b.resize.error_message or "")
+
+
+# -- logs -----------------------------------------------------------------------------------------
+
+
+def _output(rig: Rig, sb: Sandbox, pid: int, name: str | None, *lines: tuple[str, str], at: int = 0) -> None:
+    """Process ``pid`` of the sandbox's container wrote ``lines`` ((stream, text), a ms apart from
+    ``at`` + pid seconds)."""
+    [container] = rig.backend.running_for(sb.id)
+    container.processes.append({"pid": pid, "name": name, "command": f"cmd{pid}", "started_at": 1, "lines": [
+        [seq, at + 1_000 * pid + seq, stream, text] for seq, (stream, text) in enumerate(lines)]})
+
+
+def test_logs_are_read_filtered_and_paged_and_outlive_the_container(rig: Rig) -> None:
+    from pipelines.usecases.sandbox_logs import LogQuery
+
+    sb = rig.create(name="talk")
+    _output(rig, sb, 7, None, ("stdout", "hello"), ("stderr", "oops"), ("stdout", "bye"))
+    _output(rig, sb, 9, "web", ("stdout", "GET /"))
+    read = lambda **q: rig.sandboxes.logs(ME, NS, "talk", LogQuery(**q))  # noqa: E731
+
+    _, lines, token = read()
+    assert [ln.text for ln in lines] == ["hello", "oops", "bye", "GET /"] and token is None
+    assert [ln.text for ln in read(tail=2)[1]] == ["bye", "GET /"]
+    assert [ln.text for ln in read(levels=(5,))[1]] == ["oops"]
+    assert [ln.text for ln in read(process_ids=("web",))[1]] == ["GET /"]
+    assert [ln.text for ln in read(body="BY")[1]] == ["bye"]
+    _, first, token = read(head=3)
+    assert len(first) == 3 and token is None
+    assert rig.refused(lambda: read(next_token="not-a-token")) == 400
+
+    # suspended: the container is gone, the lines are kept; after the resume new ones join them
+    rig.sandboxes.suspend(ME, NS, "talk")
+    rig.background.run()
+    assert [ln.text for ln in read()[1]] == ["hello", "oops", "bye", "GET /"]
+    rig.sandboxes.resume(ME, NS, "talk")
+    rig.background.run()
+    _output(rig, rig.now(sb), 7, None, ("stdout", "again"), at=60_000)
+    _, lines, _ = read()
+    assert [ln.text for ln in lines] == ["hello", "oops", "bye", "GET /", "again"]
+    assert {ln.process_id for ln in lines if ln.pid == 7} == {"1-7", "2-7"}  # pid 7 of each container
+
+    _, procs = rig.sandboxes.log_processes(ME, NS, "talk")
+    assert sorted((p["process_id"], p["name"], p["count"]) for p in procs) == [
+        ("1-7", None, 3), ("1-9", "web", 1), ("2-7", None, 1)]
+    rig.sandboxes.terminate(ME, NS, "talk")
+    rig.background.run()
+    assert len(read()[1]) == 5  # an archived sandbox's logs stay readable
+    assert rig.refused(lambda: rig.sandboxes.logs(Principal("org-b", "p"), NS, sb.id, LogQuery())) == 404

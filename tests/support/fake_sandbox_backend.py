@@ -12,7 +12,8 @@ container's address (``healthy`` only says whether such a container runs here); 
 are unavailable unless a test sets ``memory_reason`` to None, and then a checkpoint is a name,
 never a folder (``checkpoint_path`` points nowhere); a mount is remembered, never made.
 
-A resize sets the container's ``limits`` against a host of ``host_cpus`` and ``host_memory_mb``,
+A container's ``processes`` stand for what its daemon's ``/api/v1/logs`` answers (a test writes
+them). A resize sets the container's ``limits`` against a host of ``host_cpus`` and ``host_memory_mb``,
 its processes holding ``memory_in_use_mb``.
 
 Failures are the test's to inject: ``engine_up``, ``fail_launch``, ``fail_snapshot``,
@@ -42,6 +43,8 @@ class FakeContainer:
     binds: list[Bind] = field(default_factory=list)
     restored_from: Path | None = None  # the checkpoint a memory snapshot's restore named
     limits: tuple[float, int] | None = None  # set by a resize (launched with its Launch's resources)
+    # what its runtime daemon's /api/v1/logs answers (a test writes the processes' output here)
+    processes: list[dict] = field(default_factory=list)
 
     @property
     def sandbox_id(self) -> str:
@@ -154,6 +157,12 @@ class FakeSandboxBackend:
         if not container.running:
             raise ContainerError("the sandbox's container is not running")
         container.binds.append(bind)
+
+    def process_logs(self, address: str, token: str) -> list[dict]:
+        for c in self.containers.values():
+            if c.address == address and c.running:
+                return c.processes
+        raise ContainerError(f"no runtime daemon answers at {address}")
 
     def capacity(self) -> tuple[float, int]:
         self._engine()
