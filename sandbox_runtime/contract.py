@@ -41,6 +41,7 @@ class ErrorCode:
     NOT_RUNNING = "NOT_RUNNING"
     PERMISSION_DENIED = "PERMISSION_DENIED"
     NAME_TAKEN = "NAME_TAKEN"
+    RESTARTING = "RESTARTING"
     UNSUPPORTED = "UNSUPPORTED"
     METHOD_NOT_ALLOWED = "METHOD_NOT_ALLOWED"
 
@@ -223,21 +224,19 @@ class StartRequest(CommandSpec):
     stdout_mode: str = "capture"
     stderr_mode: str = "capture"
     name: str | None = None
+    restart: Any = None  # a managed process's options, as sent (``supervisor`` reads them)
+    health_check: Any = None
 
     @classmethod
     def parse(cls, doc: Any) -> StartRequest:
         base = cls.fields(doc)
-        for option in ("restart", "health_check"):
-            if doc.get(option) is not None:
-                raise RuntimeApiError(400, ErrorCode.UNSUPPORTED,
-                                      f"'{option}' (managed processes) is not supported by this daemon; "
-                                      "start the process without it")
         name = _get(doc, "name", str, "a string")
         if name is not None and not valid_name(name):
             raise invalid(NAME_RULE)
         return cls(**base, stdin_mode=_choice(doc, "stdin_mode", STDIN_MODES),
                    stdout_mode=_choice(doc, "stdout_mode", OUTPUT_MODES),
-                   stderr_mode=_choice(doc, "stderr_mode", OUTPUT_MODES), name=name)
+                   stderr_mode=_choice(doc, "stderr_mode", OUTPUT_MODES), name=name, restart=doc.get("restart"),
+                   health_check=doc.get("health_check"))
 
 
 @dataclass
@@ -313,6 +312,7 @@ class ProcessInfo:
     ended_at: int | None = None
     name: str | None = None
     oom_killed: bool = False
+    managed: dict[str, Any] | None = None  # a managed process's supervision (``supervisor``)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

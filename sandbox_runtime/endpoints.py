@@ -5,8 +5,8 @@ Kept apart from ``daemon``, which owns the HTTP side (server, connections, bodie
 event streams): an endpoint here only reads the request through the handler's helpers and
 answers through them.
 
-Not served: pty sessions and their WebSocket (``/api/v1/pty...`` answers 501 UNSUPPORTED), and
-managed-process restarts (``/restart`` and the ``restart``/``health_check`` options: 400 UNSUPPORTED).
+Not served: pty sessions and their WebSocket (``/api/v1/pty...`` answers 501 UNSUPPORTED).
+Managed processes (``restart``, ``health_check``, ``/restart``) are ``supervisor``'s.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Callable
 
+from sandbox_runtime import supervisor
 from sandbox_runtime.contract import (
     EOF,
     EXIT,
@@ -51,9 +52,7 @@ def info(h: Handler) -> None:
 
 
 def start_process(h: Handler) -> None:
-    req = StartRequest.parse(h.json_body())
-    proc = h.server.table.start(req, stdin_mode=req.stdin_mode, stdout_mode=req.stdout_mode,
-                                stderr_mode=req.stderr_mode, name=req.name)
+    proc = supervisor.start(h.server.table, StartRequest.parse(h.json_body()))
     h.send_json(201, proc.info().to_json())
 
 
@@ -66,7 +65,11 @@ def get_process(h: Handler, ref: str) -> None:
 
 
 def kill_process(h: Handler, ref: str) -> None:
-    h.process(ref).kill_group()
+    proc = h.process(ref)
+    if proc.managed is not None and proc.managed.current is proc:
+        proc.managed.stop()  # a managed process killed through the API stays stopped
+    else:
+        proc.kill_group()
     h.send(204)
 
 
@@ -77,8 +80,11 @@ def signal_process(h: Handler, ref: str) -> None:
 
 
 def restart_process(h: Handler, ref: str) -> None:
-    h.process(ref)
-    raise RuntimeApiError(400, ErrorCode.UNSUPPORTED, "restarting managed processes is not supported by this daemon")
+    proc = h.process(ref)
+    if proc.managed is None:
+        raise RuntimeApiError(400, ErrorCode.INVALID_REQUEST, f"process {ref!r} is not a managed process: only "
+                              "one started with a name, a restart policy or a health check can be restarted")
+    h.send_json(200, proc.managed.restart_now().info().to_json())
 
 
 def write_stdin(h: Handler, ref: str) -> None:

@@ -16,10 +16,8 @@ than three cut ``echo hi`` through ``/processes/run`` from ~5 ms to ~2 ms here.
 
 from __future__ import annotations
 
-import grp
 import itertools
 import os
-import pwd
 import selectors
 import signal
 import subprocess
@@ -27,7 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from typing import IO, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
 
 from sandbox_runtime.contract import (
     EXITED,
@@ -42,11 +40,15 @@ from sandbox_runtime.contract import (
     ErrorCode,
     ProcessInfo,
     RuntimeApiError,
-    UserSpec,
+    StartRequest,
     invalid,
     not_found,
     valid_name,
 )
+from sandbox_runtime.users import identity_of
+
+if TYPE_CHECKING:
+    from sandbox_runtime.supervisor import Managed
 
 MAX_LINE = 64 * 1024
 FINISHED_KEPT = 1000
@@ -87,6 +89,7 @@ class Process:
         self.started_at = started_at
         self.ended_at: int | None = None
         self.timed_out = False
+        self.managed: Managed | None = None  # its supervision, when it is a managed process's run
         self._kill_at = time.monotonic() + timeout if timeout else None
         self._stdin = popen.stdin
         self._stdin_lock = threading.Lock()
@@ -281,34 +284,7 @@ class Process:
         return ProcessInfo(pid=self.pid, status=st["status"], command=self.spec.command, args=self.spec.args,
                            started_at=self.started_at, handle=self.handle, stdin_writable=self.stdin_writable,
                            exit_code=st["exit_code"], signal=st["signal"], ended_at=self.ended_at,
-                           name=self.name)
-
-
-def _identity(user: UserSpec | None) -> dict[str, Any]:
-    """Popen's ``user``/``group``/``extra_groups`` and the HOME/USER variables for ``user``."""
-    if user is None:
-        return {}
-    gid = user.gid
-    if user.group is not None:
-        try:
-            gid = grp.getgrnam(user.group).gr_gid
-        except KeyError:
-            raise invalid(f"unknown group {user.group!r} (no such entry in /etc/group)") from None
-    try:
-        pw = pwd.getpwnam(user.name) if user.name is not None else pwd.getpwuid(user.uid)  # type: ignore[arg-type]
-    except KeyError:
-        if user.name is not None:
-            raise invalid(f"unknown user {user.name!r} (no such entry in /etc/passwd)") from None
-        pw = None  # a bare uid runs without a passwd entry, in group gid (else the uid)
-    uid = pw.pw_uid if pw else user.uid
-    if gid is None:
-        gid = pw.pw_gid if pw else uid
-    kwargs: dict[str, Any] = {"user": uid, "group": gid, "env": {}}
-    if pw:
-        kwargs["env"] = {"HOME": pw.pw_dir, "USER": pw.pw_name, "LOGNAME": pw.pw_name}
-    if os.geteuid() == 0:  # the daemon's own supplementary groups are not handed on
-        kwargs["extra_groups"] = os.getgrouplist(pw.pw_name, gid) if pw else []
-    return kwargs
+                           name=self.name, managed=self.managed.to_json() if self.managed else None)
 
 
 class ProcessTable:
@@ -320,12 +296,16 @@ class ProcessTable:
         self._by_name: dict[str, int] = {}
         self._handles = itertools.count(1)
 
+    def spawn(self, req: StartRequest) -> Process:
+        return self.start(req, stdin_mode=req.stdin_mode, stdout_mode=req.stdout_mode,
+                          stderr_mode=req.stderr_mode, name=req.name)
+
     def start(self, spec: CommandSpec, *, stdin_mode: str = "closed", stdout_mode: str = "capture",
               stderr_mode: str = "capture", name: str | None = None,
               timeout: float | None = None) -> Process:
         if spec.working_dir is not None and not os.path.isdir(spec.working_dir):
             raise invalid(f"working_dir {spec.working_dir!r} is not an existing directory")
-        identity = _identity(spec.user)
+        identity = identity_of(spec.user)
         env = dict(os.environ)
         env.setdefault("PYTHONUNBUFFERED", "1")  # Python programs' output arrives live
         env.update(identity.pop("env", {}))
@@ -383,6 +363,9 @@ class ProcessTable:
 
     def stop_all(self, grace_s: float = 2.0) -> None:
         """SIGTERM every running process group, then SIGKILL what is left after ``grace_s``."""
+        for p in self.all():
+            if p.managed is not None:
+                p.managed.stop_supervising()
         running = [p for p in self.all() if p.running]
         for p in running:
             p.kill_group(signal.SIGTERM)

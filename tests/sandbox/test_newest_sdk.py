@@ -61,3 +61,13 @@ def test_the_newest_sdk_reads_a_sandboxs_logs_through_a_suspend(live: Live) -> N
     assert sorted(seen["suspended"]) == sorted(seen["tail"])  # the container went, the lines stayed
     assert seen["resumed"][-1] == "resumed" and len(seen["resumed"]) == 7
     assert seen["unknown"].startswith("SandboxNotFoundError")
+
+
+def test_the_newest_sdk_runs_a_managed_process_that_comes_back(live: Live) -> None:
+    seen = sdk(live, "managed.py")
+    started, crashed, restarted, killed = seen["started"], seen["after_crash"], seen["restarted"], seen["killed"]
+    assert started["id"] == "svc" and started["restart"]["policy"] == "always" and started["restart_count"] == 0
+    assert crashed["pid"] != started["pid"] and crashed["status"] == "running" and crashed["restart_count"] == 1
+    assert crashed["last_exit"]["signal"] == 9
+    assert restarted["pid"] not in (started["pid"], crashed["pid"]) and restarted["restart_count"] == 2
+    assert killed["pid"] == restarted["pid"] and killed["status"] == "stopped"  # killed through the API: stays down

@@ -226,8 +226,11 @@ def test_process_errors(rt: RuntimeClient) -> None:
         assert (e.status, e.code) == (400, ErrorCode.INVALID_REQUEST), kwargs
     e = api_error(lambda: rt.start("no-such-command-anywhere"))
     assert e.status == 400 and "command not found" in e.message
-    e = api_error(lambda: rt.start("true", restart={"policy": "always"}))
-    assert (e.status, e.code) == (400, ErrorCode.UNSUPPORTED)
+    for managed in ({"restart": {"policy": "sometimes"}}, {"restart": {"max_restarts": -1}}, {"restart": "always"},
+                    {"health_check": {"type": "udp", "port": 1}}, {"health_check": {"type": "tcp", "port": 70000}},
+                    {"health_check": {"type": "http", "port": 80, "path": "no-slash"}}):
+        e = api_error(lambda managed=managed: rt.start("true", **managed))
+        assert (e.status, e.code) == (400, ErrorCode.INVALID_REQUEST), managed
     for body in (b"{bad", b"[]", b"null", b'{"command": 5}', b'{"command": "x", "args": "notalist"}'):
         e = api_error(lambda body=body: rt.request("POST", "/processes", data=body, ok=(201,)))
         assert (e.status, e.code) == (400, ErrorCode.INVALID_REQUEST), body
@@ -482,3 +485,65 @@ def test_the_output_ring_is_bounded_in_characters_too(monkeypatch: pytest.Monkey
                                                                         "printf '%0400d\\n' $i; done"]))
     assert p.wait_done(5)
     assert [int(ln.text) for ln in p.lines()] == [4, 5]  # 2 x 400 characters fit in 1000, 3 do not
+
+
+# -- managed processes ----------------------------------------------------------------------------
+
+
+def test_a_managed_process_restarts_on_failure_until_its_limit(rt: RuntimeClient) -> None:
+    first = rt.start("sh", ["-c", "echo run; exit 3"], name="flaky",
+                     restart={"policy": "on_failure", "max_restarts": 2, "initial_backoff_ms": 50})
+    assert first.managed is not None and first.managed["id"] == "flaky" and first.managed["restart_count"] == 0
+    done = wait_until(lambda: (m := rt.process("flaky").managed)["status"] == "stopped" and m, timeout=10)
+    assert done["restart_count"] == 2 and "2 restarts" in done["last_error"]
+    assert done["last_exit"]["exit_code"] == 3 and done["restart"]["policy"] == "on_failure"
+    runs = [p for p in rt.processes() if p.name == "flaky"]
+    assert len(runs) == 3 and len({p.pid for p in runs}) == 3 and all(p.exit_code == 3 for p in runs)
+    assert rt.process("flaky").pid == max(runs, key=lambda p: p.handle).pid  # the name is the latest run's
+
+    # a clean exit is not a failure; a name alone restarts nothing
+    ok = rt.start("true", name="clean", restart={"policy": "on_failure", "initial_backoff_ms": 10})
+    named = rt.start("sh", ["-c", "exit 1"], name="just-named")
+    time.sleep(0.5)
+    assert rt.process(ok.pid).managed["status"] == "stopped" and rt.process("clean").pid == ok.pid
+    assert rt.process("just-named").managed["restart"]["policy"] == "never"
+    assert rt.process("just-named").pid == named.pid
+
+
+def test_a_managed_process_always_comes_back_until_it_is_killed_through_the_api(rt: RuntimeClient) -> None:
+    first = rt.start("sleep", ["300"], name="svc", restart={"policy": "always", "initial_backoff_ms": 20})
+    rt.signal("svc", 9)  # a crash
+    second = wait_until(lambda: (p := rt.process("svc")).pid != first.pid and p.status == "running" and p)
+    assert second.managed["restart_count"] == 1 and second.managed["last_exit"]["signal"] == 9
+
+    third = rt.restart("svc")  # at once, whatever the policy
+    assert third.pid not in (first.pid, second.pid) and third.managed["restart_count"] == 2
+    assert rt.process(second.pid).status == "signaled"
+
+    rt.kill("svc")  # through the API: stopped for good
+    gone = wait_until(lambda: (p := rt.process("svc")).status != "running" and p)
+    time.sleep(0.3)
+    assert rt.process("svc").pid == gone.pid and gone.managed["status"] == "stopped"
+    plain = rt.start("sleep", ["1"])
+    e = api_error(lambda: rt.restart(plain.pid))
+    assert e.status == 400 and "not a managed process" in e.message
+    rt.kill(plain.pid)
+
+
+def test_a_failing_health_check_kills_the_run_and_the_policy_decides(rt: RuntimeClient) -> None:
+    port = free_port()
+    sick = rt.start("sleep", ["300"], name="sick", restart={"policy": "on_failure", "max_restarts": 1,
+                                                             "initial_backoff_ms": 20},
+                    health_check={"type": "tcp", "port": port, "initial_delay_ms": 0, "interval_ms": 50,
+                                  "failure_threshold": 2})
+    assert sick.managed["health_status"] == "starting"
+    done = wait_until(lambda: (m := rt.process("sick").managed)["status"] == "stopped" and m, timeout=10)
+    assert done["restart_count"] == 1 and done["health_status"] == "unhealthy"
+    assert done["last_exit"]["signal"] == 9
+
+    served = rt.start("python3", ["-m", "http.server", str(port), "--bind", "127.0.0.1"], name="web",
+                      health_check={"type": "http", "port": port, "path": "/", "initial_delay_ms": 3000,
+                                    "interval_ms": 50, "failure_threshold": 20})  # the server's start-up
+    healthy = wait_until(lambda: (m := rt.process("web").managed)["health_status"] == "healthy" and m, timeout=15)
+    assert healthy and healthy["consecutive_health_failures"] == 0 and rt.process("web").pid == served.pid
+    rt.kill("web")
