@@ -118,6 +118,10 @@ class RuntimeClient:
     def info(self) -> dict[str, Any]:
         return self._json("GET", "/info")
 
+    def restore_scratch(self, tar: bytes) -> None:
+        """Extract a tar of ``tmp/…`` and ``dev/shm/…`` files inside the sandbox (docklake's own)."""
+        self.request("PUT", "/scratch", data=tar, ok=(204,))
+
     def logs(self) -> dict[str, Any]:
         """Every process's kept output with timestamps (docklake's ``/api/v1/logs``)."""
         return self._json("GET", "/logs")

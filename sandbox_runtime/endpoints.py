@@ -28,6 +28,7 @@ from sandbox_runtime.contract import (
     StartRequest,
     encode_sse,
     exit_event,
+    invalid,
     signal_body,
     started_event,
 )
@@ -142,6 +143,26 @@ def logs(h: Handler) -> None:
         for p in h.server.table.all()]})
 
 
+SCRATCH = ("tmp", "dev/shm")  # the writable places outside /workspace, which a snapshot keeps
+
+
+def restore_scratch(h: Handler) -> None:
+    """Put back what a snapshot kept of /tmp and /dev/shm (a tar of their files, sent by docklake
+    when a sandbox starts from a snapshot); extracted here, inside the sandbox, so a link in it
+    leads where it leads in the sandbox."""
+    import tarfile
+
+    with tarfile.open(fileobj=h.body(), mode="r|") as tar:
+        for member in tar:
+            name = member.name.lstrip("./")
+            if ".." in name.split("/") or not any(name == d or name.startswith(d + "/") for d in SCRATCH):
+                raise invalid(f"{member.name!r} is not under /tmp or /dev/shm")
+            if member.isdev():
+                continue
+            tar.extract(member, "/", numeric_owner=True)
+    h.send(204)
+
+
 def read_file(h: Handler) -> None:
     with h.server.files.open_read(h.query("path")) as f:
         h.send_file(f)
@@ -179,6 +200,7 @@ ROUTES: list[Route] = [(re.compile(p), m) for p, m in [
     (REF + "/" + OUT, {"GET": output}),
     (REF + "/" + OUT + "/follow", {"GET": follow}),
     ("/logs", {"GET": logs}),
+    ("/scratch", {"PUT": restore_scratch}),
     ("/files", {"GET": read_file, "PUT": write_file, "DELETE": delete_file}),
     ("/files/list", {"GET": list_dir}),
     ("/pty(?P<rest>/.*)?", dict.fromkeys(ANY, pty)),

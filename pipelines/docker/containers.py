@@ -14,7 +14,8 @@ as PID 1. Networking: a sandbox that may not reach the internet sits on an inter
 inter-container traffic off. The service reaches the daemon at the container's bridge address.
 With ``read_only_root`` (the default) the image is mounted read-only and a sandbox's writable
 state is its workspace, a host directory bound at ``/workspace`` (also its ``HOME``), beside a
-tmpfs ``/tmp`` (and ``/mnt``, for the mount points of file systems attached while it runs).
+tmpfs ``/tmp`` (and ``/mnt``, for the mount points of file systems attached while it runs, which
+only docklake writes to).
 """
 
 from __future__ import annotations
@@ -130,7 +131,7 @@ class DockerBackend(Snapshots):
             volumes[str(self.workspace(req.sandbox_id))] = {"bind": WORKSPACE, "mode": "rw"}
             # /mnt: where file systems attached to a running sandbox get their mount points
             rootfs = {"read_only": True, "environment": {"HOME": WORKSPACE},
-                      "tmpfs": {"/tmp": f"size={self._tmp_mb}m,mode=1777", "/mnt": "size=1m,mode=755"}}
+                      "tmpfs": {"/tmp": f"size={self._tmp_mb}m,mode=1777", "/mnt": "size=1m,mode=555"}}
         volumes.update({b.source: {"bind": b.target, "mode": "ro" if b.read_only else "rw"} for b in req.binds})
         command = ["-c", BOOT, "--token-file", TOKEN_PATH, "--quiet", "--"] + list(req.entrypoint or ("sleep", "infinity"))
         try:
@@ -155,10 +156,26 @@ class DockerBackend(Snapshots):
             if checkpoint is not None:
                 self._restore(container.id, checkpoint)
             address = self._wait_healthy(container, network, req.token, timeout_s)
+            self._put_back_scratch(req.sandbox_id, address, req.token, restored=checkpoint is not None)
         except ContainerError:
             self.remove(container.id)
             raise
         return Started(container.id, address)
+
+    def _put_back_scratch(self, sandbox_id: str, address: str, token: str, *, restored: bool) -> None:
+        """A sandbox started from a snapshot gets the snapshot's /tmp and /dev/shm back, through
+        its daemon (inside the sandbox, where its links lead where they should). A restored
+        memory snapshot needs none: CRIU brings tmpfs contents back with the processes."""
+        seed = self.scratch_seed(sandbox_id)
+        if restored or not seed.is_file():
+            seed.unlink(missing_ok=True)
+            return
+        try:
+            with RuntimeClient(f"http://{address}", token=token, timeout=120.0) as client:
+                client.restore_scratch(seed.read_bytes())
+        except (OSError, RuntimeApiError) as exc:
+            raise ContainerError(f"putting back the snapshot's /tmp and /dev/shm failed: {exc}") from exc
+        seed.unlink()
 
     def _wait_healthy(self, container: object, network: str, token: str, timeout_s: float) -> str:
         deadline = time.monotonic() + timeout_s

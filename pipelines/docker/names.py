@@ -23,3 +23,7 @@ CHECKPOINT = "docklake"  # a checkpoint's name inside the container it is restor
 # python3 -c … runs the daemon from the read-only mount without putting it on the user's path
 BOOT = (f"import sys, runpy; sys.path.insert(0, {RUNTIME_MOUNT!r}); "
         "runpy.run_module('sandbox_runtime', run_name='__main__', alter_sys=True)")
+
+# the writable places of a read-only-root sandbox besides its workspace (tmpfs in the container),
+# which a filesystem snapshot keeps as a tar beside its workspace copy
+SCRATCH = ("tmp", "dev/shm")

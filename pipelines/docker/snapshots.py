@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import secrets
 import shutil
+import tarfile
 import time
 from pathlib import Path
 
@@ -31,7 +32,7 @@ from docker.errors import DockerException, NotFound
 from docker.models.containers import Container
 
 from pipelines.core.sandbox_backend import ContainerError
-from pipelines.docker.names import CHECKPOINT, LABEL_OWNER, LABEL_SNAPSHOT, SNAPSHOT_REPO
+from pipelines.docker.names import CHECKPOINT, LABEL_OWNER, LABEL_SNAPSHOT, SCRATCH, SNAPSHOT_REPO
 
 log = structlog.get_logger("docklake.containers")
 
@@ -131,6 +132,7 @@ class Snapshots:
                 shutil.copytree(self.workspace(sandbox_id), target, symlinks=True)
                 image = base_image
                 size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file() and not f.is_symlink())
+                size += self._keep_scratch(int(container.attrs["State"]["Pid"]), self._scratch(snapshot_id))
             else:
                 image, size = self._commit(container, snapshot_id)
             if memory:
@@ -148,10 +150,33 @@ class Snapshots:
                     pass
         return image, size
 
+    def _scratch(self, snapshot_id: str) -> Path:
+        """A snapshot's tar of /tmp and /dev/shm (tmpfs in the container, outside the workspace)."""
+        return self._snapshot_dir / f"{snapshot_id}.scratch.tar"
+
+    def scratch_seed(self, sandbox_id: str) -> Path:
+        """The tar a sandbox's next start puts back into /tmp and /dev/shm (``seed`` leaves it)."""
+        return self._state_dir / sandbox_id / "scratch.tar"
+
+    @staticmethod
+    def _keep_scratch(pid: int, target: Path) -> int:
+        """Tar the paused container's /tmp and /dev/shm, read through its root in /proc (links
+        are kept as links, never followed; nothing runs in it meanwhile); the size in bytes."""
+        root = Path(f"/proc/{pid}/root")
+        with tarfile.open(target, "w") as tar:
+            for place in SCRATCH:
+                if (root / place).is_dir():
+                    tar.add(root / place, arcname=place)
+        return target.stat().st_size
+
     def seed(self, sandbox_id: str, snapshot_id: str) -> None:
         """Start a sandbox that has no workspace yet from a snapshot's copy of one (a new
         sandbox from a snapshot, a copy). A sandbox that has one (resumed, restarted) keeps it:
-        it is newer than any snapshot of it."""
+        it is newer than any snapshot of it. Either way the snapshot's /tmp and /dev/shm come
+        back (``scratch_seed``): nothing else keeps them."""
+        if self.read_only_root and self._scratch(snapshot_id).is_file():
+            self.scratch_seed(sandbox_id).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(self._scratch(snapshot_id), self.scratch_seed(sandbox_id))
         if not self.read_only_root or (self._state_dir / sandbox_id / "workspace").exists():
             return
         source = self._snapshot_dir / snapshot_id
@@ -164,6 +189,7 @@ class Snapshots:
         """Remove what a snapshot holds: its workspace copy, or its committed image, and its
         checkpoint (a memory snapshot's)."""
         shutil.rmtree(self._snapshot_dir / snapshot_id, ignore_errors=True)
+        self._scratch(snapshot_id).unlink(missing_ok=True)
         shutil.rmtree(self.checkpoint_path(snapshot_id), ignore_errors=True)
         if image and image.startswith(f"{SNAPSHOT_REPO}:"):
             self.remove_image(image)

@@ -426,6 +426,54 @@ def test_copies_are_named_by_the_rules_and_inherit_everything(live: Live) -> Non
     live.http.delete("/sandboxes/origin")
 
 
+PLACES = ("/workspace/kept.txt", "/tmp/kept.txt", "/dev/shm/kept.txt")
+
+
+def _write_everywhere(live: Live, sb: dict) -> None:
+    code, out = live.run(sb, "; ".join(f"echo {p} > {p}" for p in PLACES)
+                         + "; mkdir -p /tmp/deep/er && echo deep > /tmp/deep/er/f"
+                         + " && ln -s /etc/hostname /tmp/deep/link && chmod 600 /dev/shm/kept.txt")
+    assert code == 0, out
+
+
+def _all_there(live: Live, sb: dict, step: str) -> None:
+    code, out = live.run(sb, "cat " + " ".join(PLACES) + " /tmp/deep/er/f; readlink /tmp/deep/link; "
+                         "stat -c '%u %a' /tmp/kept.txt /dev/shm/kept.txt")
+    assert code == 0 and out.split("\n") == [*PLACES, "deep", "/etc/hostname", "0 644", "0 600"], (step, out)
+
+
+def test_every_writable_place_survives_every_step_that_keeps_a_sandbox(live: Live) -> None:
+    """/workspace, /tmp and /dev/shm (files, folders, links, modes) through a suspend and
+    resume, a filesystem snapshot restored into a new sandbox, a copy, and a termination and
+    restart; /mnt, where attached file systems go, takes nothing from a user."""
+    sb = live.create(name="keeper-all")
+    _write_everywhere(live, sb)
+    assert live.run(sb, "touch /mnt/x")[0] != 0
+
+    assert live.http.post("/sandboxes/keeper-all/suspend").status_code == 202
+    live.wait_status("keeper-all", "suspended")
+    assert live.http.post("/sandboxes/keeper-all/resume").status_code == 202
+    _all_there(live, live.wait_status("keeper-all", "running"), "suspend and resume")
+
+    snap_id = live.http.post("/sandboxes/keeper-all/snapshot").json()["snapshot_id"]
+    deadline = time.monotonic() + 60
+    while live.http.get(f"/snapshots/{snap_id}").json()["status"] != "completed":
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    restored = live.create(snapshot_id=snap_id)
+    _all_there(live, restored, "a snapshot restored")
+
+    [copy] = live.http.post("/sandboxes/keeper-all/copy").json()["sandboxes"]
+    _all_there(live, live.get(copy["sandbox_id"]), "a copy")
+
+    live.http.delete("/sandboxes/keeper-all")
+    live.wait_status(sb["sandbox_id"], "terminated")
+    assert live.http.post("/sandboxes/keeper-all/restart").status_code == 202
+    _all_there(live, live.wait_status(sb["sandbox_id"], "running"), "terminate and restart")
+    for ref in (sb["sandbox_id"], restored["sandbox_id"], copy["sandbox_id"]):
+        live.http.delete(f"/sandboxes/{ref}")
+
+
 def test_restart_brings_back_the_same_sandbox_with_its_files(live: Live) -> None:
     sb = live.create(name="phoenix")
     live.runtime(sb).write_file("/workspace/ash.txt", b"rises")
