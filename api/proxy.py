@@ -3,7 +3,8 @@ streamed to its container, unbuffered both ways.
 
 A request is for a sandbox when it carries ``X-Tensorlake-Sandbox-Id``, or its Host is
 ``<id>.local`` / ``<port>-<id>.local`` (or under ``DOCKLAKE_SANDBOX__PROXY_DOMAIN``), or its path
-starts with the ``/sandboxes/<id>/proxy`` that ``sandbox_url`` hands out. The caller's bearer key
+starts with the ``/sandboxes/<id>/proxy`` that ``sandbox_url`` hands out; WebSockets go the same
+way (``proxy_ws``). The caller's bearer key
 must belong to the sandbox's organization and project, unless the sandbox allows unauthenticated
 ingress; the daemon then gets the sandbox's own token instead. Errors are the runtime's JSON
 ``{"error", "code"}``; none hangs: a sandbox that is not running answers 409 at once, an
@@ -20,6 +21,7 @@ import structlog
 from fastapi.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from api import proxy_ws
 from pipelines.core.errors import SandboxError
 from pipelines.core.sandbox_records import DAEMON_PORT, Sandbox, SandboxStatus
 
@@ -88,7 +90,7 @@ class SandboxProxyMiddleware:
         return self._client
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
+        if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
         services = scope["app"].state.services
@@ -99,11 +101,20 @@ class SandboxProxyMiddleware:
         try:
             sb = await self._authorise(scope, services, target)
         except _Refused as r:
-            await _json_error(send, r.status, r.message, r.code)
+            if scope["type"] == "websocket":
+                await proxy_ws.refuse(scope, send, r.status, r.message, r.code)
+            else:
+                await _json_error(send, r.status, r.message, r.code)
             return
         if sb is None:
             return
         services.sandboxes.touch(sb.id)
+        if scope["type"] == "websocket":
+            host = sb.address.rsplit(":", 1)[0]  # type: ignore[union-attr]
+            await proxy_ws.relay(scope, receive, send, f"ws://{host}:{target.port}{target.path}",
+                                 sb.token if target.port == DAEMON_PORT else None,
+                                 lambda: services.sandboxes.touch(sb.id))
+            return
         await self._forward(scope, receive, send, sb, target)
 
     async def _authorise(self, scope: Scope, services: object, target: Target) -> Sandbox | None:

@@ -1,4 +1,4 @@
-"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|extract|scale|delivery|realworld|orientation] [--catalog-url URL] ...``: run the benchmarks."""
+"""``python -m bench [submit|list|parse|fairness|batch|tables|runtime|sandbox|sandbox-io|extract|scale|delivery|realworld|orientation] [--catalog-url URL] ...``: run the benchmarks."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import argparse
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "extract", "scale", "delivery",
-                                             "realworld", "orientation", []],
+    ap.add_argument("which", nargs="*", choices=["submit", "list", "parse", "fairness", "batch", "tables", "runtime", "sandbox", "sandbox-io", "extract", "scale",
+                                             "delivery", "realworld", "orientation", []],
                     default=[],
                     help="benchmarks to run (default: all)")
     ap.add_argument("--catalog-url", default="",
@@ -57,6 +57,9 @@ def main(argv: list[str] | None = None) -> None:
     if "sandbox" in which:
         from bench import sandbox
         sandbox.run()
+    if "sandbox" in which or "sandbox-io" in which:
+        from bench import sandbox_io
+        sandbox_io.run()
     if "scale" in which:
         from bench import scale
         scale.run()

@@ -154,7 +154,8 @@ from pipelines.core.logs import configure_logging
 from pipelines.core.settings import Settings
 s = Settings()
 configure_logging(s.log_level, s.log_json)
-uvicorn.run(create_app(s), host=s.api.host, port=s.api.port, log_config=None, access_log=False)
+uvicorn.run(create_app(s), host=s.api.host, port=s.api.port, log_config=None, access_log=False,
+            ws_per_message_deflate=False)
 """
 
 

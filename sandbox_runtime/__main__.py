@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         server.serve_forever(poll_interval=0.5)
     finally:
+        for session in server.ptys.all():
+            session.kill()
         server.table.stop_all()
         server.server_close()
     return 0

@@ -118,6 +118,10 @@ class RuntimeClient:
     def info(self) -> dict[str, Any]:
         return self._json("GET", "/info")
 
+    def create_pty(self, command: str, **options: Any) -> dict[str, Any]:
+        """A PTY session (``args``, ``env``, ``working_dir``, ``rows``, ``cols``): its id and token."""
+        return self._json("POST", "/pty", json_body={"command": command, **options}, ok=(201,))
+
     def restore_scratch(self, tar: bytes) -> None:
         """Extract a tar of ``tmp/…`` and ``dev/shm/…`` files inside the sandbox (docklake's own)."""
         self.request("PUT", "/scratch", data=tar, ok=(204,))

@@ -36,6 +36,7 @@ from sandbox_runtime.contract import (
 from sandbox_runtime.endpoints import ROUTES
 from sandbox_runtime.files import CHUNK, Files
 from sandbox_runtime.processes import Line, Process, ProcessTable
+from sandbox_runtime.pty_sessions import Sessions
 
 MAX_JSON = 1024 * 1024
 
@@ -55,6 +56,7 @@ class RuntimeServer(ThreadingHTTPServer):
         self._token_lock = threading.Lock()
         self.files = Files(files_root)
         self.table = ProcessTable()
+        self.ptys = Sessions()
         self.started = time.monotonic()
         self.quiet = quiet
         super().__init__(address, Handler)

@@ -5,8 +5,8 @@ Kept apart from ``daemon``, which owns the HTTP side (server, connections, bodie
 event streams): an endpoint here only reads the request through the handler's helpers and
 answers through them.
 
-Not served: pty sessions and their WebSocket (``/api/v1/pty...`` answers 501 UNSUPPORTED).
-Managed processes (``restart``, ``health_check``, ``/restart``) are ``supervisor``'s.
+Managed processes (``restart``, ``health_check``, ``/restart``) are ``supervisor``'s, PTY sessions
+``pty_sessions``'s and TCP tunnels ``tunnels``'s (both over ``websocket``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Callable
 
-from sandbox_runtime import supervisor
+from sandbox_runtime import supervisor, tunnels, websocket
 from sandbox_runtime.contract import (
     EOF,
     EXIT,
@@ -182,11 +182,50 @@ def list_dir(h: Handler) -> None:
     h.send_json(200, h.server.files.list_dir(h.query("path")))
 
 
-def pty(h: Handler, rest: str = "") -> None:
-    raise RuntimeApiError(501, ErrorCode.UNSUPPORTED, "pty sessions are not supported by this daemon")
+def pty_create(h: Handler) -> None:
+    session = h.server.ptys.create(h.json_body())
+    h.send_json(201, {"session_id": session.id, "token": session.token})
 
 
-ANY = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
+def pty_list(h: Handler) -> None:
+    h.send_json(200, {"sessions": [{"session_id": s.id, "pid": s.proc.pid, "exit_code": s.exit_code}
+                                   for s in h.server.ptys.all()]})
+
+
+def pty_delete(h: Handler, sid: str) -> None:
+    h.server.ptys.delete(sid)
+    h.send(204)
+
+
+def pty_resize(h: Handler, sid: str) -> None:
+    session = h.server.ptys.get(sid)
+    doc = h.json_body()
+    if not isinstance(doc, dict):
+        raise invalid("the body must be a JSON object {rows, cols}")
+    session.resize(_dimension(doc, "rows"), _dimension(doc, "cols"))
+    h.send(204)
+
+
+def _dimension(doc: dict, key: str) -> int:
+    value = doc.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
+        raise invalid(f"'{key}' must be an integer from 1 to 10000")
+    return value
+
+
+def pty_ws(h: Handler, sid: str) -> None:
+    session = h.server.ptys.get(sid)
+    session.check(h.headers.get("X-PTY-Token") or h.query("token"))
+    session.attach(websocket.accept(h))
+
+
+def tunnel(h: Handler) -> None:
+    raw = h.query("port") or ""
+    if not raw.isdigit() or not 1 <= int(raw) <= 65535:
+        raise invalid("'port' must be a TCP port (1-65535)")
+    tunnels.relay(websocket.accept(h), int(raw))
+
+
 ROUTES: list[Route] = [(re.compile(p), m) for p, m in [
     ("/health", {"GET": health}),
     ("/info", {"GET": info}),
@@ -203,5 +242,9 @@ ROUTES: list[Route] = [(re.compile(p), m) for p, m in [
     ("/scratch", {"PUT": restore_scratch}),
     ("/files", {"GET": read_file, "PUT": write_file, "DELETE": delete_file}),
     ("/files/list", {"GET": list_dir}),
-    ("/pty(?P<rest>/.*)?", dict.fromkeys(ANY, pty)),
+    ("/pty", {"POST": pty_create, "GET": pty_list}),
+    ("/pty/(?P<sid>[^/]+)", {"DELETE": pty_delete}),
+    ("/pty/(?P<sid>[^/]+)/resize", {"POST": pty_resize}),
+    ("/pty/(?P<sid>[^/]+)/ws", {"GET": pty_ws}),
+    ("/tunnels/tcp", {"GET": tunnel}),
 ]]

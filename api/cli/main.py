@@ -156,8 +156,10 @@ def serve(
     from pipelines.flows.sandboxes import prefect_runner
 
     try:
+        # no per-message deflate on WebSockets: what passes them (PTY bytes, tunnelled streams) is
+        # relayed, and compressing it cost a tunnel nine tenths of its throughput
         uvicorn.run(create_app(settings, sandbox_runner=prefect_runner()), host=settings.api.host, port=settings.api.port, log_config=None,
-                    access_log=False)
+                    access_log=False, ws_per_message_deflate=False)
     finally:
         stop.set()
         for c in children:

@@ -71,3 +71,18 @@ def test_the_newest_sdk_runs_a_managed_process_that_comes_back(live: Live) -> No
     assert crashed["last_exit"]["signal"] == 9
     assert restarted["pid"] not in (started["pid"], crashed["pid"]) and restarted["restart_count"] == 2
     assert killed["pid"] == restarted["pid"] and killed["status"] == "stopped"  # killed through the API: stays down
+
+
+def test_the_newest_sdk_drives_two_pty_sessions_through_the_proxy(live: Live) -> None:
+    seen = sdk(live, "pty.py")
+    assert (seen["first_exit"], seen["second_exit"]) == (7, 3)
+    assert seen["sizes"] == ["30 100", "43 132"]  # created at 30x100, resized to 43x132
+    assert seen["first_saw"] and seen["second_saw"]  # each session its own terminal
+    assert len(seen["echo_ms"]) == 10 and max(seen["echo_ms"]) < 5000
+
+
+def test_the_newest_sdk_fetches_a_large_file_through_a_tunnel_on_two_connections(live: Live) -> None:
+    seen = sdk(live, "tunnel.py", str(64 << 20))
+    assert [f["bytes"] for f in seen["fetches"]] == [64 << 20, 64 << 20]
+    assert all(f["sha256"] == seen["want"] for f in seen["fetches"])
+    assert seen["after_close"] in ("URLError", "ConnectionRefusedError")  # the listener is gone

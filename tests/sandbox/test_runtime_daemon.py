@@ -238,10 +238,11 @@ def test_process_errors(rt: RuntimeClient) -> None:
     assert (e.status, e.code) == (400, ErrorCode.INVALID_REQUEST)
 
 
-def test_routes_methods_and_pty(daemon: Daemon) -> None:
+def test_routes_and_methods(daemon: Daemon) -> None:
     for method, path, status in [("GET", "/nowhere", 404), ("GET", "/api/v1/nowhere", 404),
                                  ("DELETE", "/api/v1/health", 405), ("PUT", "/api/v1/processes", 405),
-                                 ("POST", "/api/v1/pty", 501)]:
+                                 ("POST", "/api/v1/pty", 400), ("GET", "/api/v1/pty/nosuchsession/ws", 404),
+                                 ("GET", "/api/v1/tunnels/tcp?port=8000", 400)]:
         resp = daemon.raw(method, path)
         doc = json.loads(resp.read())
         assert resp.status == status and set(doc) == {"error", "code"}, (method, path, doc)
@@ -547,3 +548,102 @@ def test_a_failing_health_check_kills_the_run_and_the_policy_decides(rt: Runtime
     healthy = wait_until(lambda: (m := rt.process("web").managed)["health_status"] == "healthy" and m, timeout=15)
     assert healthy and healthy["consecutive_health_failures"] == 0 and rt.process("web").pid == served.pid
     rt.kill("web")
+
+
+# -- PTY sessions and TCP tunnels (WebSocket) -----------------------------------------------------
+
+
+def _ws(daemon: Daemon, path: str, **headers: str):
+    from websockets.sync.client import connect
+
+    return connect(f"ws://127.0.0.1:{daemon.port}/api/v1{path}", max_size=None,
+                   additional_headers={"Authorization": f"Bearer {TOKEN}", **headers})
+
+
+def _pty_until(ws, marker: bytes, timeout: float = 10) -> bytes:
+    """Terminal output (data frames) until ``marker`` has appeared."""
+    out = b""
+    deadline = time.monotonic() + timeout
+    while marker not in out:
+        frame = ws.recv(timeout=max(0.1, deadline - time.monotonic()))
+        if frame[0] == 0:
+            out += frame[1:]
+    return out
+
+
+def test_a_pty_session_echoes_resizes_and_ends_with_its_exit_code(daemon: Daemon, rt: RuntimeClient) -> None:
+    import struct
+
+    from websockets.exceptions import ConnectionClosed, InvalidStatus
+
+    _, raw = rt.request("POST", "/pty", json_body={"command": "sh", "rows": 30, "cols": 100,
+                                                   "env": {"GREETING": "hello"}}, ok=(201,))
+    session = json.loads(raw)
+    with pytest.raises(InvalidStatus) as bad:
+        _ws(daemon, f"/pty/{session['session_id']}/ws", **{"X-PTY-Token": "wrong"}).close()
+    assert bad.value.response.status_code == 401
+
+    with _ws(daemon, f"/pty/{session['session_id']}/ws", **{"X-PTY-Token": session["token"]}) as ws:
+        ws.send(bytes([2]))  # ready
+        ws.send(b"\x00stty size; echo $GREETING-$((6*7))\n")
+        assert b"30 100" in _pty_until(ws, b"hello-42")
+        ws.send(struct.pack(">BHH", 1, 132, 43))  # resize: cols, rows
+        ws.send(b"\x00stty size; echo R$((1+1))\n")
+        assert b"43 132" in _pty_until(ws, b"R2")
+        assert rt.request("POST", f"/pty/{session['session_id']}/resize", json_body={"rows": 50, "cols": 60},
+                          ok=(204,))
+        ws.send(b"\x00stty size; exit 7\n")
+        frames = []
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                frames.append(ws.recv(timeout=10))
+        assert b"50 60" in b"".join(f[1:] for f in frames if f[0] == 0)
+        assert frames[-1] == bytes([3]) + struct.pack(">i", 7) and closed.value.rcvd.reason == "exit:7"
+
+    # output written before a client attaches is kept for it; DELETE ends the session
+    _, raw = rt.request("POST", "/pty", json_body={"command": "sh", "args": ["-c", "echo early; sleep 300"]},
+                        ok=(201,))
+    later = json.loads(raw)
+    time.sleep(0.5)
+    with _ws(daemon, f"/pty/{later['session_id']}/ws?token={later['token']}") as ws:
+        ws.send(bytes([2]))
+        assert b"early" in _pty_until(ws, b"early")
+        assert rt.request("DELETE", f"/pty/{later['session_id']}", ok=(204,))
+        with pytest.raises(ConnectionClosed):
+            while True:
+                ws.recv(timeout=10)
+    assert api_error(lambda: rt.request("DELETE", f"/pty/{later['session_id']}", ok=(204,))).status == 404
+    e = api_error(lambda: rt.request("POST", "/pty", json_body={"command": "sh", "rows": 0}, ok=(201,)))
+    assert (e.status, e.code) == (400, ErrorCode.INVALID_REQUEST)
+
+
+def test_a_tunnel_relays_a_tcp_stream_both_ways_and_closes_with_it(daemon: Daemon) -> None:
+    import hashlib
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    payload = os.urandom(8 << 20)
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        with conn:
+            asked = conn.recv(100)
+            conn.sendall(asked.upper() + payload)
+
+    threading.Thread(target=serve, daemon=True).start()
+    got = b""
+    with _ws(daemon, f"/tunnels/tcp?port={port}") as ws:
+        ws.send(b"ping")
+        from websockets.exceptions import ConnectionClosed
+
+        with pytest.raises(ConnectionClosed):
+            while True:
+                got += ws.recv(timeout=10)
+    assert got[:4] == b"PING" and hashlib.sha256(got[4:]).digest() == hashlib.sha256(payload).digest()
+    server.close()
+
+    from websockets.exceptions import ConnectionClosed
+    with _ws(daemon, f"/tunnels/tcp?port={free_port()}") as ws, pytest.raises(ConnectionClosed) as refused:
+        ws.recv(timeout=10)
+    assert refused.value.rcvd.code == 1011 and "nothing answers" in refused.value.rcvd.reason

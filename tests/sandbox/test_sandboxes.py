@@ -310,6 +310,63 @@ def test_a_live_resize_changes_the_container_in_place_and_refuses_what_cannot_be
     live.http.delete("/sandboxes/stretch")
 
 
+# a user's WebSocket service in a sandbox: echoes each message reversed (on the runtime's own
+# small WebSocket module, which every sandbox has at /opt/docklake)
+WS_ECHO = """
+import sys; sys.path.insert(0, "/opt/docklake")
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from sandbox_runtime import websocket as w
+class H(BaseHTTPRequestHandler):
+    def do_GET(self):
+        ws = w.accept(self)
+        try:
+            while True:
+                ws.send_binary(ws.recv()[1][::-1])
+        except w.Closed:
+            pass
+ThreadingHTTPServer(("0.0.0.0", 8080), H).serve_forever()
+"""
+
+
+def test_websockets_pass_the_proxy_with_its_auth_to_a_users_service(live: Live) -> None:
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    sb = live.create(exposed_ports=[8080])
+    sid = sb["sandbox_id"]
+    live.runtime(sb).start("python3", ["-c", WS_ECHO])
+    url = live.url.replace("http://", "ws://") + "/echo"
+
+    def talk(**headers: str) -> bytes:
+        with connect(url, additional_headers={"X-Tensorlake-Sandbox-Id": f"8080-{sid}", **headers},
+                     open_timeout=10) as ws:
+            ws.send(b"olleh")
+            return ws.recv(timeout=10)
+
+    deadline = time.monotonic() + 20
+    while True:  # the service's start-up
+        try:
+            assert talk(**A) == b"hello"
+            break
+        except InvalidStatus as exc:
+            assert exc.response.status_code == 502 and time.monotonic() < deadline, exc
+            time.sleep(0.2)
+
+    def status(**headers: str) -> int:
+        with pytest.raises(InvalidStatus) as refused:
+            talk(**headers)
+        return refused.value.response.status_code
+
+    assert status() == 401  # no key
+    assert status(**B) == 404  # another tenant's sandbox does not exist for it
+    with pytest.raises(InvalidStatus) as closed_port:
+        connect(url, additional_headers={"X-Tensorlake-Sandbox-Id": f"8081-{sid}", **A}, open_timeout=10)
+    assert closed_port.value.response.status_code == 403 and b"not exposed" in closed_port.value.response.body
+    live.http.patch(f"/sandboxes/{sid}", json={"allow_unauthenticated_access": True})
+    assert talk() == b"hello"  # unauthenticated ingress, when the sandbox allows it
+    live.http.delete(f"/sandboxes/{sid}")
+
+
 def test_named_sandbox_suspends_and_resumes_with_its_files_again_and_again(live: Live) -> None:
     sb = live.create(name="keeper")
     dup = live.http.post("/sandboxes", json={"name": "keeper"})
