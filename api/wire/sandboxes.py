@@ -213,6 +213,9 @@ class MountOut(BaseModel):
     mount_path: str
     read_only: bool
     snapshot_id: str | None = None
+    status: Literal["pending", "mounted", "failed"] = Field(
+        "mounted", description="An attach to a running sandbox is pending until applied; failed: see error.")
+    error: str | None = None
 
 
 class SandboxInfo(BaseModel):

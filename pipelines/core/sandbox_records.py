@@ -102,18 +102,29 @@ class NetworkPolicy:
     deny_out: tuple[str, ...] = ()
 
 
+class MountStatus(StrEnum):
+    """Where a mount stands: attached to a running sandbox it is ``pending`` until applied, then
+    ``mounted``, or ``failed`` (with the error; the sandbox runs on without it)."""
+
+    pending = "pending"
+    mounted = "mounted"
+    failed = "failed"
+
+
 @dataclass(frozen=True)
 class Mount:
     file_system_id: str
     mount_path: str
     read_only: bool = False
     snapshot_id: str | None = None
+    status: MountStatus = MountStatus.mounted
+    error: str | None = None
 
 
 def mounts_json(mounts: Iterable[Mount]) -> list[dict[str, Any]]:
     """Mounts as the catalog stores them and the wire shows them (the one place that says so)."""
     return [{"file_system_id": m.file_system_id, "mount_path": m.mount_path, "read_only": m.read_only,
-             "snapshot_id": m.snapshot_id} for m in mounts]
+             "snapshot_id": m.snapshot_id, "status": MountStatus(m.status).value, "error": m.error} for m in mounts]
 
 
 @dataclass(frozen=True)

@@ -4,18 +4,19 @@ when one is attached to or detached from a running sandbox.
 Apart from the other request rules because it is its own part of the API
 (``/sandboxes/{id}/file_systems``) with its own errors; ``Sandboxes`` delegates here. An attach
 or a detach is checked (the file system must exist), persisted and answered at once; the backend
-applies it in the background, and a file system gone by then terminates the sandbox, with the
-reason.
+applies it in the background; one that fails then is marked failed on the mount, and the sandbox
+runs on.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from assets.catalog import sandboxes as repo
-from assets.catalog.db import now_us
 from pipelines.core.errors import SandboxConflict, SandboxInvalid, SandboxNotFound
 from pipelines.core.records import Principal
 from pipelines.core.sandbox_backend import LIVE_MOUNT_ROOTS, ContainerError
-from pipelines.core.sandbox_records import Mount, Sandbox
+from pipelines.core.sandbox_records import Mount, MountStatus, Sandbox
 from pipelines.usecases.file_systems import Unresolvable
 from pipelines.usecases.sandbox_steps import S, SandboxSteps, log
 
@@ -47,10 +48,11 @@ class SandboxMounts:
                 raise SandboxInvalid(str(exc)) from None
 
     def attach(self, p: Principal, ns: str, id_or_name: str, mount: Mount) -> Sandbox:
-        """Persist the mount and answer; it is applied in the background. A file system (or pin)
-        that does not exist is refused here (400) and nothing changes: a typo must not cost the
-        running sandbox. One that is gone by the time the mount is applied terminates the
-        sandbox, with the reason (the spec's state table)."""
+        """Persist the mount (``pending``) and answer; it is applied in the background. A file
+        system (or pin) that does not exist is refused here (400) and nothing changes: a typo must
+        not cost the running sandbox. One that cannot be mounted when the mount is applied (gone
+        meanwhile, or the engine refused) leaves the sandbox running: the mount says ``failed``
+        and why, and can be detached."""
         sb = self.steps.find(p, ns, id_or_name)
         self.check(mount, (), p, resolve=True)  # the 400s first, the file system's existence among them
         if self.steps.backend.read_only_root and not mount.mount_path.startswith(LIVE_MOUNT_ROOTS):
@@ -60,23 +62,30 @@ class SandboxMounts:
         if sb.status != S.running:
             raise SandboxConflict(f"sandbox {sb.id!r} is {sb.status.value}, not running")
         self.check(mount, sb.mounts, p, resolve=False)
+        mount = replace(mount, status=MountStatus.pending, error=None)
         if not repo.transition(self.engine, sb.id, [S.running], mounts=(*sb.mounts, mount)):
             raise SandboxConflict(f"sandbox {sb.id!r} changed state meanwhile; retry")
+
+        def settle(status: MountStatus, error: str | None = None) -> None:
+            current = self.steps.reload(sb)
+            mounts = tuple(replace(m, status=status, error=error) if m.mount_path == mount.mount_path else m
+                           for m in current.mounts)
+            repo.transition(self.engine, sb.id, None, mounts=mounts)
 
         def step() -> None:
             with self.steps.locks(sb.id):
                 current = self.steps.reload(sb)
-                if current.status != S.running or not current.container_id:
+                if current.status != S.running or not current.container_id \
+                        or mount.mount_path not in {m.mount_path for m in current.mounts}:
                     return
                 try:
                     self.steps.backend.mount(current.container_id, self.steps.file_systems.resolve(p, mount))
                 except (Unresolvable, ContainerError) as exc:
-                    log.warning("file_system_mount_failed", sandbox_id=sb.id, error=str(exc))
-                    if repo.transition(self.engine, sb.id, [S.running], status=S.terminated,
-                                       terminated_us=now_us(), termination_reason="file_system_mount_failed",
-                                       error_details={"file_system_id": mount.file_system_id,
-                                                      "mount_path": mount.mount_path, "message": str(exc)}):
-                        self.steps.runner(f"terminate-{sb.id}", lambda: self.steps.finish_termination(sb.id))
+                    log.warning("file_system_mount_failed", sandbox_id=sb.id, mount_path=mount.mount_path,
+                                error=str(exc))
+                    settle(MountStatus.failed, str(exc))
+                else:
+                    settle(MountStatus.mounted)
 
         self.steps.runner(f"mount-{sb.id}", step)
         return self.steps.reload(sb)
@@ -94,7 +103,9 @@ class SandboxMounts:
         def step() -> None:
             with self.steps.locks(sb.id):
                 current = self.steps.reload(sb)
-                if current.container_id and current.status == S.running:
+                gone = next((m for m in sb.mounts if m.mount_path.rstrip("/") == mount_path.rstrip("/")), None)
+                if current.container_id and current.status == S.running and gone is not None \
+                        and gone.status != MountStatus.failed:
                     try:
                         self.steps.backend.unmount(current.container_id, mount_path)
                     except ContainerError as exc:

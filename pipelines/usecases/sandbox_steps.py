@@ -28,6 +28,7 @@ from pipelines.core.sandbox_backend import ContainerError, Launch, SandboxBacken
 from pipelines.core.sandbox_records import (
     MAX_NAME,
     NAME_RE,
+    MountStatus,
     Sandbox,
     SandboxStatus,
     Snapshot,
@@ -130,7 +131,8 @@ class SandboxSteps:
             if source is not None:
                 self.backend.seed(sb.id, source.id)
             owner = Principal(sb.organization_id, sb.project_id)
-            launch = replace(launch, binds=tuple(self.file_systems.resolve(owner, m) for m in sb.mounts))
+            launch = replace(launch, binds=tuple(self.file_systems.resolve(owner, m) for m in sb.mounts
+                                                 if m.status != MountStatus.failed))
             try:
                 started = self.backend.launch(launch, self.cfg.start_timeout_s, checkpoint=checkpoint)
             except ContainerError as exc:

@@ -230,22 +230,45 @@ def test_an_attach_naming_a_missing_file_system_is_refused_and_the_sandbox_keeps
     assert kept.status == S.running and kept.mounts == () and kept.termination_reason is None
 
 
-def test_a_running_sandbox_whose_file_system_is_gone_when_mounted_is_terminated(rig: Rig) -> None:
+def test_a_mount_that_fails_once_attached_is_marked_failed_and_the_sandbox_runs_on(rig: Rig) -> None:
     from assets.catalog import file_systems as fs_repo
+    from pipelines.core.sandbox_records import MountStatus
 
     sb = rig.create(name="box")
     rig.sandboxes.file_systems.create(ME, "data")
     assert rig.refused(lambda: rig.sandboxes.attach(ME, NS, "box", Mount("data", "/etc/data"))) == 400  # read-only root
     rig.sandboxes.attach(ME, NS, "box", Mount("data", "/mnt/data"))  # persisted, applied in the background
-    assert rig.now(sb).mounts == (Mount("data", "/mnt/data"),)
+    assert rig.now(sb).mounts == (Mount("data", "/mnt/data", status=MountStatus.pending),)
     fs_repo.delete_fs(rig.sandboxes.engine, ME, "data")  # lost before the mount is applied
-    assert rig.background.run() == ["mount", "terminate"]
-    gone = rig.now(sb)
-    assert gone.status == S.terminated and gone.termination_reason == "file_system_mount_failed"
-    assert gone.error_details["file_system_id"] == "data"
+    assert rig.background.run() == ["mount"]
+    kept = rig.now(sb)
+    assert kept.status == S.running and kept.termination_reason is None
+    [failed] = kept.mounts
+    assert failed.status == MountStatus.failed and "data" in (failed.error or "")
+
+    # the engine refusing is the same; a good one mounts; a failed one is detached like any other
     rig.sandboxes.file_systems.create(ME, "other")
-    assert rig.refused(lambda: rig.sandboxes.attach(ME, NS, "box", Mount("other", "/mnt/other"))) == 409
+    rig.backend.fail_mount = "mount: permission denied"
+    rig.sandboxes.attach(ME, NS, "box", Mount("other", "/mnt/other"))
+    rig.background.run()
+    rig.backend.fail_mount = None
+    rig.sandboxes.attach(ME, NS, "box", Mount("other", "/mnt/fine"))
+    rig.background.run()
+    assert [(m.mount_path, m.status, m.error) for m in rig.now(sb).mounts] == [
+        ("/mnt/data", "failed", failed.error), ("/mnt/other", "failed", "mount: permission denied"),
+        ("/mnt/fine", "mounted", None)]
+    rig.sandboxes.detach(ME, NS, "box", "/mnt/data")
+    rig.background.run()
+    assert [m.mount_path for m in rig.now(sb).mounts] == ["/mnt/other", "/mnt/fine"]
     assert rig.refused(lambda: rig.sandboxes.detach(ME, NS, "box", "/mnt/else")) == 404
+
+    # a resume starts with what is mounted, not with what failed
+    rig.sandboxes.suspend(ME, NS, "box")
+    rig.background.run()
+    rig.sandboxes.resume(ME, NS, "box")
+    rig.background.run()
+    [container] = rig.backend.running_for(sb.id)
+    assert [b.target for b in container.launch.binds] == ["/mnt/fine"]
 
 
 def test_no_engine_is_500_and_nothing_is_created(rig: Rig) -> None:

@@ -569,7 +569,7 @@ def test_file_systems_mount_at_creation_and_while_running(live: Live) -> None:
     # mounted at creation, kept across suspend and resume
     a = live.create(name="fs-user", file_systems=[{"file_system_id": "shared", "mount_path": "/mnt/shared"}])
     assert a["file_systems"] == [{"file_system_id": "shared", "mount_path": "/mnt/shared", "read_only": False,
-                                  "snapshot_id": None}]
+                                  "snapshot_id": None, "status": "mounted", "error": None}]
     live.runtime(a).write_file("/mnt/shared/a.txt", b"on the file system")
     assert live.http.post("/sandboxes/fs-user/suspend?wait_ms=30000").json()["status"] == "suspended"
     assert live.http.post("/sandboxes/fs-user/resume?wait_ms=30000").json()["status"] == "running"
@@ -592,6 +592,7 @@ def test_file_systems_mount_at_creation_and_while_running(live: Live) -> None:
             return False
 
     wait_for("the attached file system shows in the sandbox", readable)
+    assert live.get(sid)["file_systems"][0]["status"] == "mounted"
     # a permanent snapshot, pinned read-only
     snap = live.http.post("/file-systems/shared/snapshots").json()
     assert snap["status"] == "completed" and snap["size_bytes"] == len(b"on the file system")
