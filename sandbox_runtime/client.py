@@ -126,9 +126,10 @@ class RuntimeClient:
         """Extract a tar of ``tmp/…`` and ``dev/shm/…`` files inside the sandbox (docklake's own)."""
         self.request("PUT", "/scratch", data=tar, ok=(204,))
 
-    def logs(self) -> dict[str, Any]:
-        """Every process's kept output with timestamps (docklake's ``/api/v1/logs``)."""
-        return self._json("GET", "/logs")
+    def logs(self, after_ms: int = 0) -> dict[str, Any]:
+        """Every process's kept output with timestamps, written at ``after_ms`` or later
+        (docklake's ``/api/v1/logs``)."""
+        return self._json("GET", "/logs", query={"after": str(after_ms)} if after_ms else None)
 
     def wait_healthy(self, timeout: float = 10.0, interval: float = 0.02) -> float:
         """Seconds until ``/health`` answered healthy; ``TimeoutError`` after ``timeout``."""

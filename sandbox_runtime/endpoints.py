@@ -136,10 +136,15 @@ def run(h: Handler) -> None:
 def logs(h: Handler) -> None:
     """Every process the daemon knows, with its kept output line by line (sequence, time in ms,
     stream, text): docklake's own endpoint, which the lifecycle API's ``logs`` reads and keeps
-    when the container goes."""
+    when the container goes. ``after`` (ms): only the lines written since."""
+    after = h.query("after") or "0"
+    if not after.isdigit():
+        raise invalid("'after' must be a time in milliseconds since the epoch")
+    since = int(after)
     h.send_json(200, {"processes": [
         {"pid": p.pid, "name": p.name, "command": " ".join([p.spec.command, *p.spec.args]),
-         "started_at": p.started_at, "lines": [[ln.seq, ln.timestamp, ln.stream, ln.text] for ln in p.lines()]}
+         "started_at": p.started_at,
+         "lines": [[ln.seq, ln.timestamp, ln.stream, ln.text] for ln in p.lines() if ln.timestamp >= since]}
         for p in h.server.table.all()]})
 
 

@@ -10,12 +10,15 @@ and written on the event loop with no further thread hop. Error bodies are text/
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
+import orjson
 from fastapi import APIRouter, Body, Depends, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
+from sse_starlette.sse import EventSourceResponse
 
 from api.deps import PrincipalDep, ServicesDep
 from api.wire.common import JSON
@@ -41,10 +44,11 @@ from api.wire.sandboxes import (
 from pipelines.core.errors import SandboxNotFound
 from pipelines.core.records import Principal
 from pipelines.core.sandbox_records import Sandbox, SandboxStatus, SnapshotType
-from pipelines.usecases.sandbox_logs import LogQuery
+from pipelines.usecases.sandbox_logs import LogLine, LogQuery
 from pipelines.usecases.sandboxes import Sandboxes
 
 MAX_WAIT_MS = 60_000
+FOLLOW_POLL_S = 0.5  # how often a followed log asks the sandbox for new lines
 DEFAULT_NAMESPACE = "default"
 
 
@@ -211,19 +215,42 @@ async def get_archived_sandbox(sandbox_id: str, c: CallerDep) -> ArchivedSandbox
     return ArchivedSandboxInfo.of(sb, c.public_url)
 
 
-@router.get("/sandboxes/{sandbox_id}/logs", response_class=JSON, responses=sandbox_responses(400, 404))
+@router.get("/sandboxes/{sandbox_id}/logs", response_class=JSON, response_model=LogsPage,
+            responses=sandbox_responses(400, 404))
 async def sandbox_logs(sandbox_id: str, c: CallerDep, tail: Annotated[int | None, Query(ge=0)] = None,
                        head: Annotated[int | None, Query(ge=0)] = None,
                        level: Annotated[list[int] | None, Query(description="1 trace … 6 fatal")] = None,
                        process_id: Annotated[list[str] | None, Query(alias="processId")] = None,
                        next_token: Annotated[str | None, Query(alias="nextToken")] = None,
-                       body: str | None = None) -> LogsPage:
+                       body: str | None = None, follow: bool = False) -> Any:
     """What the sandbox's processes wrote, line by line in time order (stdout at level info,
-    stderr at error): the last ``tail`` lines, the first ``head``, or pages of 1000."""
+    stderr at error): the last ``tail`` lines, the first ``head``, or pages of 1000. With
+    ``follow``: server-sent events, a ``log`` event per line (the ``tail`` first), new ones as
+    they are written, until the sandbox stops running (``end``)."""
     q = LogQuery(levels=tuple(level or ()), process_ids=tuple(process_id or ()), body=body, head=head, tail=tail,
                  next_token=next_token)
     sb, lines, token = await run_in_threadpool(c.sandboxes.logs, c.principal, c.ns, sandbox_id, q)
+    if follow:
+        return EventSourceResponse(_follow(c, sandbox_id, q, sb, lines), ping=15)
     return LogsPage(logs=[LogRecord.of(sb, ln) for ln in lines], next_token=token)
+
+
+async def _follow(c: Caller, sandbox_id: str, q: LogQuery, sb: Sandbox,
+                  backlog: list[LogLine]) -> AsyncIterator[dict[str, str]]:
+    seen = {ln.key for ln in backlog}
+    after = max((ln.timestamp_ms for ln in backlog), default=0)
+    new = backlog
+    while True:
+        for ln in new:
+            seen.add(ln.key)
+            after = max(after, ln.timestamp_ms)
+            yield {"event": "log", "data": LogRecord.of(sb, ln).model_dump_json(by_alias=True)}
+        if sb.status != SandboxStatus.running:
+            yield {"event": "end", "data": orjson.dumps({"status": sb.status.value}).decode()}
+            return
+        await asyncio.sleep(FOLLOW_POLL_S)
+        sb, fresh = await run_in_threadpool(c.sandboxes.logs_since, c.principal, c.ns, sandbox_id, q, after)
+        new = [ln for ln in fresh if ln.key not in seen]
 
 
 @router.get("/sandboxes/{sandbox_id}/processes", response_class=JSON, responses=sandbox_responses(404))

@@ -83,8 +83,9 @@ class SandboxBackend(Protocol):
 
     def healthy(self, address: str, token: str) -> bool: ...
 
-    def process_logs(self, address: str, token: str) -> list[dict[str, Any]]:
-        """The runtime daemon's processes with their kept output (its ``/api/v1/logs``)."""
+    def process_logs(self, address: str, token: str, after_ms: int = 0) -> list[dict[str, Any]]:
+        """The runtime daemon's processes with their kept output, the lines written at
+        ``after_ms`` or later (its ``/api/v1/logs``)."""
         ...
 
     def address(self, container_id: str) -> str | None:

@@ -233,10 +233,10 @@ class DockerBackend(Snapshots):
         except (OSError, RuntimeApiError):
             return False
 
-    def process_logs(self, address: str, token: str) -> list[dict[str, Any]]:
+    def process_logs(self, address: str, token: str, after_ms: int = 0) -> list[dict[str, Any]]:
         try:
             with RuntimeClient(f"http://{address}", token=token, timeout=10.0) as client:
-                return list(client.logs()["processes"])
+                return list(client.logs(after_ms)["processes"])
         except (OSError, RuntimeApiError, ValueError) as exc:
             raise ContainerError(f"the sandbox's runtime daemon did not give its logs: {exc}") from exc
 

@@ -88,11 +88,11 @@ class SandboxLogs:
             return []
         return [LogLine(**json.loads(row)) for row in text.splitlines() if row.strip()]
 
-    def _live(self, sb: Sandbox) -> list[LogLine]:
+    def _live(self, sb: Sandbox, after_ms: int = 0) -> list[LogLine]:
         if sb.status != SandboxStatus.running or not sb.address or not sb.token:
             return []
         try:
-            return lines_of(self.backend.process_logs(sb.address, sb.token), sb.generation)
+            return lines_of(self.backend.process_logs(sb.address, sb.token, after_ms), sb.generation)
         except ContainerError as exc:
             log.warning("sandbox_logs_unreadable", sandbox_id=sb.id, error=str(exc))
             return []
@@ -114,6 +114,11 @@ class SandboxLogs:
             self.folder.mkdir(parents=True, exist_ok=True)
             with self._file(sb.id).open("a") as f:
                 f.writelines(json.dumps(asdict(ln)) + "\n" for ln in new)
+
+    def since(self, sb: Sandbox, q: LogQuery, after_ms: int) -> list[LogLine]:
+        """The running sandbox's lines ``q`` keeps, written at ``after_ms`` or later (to follow)."""
+        return sorted((ln for ln in self._live(sb, after_ms) if self._matches(ln, q)),
+                      key=lambda ln: (ln.timestamp_ms, ln.key))
 
     def forget(self, sandbox_id: str) -> None:
         self._file(sandbox_id).unlink(missing_ok=True)

@@ -350,6 +350,12 @@ class Sandboxes:
         sb = self.find(p, ns, id_or_name)
         return (sb, *self.steps.logs.read(sb, q))
 
+    def logs_since(self, p: Principal, ns: str, id_or_name: str, q: LogQuery,
+                   after_ms: int) -> tuple[Sandbox, list[LogLine]]:
+        """The sandbox and its new lines (``logs``'s follow)."""
+        sb = self.find(p, ns, id_or_name)
+        return sb, self.steps.logs.since(sb, q, after_ms)
+
     def log_processes(self, p: Principal, ns: str, id_or_name: str) -> tuple[Sandbox, list[dict[str, Any]]]:
         sb = self.find(p, ns, id_or_name)
         return sb, self.steps.logs.processes(sb)

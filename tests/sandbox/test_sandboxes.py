@@ -367,6 +367,41 @@ def test_websockets_pass_the_proxy_with_its_auth_to_a_users_service(live: Live) 
     live.http.delete(f"/sandboxes/{sid}")
 
 
+def test_followed_logs_arrive_as_they_are_written_and_end_with_the_sandbox(live: Live) -> None:
+    import json
+
+    def sse_events(lines):  # (event, data) as each event arrives
+        name, data = "message", []
+        for line in lines:
+            if not line:
+                if data:
+                    yield name, json.loads("\n".join(data))
+                name, data = "message", []
+            elif line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+
+    sb = live.create()
+    live.run(sb, "echo before")
+    live.runtime(sb).start("sh", ["-c", "for i in 1 2 3 4; do echo tick $i; sleep 0.4; done; echo oops >&2"])
+    seen: list[tuple[str, dict]] = []
+    with httpx.stream("GET", f"{live.url}/sandboxes/{sb['sandbox_id']}/logs?follow=true&tail=1", headers=A,
+                      timeout=60) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        for event, data in sse_events(r.iter_lines()):
+            seen.append((event, data))
+            if data.get("body") == "oops":
+                live.http.delete(f"/sandboxes/{sb['sandbox_id']}")
+            if event == "end":
+                break
+    bodies = [d["body"] for e, d in seen if e == "log"]
+    assert bodies[-5:] == ["tick 1", "tick 2", "tick 3", "tick 4", "oops"] and "before" not in bodies[1:]
+    assert [d["level"] for e, d in seen if e == "log"][-1] == 5 and seen[-1] == ("end", {"status": "terminated"})
+    times = [d["timestamp"] for e, d in seen if e == "log"]
+    assert times == sorted(times)
+
+
 def test_named_sandbox_suspends_and_resumes_with_its_files_again_and_again(live: Live) -> None:
     sb = live.create(name="keeper")
     dup = live.http.post("/sandboxes", json={"name": "keeper"})

@@ -158,10 +158,10 @@ class FakeSandboxBackend:
             raise ContainerError("the sandbox's container is not running")
         container.binds.append(bind)
 
-    def process_logs(self, address: str, token: str) -> list[dict]:
+    def process_logs(self, address: str, token: str, after_ms: int = 0) -> list[dict]:
         for c in self.containers.values():
             if c.address == address and c.running:
-                return c.processes
+                return [{**p, "lines": [ln for ln in p["lines"] if ln[1] >= after_ms]} for p in c.processes]
         raise ContainerError(f"no runtime daemon answers at {address}")
 
     def capacity(self) -> tuple[float, int]:
