@@ -132,9 +132,11 @@ class Snapshots:
                 shutil.copytree(self.workspace(sandbox_id), target, symlinks=True)
                 image = base_image
                 size = sum(f.stat().st_size for f in target.rglob("*") if f.is_file() and not f.is_symlink())
-                size += self._keep_scratch(int(container.attrs["State"]["Pid"]), self._scratch(snapshot_id))
             else:
                 image, size = self._commit(container, snapshot_id)
+            # the tmpfs places a commit or the workspace copy leaves out (a writable root has /tmp)
+            size += self._keep_scratch(int(container.attrs["State"]["Pid"]), self._scratch(snapshot_id),
+                                       SCRATCH if self.read_only_root else ("dev/shm",))
             if memory:
                 size += self._checkpoint(container.id, snapshot_id)
         except (OSError, DockerException, ContainerError) as exc:
@@ -158,13 +160,13 @@ class Snapshots:
         """The tar a sandbox's next start puts back into /tmp and /dev/shm (``seed`` leaves it)."""
         return self._state_dir / sandbox_id / "scratch.tar"
 
-    @staticmethod
-    def _keep_scratch(pid: int, target: Path) -> int:
-        """Tar the paused container's /tmp and /dev/shm, read through its root in /proc (links
-        are kept as links, never followed; nothing runs in it meanwhile); the size in bytes."""
+    def _keep_scratch(self, pid: int, target: Path, places: tuple[str, ...]) -> int:
+        """Tar the paused container's ``places`` (/tmp, /dev/shm), read through its root in /proc
+        (links are kept as links, never followed; nothing runs in it meanwhile); the size in bytes."""
         root = Path(f"/proc/{pid}/root")
+        target.parent.mkdir(parents=True, exist_ok=True)
         with tarfile.open(target, "w") as tar:
-            for place in SCRATCH:
+            for place in places:
                 if (root / place).is_dir():
                     tar.add(root / place, arcname=place)
         return target.stat().st_size
@@ -174,7 +176,7 @@ class Snapshots:
         sandbox from a snapshot, a copy). A sandbox that has one (resumed, restarted) keeps it:
         it is newer than any snapshot of it. Either way the snapshot's /tmp and /dev/shm come
         back (``scratch_seed``): nothing else keeps them."""
-        if self.read_only_root and self._scratch(snapshot_id).is_file():
+        if self._scratch(snapshot_id).is_file():
             self.scratch_seed(sandbox_id).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(self._scratch(snapshot_id), self.scratch_seed(sandbox_id))
         if not self.read_only_root or (self._state_dir / sandbox_id / "workspace").exists():

@@ -669,7 +669,8 @@ def test_file_systems_mount_at_creation_and_while_running(live: Live) -> None:
 
 def test_a_writable_root_is_kept_whole_by_suspend_and_resume(tmp_path: Path) -> None:
     """With DOCKLAKE_SANDBOX__READ_ONLY_ROOT=false (an image that must write outside /workspace),
-    the whole root filesystem is the sandbox's and a snapshot commits it."""
+    the whole root filesystem is the sandbox's and a snapshot commits it; /dev/shm (a tmpfs) is
+    kept beside it."""
     from fastapi.testclient import TestClient
 
     services = Services.build(settings_for(tmp_path / "docklake", read_only_root=False))
@@ -678,11 +679,14 @@ def test_a_writable_root_is_kept_whole_by_suspend_and_resume(tmp_path: Path) -> 
         with TestClient(create_app(services=services)) as c:
             sb = c.post("/sandboxes", json={"name": "writable"}, headers=A).json()
             found = services.sandboxes.find(me, "default", sb["sandbox_id"])
-            RuntimeClient(f"http://{found.address}", token=found.token).write_file("/opt/tool.txt", b"installed")
+            places = ("/opt/tool.txt", "/tmp/t.txt", "/dev/shm/s.txt", "/workspace/w.txt")
+            for place in places:
+                RuntimeClient(f"http://{found.address}", token=found.token).write_file(place, place.encode())
             assert c.post("/sandboxes/writable/suspend?wait_ms=30000", headers=A).json()["status"] == "suspended"
             assert c.post("/sandboxes/writable/resume?wait_ms=30000", headers=A).json()["status"] == "running"
             found = services.sandboxes.find(me, "default", "writable")
-            assert RuntimeClient(f"http://{found.address}", token=found.token).read_file("/opt/tool.txt") == b"installed"
+            for place in places:
+                assert RuntimeClient(f"http://{found.address}", token=found.token).read_file(place) == place.encode()
             c.delete("/sandboxes/writable", headers=A)
     finally:
         services.close()
