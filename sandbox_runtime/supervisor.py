@@ -2,7 +2,8 @@
 ``health_check`` is supervised by the daemon, which starts it again as its policy says.
 
 Policies are the SDK's: ``never``, ``on_failure`` (an exit code other than 0, or a signal) and
-``always``, with at most ``max_restarts`` restarts and a backoff that doubles from
+``always``, with at most ``max_restarts`` restarts (counted since the last restart asked through
+the API) and a backoff that doubles from
 ``initial_backoff_ms`` up to ``max_backoff_ms`` (it starts over once a run lasted longer than the
 longest backoff). A process given only a name is managed with ``never``: it stays addressable by
 its name, and nothing restarts it unasked. A health check (TCP connect, or an HTTP GET answered
@@ -124,6 +125,7 @@ class Managed:
         self.health = health
         self.status = STARTING
         self.restart_count = 0
+        self._auto_restarts = 0  # since the last restart asked through the API (what max_restarts limits)
         self.health_status = "disabled" if health is None else "starting"
         self.failures = 0
         self.last_exit: dict[str, Any] | None = None
@@ -137,14 +139,15 @@ class Managed:
         self._watch()
 
     def _watch(self) -> None:
-        """The run's supervisor and health checker, unless they still go (they end on a stop)."""
-        if any(t.is_alive() for t in self._threads):
-            return
-        self._threads = [threading.Thread(target=self._supervise, daemon=True, name=f"managed-{self.id}")]
-        if self.health is not None:
-            self._threads.append(threading.Thread(target=self._check_health, daemon=True, name=f"health-{self.id}"))
-        for t in self._threads:
-            t.start()
+        """Start the supervisor and the health checker where they do not run (they end on a stop)."""
+        wanted = {"managed": self._supervise, **({"health": self._check_health} if self.health else {})}
+        alive = {t.name.split("-", 1)[0] for t in self._threads if t.is_alive()}
+        for role, target in wanted.items():
+            if role not in alive:
+                t = threading.Thread(target=target, daemon=True, name=f"{role}-{self.id}")
+                self._threads.append(t)
+                t.start()
+        self._threads = [t for t in self._threads if t.is_alive()]
 
     def _launch(self) -> Process:
         proc = self.table.spawn(self.req)
@@ -180,7 +183,7 @@ class Managed:
                     self.status = STOPPED
                     return
                 limit = self.restart.max_restarts
-                if limit is not None and self.restart_count >= limit:
+                if limit is not None and self._auto_restarts >= limit:
                     self.status = STOPPED
                     self.last_error = f"stopped after {limit} restarts"
                     return
@@ -197,6 +200,7 @@ class Managed:
                     continue
                 backoff_ms = min(max(backoff_ms * 2, 1), self.restart.max_backoff_ms)
                 self.restart_count += 1
+                self._auto_restarts += 1
                 self.health_status = "disabled" if self.health is None else "starting"
                 self.failures = 0
                 try:
@@ -250,6 +254,8 @@ class Managed:
             run.wait_done(10)
             with self._cond:
                 self.restart_count += 1
+                self._auto_restarts = 0
+                self.last_error = None
                 self.failures = 0
                 self.health_status = "disabled" if self.health is None else "starting"
                 self.current = self._launch()

@@ -501,6 +501,11 @@ def test_a_managed_process_restarts_on_failure_until_its_limit(rt: RuntimeClient
     runs = [p for p in rt.processes() if p.name == "flaky"]
     assert len(runs) == 3 and len({p.pid for p in runs}) == 3 and all(p.exit_code == 3 for p in runs)
     assert rt.process("flaky").pid == max(runs, key=lambda p: p.handle).pid  # the name is the latest run's
+    # restarted through the API, it is supervised again with its limit anew
+    again = rt.restart("flaky")
+    assert again.managed["restart_count"] == 3 and again.managed["last_error"] is None
+    done = wait_until(lambda: (m := rt.process("flaky").managed)["status"] == "stopped" and m, timeout=10)
+    assert done["restart_count"] == 5 and len([p for p in rt.processes() if p.name == "flaky"]) == 6
 
     # a clean exit is not a failure; a name alone restarts nothing
     ok = rt.start("true", name="clean", restart={"policy": "on_failure", "initial_backoff_ms": 10})
