@@ -123,6 +123,14 @@ def test_a_sandbox_with_file_systems_is_copied_without_memory(live: Live) -> Non
     r = live.http.post("/sandboxes/with-data/copy")
     assert r.status_code == 200, r.text
     [copy] = r.json()["sandboxes"]
-    assert copy["status"] == "running" and count(live, copy)[0] != key  # booted afresh
+    assert copy["status"] == "running"
+    # booted afresh: its counter draws a key of its own (over the source's /tmp/count, which the
+    # copy's filesystem keeps)
+    client = RuntimeClient(copy["sandbox_url"], headers=dict(A))
+    deadline = time.monotonic() + 10
+    while client.read_file("/tmp/count").decode().partition(" ")[0] == key:
+        assert time.monotonic() < deadline, "the copy runs no counter of its own"
+        time.sleep(0.05)
+    assert count(live, copy)[0] != key
     for ref in (copy["sandbox_id"], sb["sandbox_id"]):
         live.http.delete(f"/sandboxes/{ref}")
