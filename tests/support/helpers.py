@@ -2,12 +2,15 @@
 
 import functools
 import socket
+from types import MappingProxyType
 
 KEY_A, KEY_B, KEY_A2 = "key-a", "key-b", "key-a2"
 API_KEYS = f"{KEY_A}=org-a/proj-a,{KEY_B}=org-b/proj-b,{KEY_A2}=org-a/proj-other"
-A = {"Authorization": f"Bearer {KEY_A}"}  # organization a, project a
-B = {"Authorization": f"Bearer {KEY_B}"}  # another organization
-A2 = {"Authorization": f"Bearer {KEY_A2}"}  # same organization, another project
+# read-only: shared by the whole suite, so a client that adds its defaults to the headers it is
+# given (schemathesis, Starlette's TestClient) must be handed a copy (dict(A))
+A = MappingProxyType({"Authorization": f"Bearer {KEY_A}"})  # organization a, project a
+B = MappingProxyType({"Authorization": f"Bearer {KEY_B}"})  # another organization
+A2 = MappingProxyType({"Authorization": f"Bearer {KEY_A2}"})  # same organization, another project
 
 
 def free_port() -> int:
