@@ -86,3 +86,10 @@ def test_the_newest_sdk_fetches_a_large_file_through_a_tunnel_on_two_connections
     assert [f["bytes"] for f in seen["fetches"]] == [64 << 20, 64 << 20]
     assert all(f["sha256"] == seen["want"] for f in seen["fetches"])
     assert seen["after_close"] in ("URLError", "ConnectionRefusedError")  # the listener is gone
+
+
+def test_the_newest_sdk_finds_every_written_file_after_each_step_that_keeps_a_sandbox(live: Live) -> None:
+    seen = sdk(live, "keep.py")
+    places = ["/workspace/kept.txt", "/tmp/kept.txt", "/dev/shm/kept.txt"]
+    for step in ("written", "suspend_resume", "checkpoint_restored", "copy"):
+        assert seen[step] == places, (step, seen[step])
