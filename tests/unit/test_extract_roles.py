@@ -127,6 +127,10 @@ def test_totals_where_ocr_joined_labels_or_misread_the_word() -> None:
                      (100, 294, "Total Includes GST 6%   9.00", 10)]) == "9.00"
     assert total_of([(100, 280, "Item(s) Total (MYR) 20.00", 10), (100, 294, "Net Total (MYR) 21.20", 10),
                      (100, 308, "Net Total Rounded (MYR) 21.20", 10)]) == "21.20"
+    # no row says it is the final total: the largest sub or net total is (not the cash tendered)
+    assert total_of([(100, 280, "1 SUB TOTAL 150.00", 10), (100, 294, "NET TOTAL 174.90", 10),
+                     (100, 308, "CASH 200.00", 10)]) == "174.90"
+    assert total_of([(100, 280, "Sub Total 129.30", 10), (100, 294, "Amt Due 131.00", 10)]) == "131.00"
 
 
 def test_a_date_field_with_format_date_is_normalised() -> None:

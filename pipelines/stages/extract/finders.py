@@ -310,6 +310,7 @@ def _value(text: str) -> float:
 def amount(pages: list[PageResult], role: Role) -> Hit | None:
     """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
     best: tuple[int, float, Hit] | None = None
+    net: tuple[float, Hit] | None = None  # the largest sub or net total, for a receipt with no other
     order = 0
     for page in pages:
         rows = rows_of(page)
@@ -317,7 +318,12 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             t = r.text
             order += 1
             if role.kind == "total":
-                if not TOTAL.search(t) or (SUBTOTAL.search(t) and not FINAL.search(t)) or NOT_TOTAL.search(t):
+                if not TOTAL.search(t) or NOT_TOTAL.search(t):
+                    continue
+                if SUBTOTAL.search(t) and not FINAL.search(t):
+                    if not TAX.search(t) and (value := _amount_on(r, TOTAL)) is not None \
+                            and (net is None or _value(value) >= net[0]):
+                        net = (_value(value), Hit(value, r.page, r.box))
                     continue
                 if TAX.search(t) and not BETTER_TOTAL.search(t):
                     continue
@@ -340,6 +346,8 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             second = _value(value) if role.kind == "total" else order
             if best is None or (rank, second) >= best[:2]:
                 best = (rank, second, hit)
+    if best is None and net is not None:  # "SUB TOTAL 150.00 / NET TOTAL 174.90 / CASH 200.00"
+        return net[1]
     return best[2] if best else None
 
 

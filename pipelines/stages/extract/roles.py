@@ -53,7 +53,7 @@ NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "r
 ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "dirección", "direccion", "domicilio",
                  "indirizzo", "street", "location")
 TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOTA1"
-               "grand ?total", "amount (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
+               "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", "nettobetrag", "netto",
