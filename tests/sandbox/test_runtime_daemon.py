@@ -527,9 +527,10 @@ def test_a_managed_process_always_comes_back_until_it_is_killed_through_the_api(
     assert rt.process(second.pid).status == "signaled"
 
     rt.kill("svc")  # through the API: stopped for good
-    gone = wait_until(lambda: (p := rt.process("svc")).status != "running" and p)
-    time.sleep(0.3)
-    assert rt.process("svc").pid == gone.pid and gone.managed["status"] == "stopped"
+    # the run ends first, then its supervisor sees it and stops
+    gone = wait_until(lambda: (p := rt.process("svc")).managed["status"] == "stopped" and p)
+    time.sleep(0.3)  # nothing starts it again
+    assert gone and gone.status != "running" and rt.process("svc").pid == gone.pid
     plain = rt.start("sleep", ["1"])
     e = api_error(lambda: rt.restart(plain.pid))
     assert e.status == 400 and "not a managed process" in e.message
