@@ -15,7 +15,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Callable
 
-from sandbox_runtime import supervisor, tunnels, websocket
+from sandbox_runtime import pty_sessions, supervisor, tunnels, websocket
 from sandbox_runtime.contract import (
     EOF,
     EXIT,
@@ -207,15 +207,8 @@ def pty_resize(h: Handler, sid: str) -> None:
     doc = h.json_body()
     if not isinstance(doc, dict):
         raise invalid("the body must be a JSON object {rows, cols}")
-    session.resize(_dimension(doc, "rows"), _dimension(doc, "cols"))
+    session.resize(pty_sessions.dimension(doc, "rows"), pty_sessions.dimension(doc, "cols"))
     h.send(204)
-
-
-def _dimension(doc: dict, key: str) -> int:
-    value = doc.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
-        raise invalid(f"'{key}' must be an integer from 1 to 10000")
-    return value
 
 
 def pty_ws(h: Handler, sid: str) -> None:

@@ -36,7 +36,8 @@ def _winsize(fd: int, rows: int, cols: int) -> None:
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
 
 
-def _size(doc: dict[str, Any], key: str, default: int) -> int:
+def dimension(doc: dict[str, Any], key: str, default: int | None = None) -> int:
+    """A terminal's ``rows`` or ``cols`` from a request body (``default`` when left out)."""
     value = doc.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000:
         raise invalid(f"'{key}' must be an integer from 1 to 10000")
@@ -57,7 +58,7 @@ class Session:
         cwd = doc.get("working_dir")
         if cwd is not None and not os.path.isdir(cwd):
             raise invalid(f"working_dir {cwd!r} is not an existing directory")
-        rows, cols = _size(doc, "rows", 24), _size(doc, "cols", 80)
+        rows, cols = dimension(doc, "rows", 24), dimension(doc, "cols", 80)
         self.id, self.token = session_id, secrets.token_urlsafe(24)
         self.master, slave = os.openpty()
         _winsize(self.master, rows, cols)
