@@ -163,8 +163,16 @@ def test_two_workers_share_a_batch_on_s3_and_postgres_and_survive_a_kill(postgre
                                         env={**env, "DOCKLAKE_DATA_DIR": str(tmp_path / name)}, stdout=log,
                                         stderr=subprocess.STDOUT, start_new_session=True))
     try:
+        def log_of(name: str) -> bytes:
+            return (tmp_path / f"worker-{name}.log").read_bytes()
+
+        # both dispatchers up before the batch, or the first one up may run all of it alone
+        deadline = time.monotonic() + 180
+        while not all(b"dispatcher_started" in log_of(n) for n in ("one", "two")):
+            assert time.monotonic() < deadline, {n: log_of(n)[-2000:] for n in ("one", "two")}
+            time.sleep(0.2)
         with TestClient(create_app(services=services)) as client:
-            ids = submit(client, 30, "scale")
+            ids = submit(client, 40, "scale")
 
             def held_by_one() -> list[str]:
                 with services.engine.connect() as conn:
@@ -173,12 +181,12 @@ def test_two_workers_share_a_batch_on_s3_and_postgres_and_survive_a_kill(postgre
                         {"me": f"%-{workers[0].pid}-%"}).all()]
 
             def finished_by(name: str) -> bool:
-                return b"job_finished" in (tmp_path / f"worker-{name}.log").read_bytes()
+                return b"job_finished" in log_of(name)
 
             # both at work (each has finished a job), and the one to lose holds some
             deadline = time.monotonic() + 120
             while not (finished_by("one") and finished_by("two") and held_by_one()):
-                assert time.monotonic() < deadline, "the two workers did not both start"
+                assert time.monotonic() < deadline, {n: log_of(n)[-2000:] for n in ("one", "two")}
                 time.sleep(0.05)
             os.killpg(workers[0].pid, signal.SIGKILL)  # a host lost mid-batch, children and all
             # what it held (nobody takes it over before its lease runs out)
