@@ -286,3 +286,69 @@ def test_dates_and_amounts_in_the_conventions_of_western_europe() -> None:
         "2024-03-03", "2024-03-12", "2024-03-03", "2023-05-05", "2022-05-12", "2024-04-01", "2024-03-12", "2025-05-18"]
     assert [extract.parse_number(t) for t in ("1.234,56 €", "1 234,56", "EUR 1,234.56", "(35,8)", "1'234.50")] == [
         1234.56, 1234.56, 1234.56, -35.8, 1234.5]
+
+
+PARTY_SCHEMA = {"type": "object", "properties": {
+    "seller_name": {"type": "string", "description": "Company that issued the invoice."},
+    "seller_address": {"type": "string", "description": "The seller's address."},
+    "buyer_name": {"type": "string", "description": "Customer billed."},
+    "buyer_address": {"type": "string", "description": "The customer's address."}}}
+
+
+def test_a_firm_named_at_the_head_of_the_page_issues_the_bill_its_branch_only_serves() -> None:
+    """A letterhead (a name over two lines ending in its legal form) above the window the bill
+    is written to and a branch office's block: the seller is the firm, at the branch's address."""
+    lines = [(70, 70, "Nordsee Hausrat", 11), (70, 82, "Versicherungsgesellschaft Kiel a.G.", 11),
+             (70, 110, "Frau", 10), (70, 122, "Erika Beispiel", 10), (70, 134, "Lindenallee 4", 10),
+             (70, 146, "24103 Kiel", 10),
+             (70, 170, "Geschäftsstelle", 10), (70, 182, "Hafenbüro", 10), (70, 194, "Kaistraße 17", 10),
+             (70, 206, "24159 Kiel", 10), (70, 218, "Tel.: 0431/555 120", 10),
+             (70, 260, "Beitragsrechnung", 12), (70, 290, "Gesamtbeitrag 120,00 €", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert data["seller_name"] == "Nordsee Hausrat Versicherungsgesellschaft Kiel a.G."
+    assert data["seller_address"] == "Kaistraße 17 24159 Kiel"
+    assert (data["buyer_name"], data["buyer_address"]) == ("Erika Beispiel", "Lindenallee 4 24103 Kiel")
+
+
+def test_labels_side_by_side_are_not_each_others_values() -> None:
+    """A row of party labels with nothing beside them ("Supplier", "Customer") is no value of
+    the other, nor is the document's title beside a label."""
+    lines = [(40, 64, "Supplier", 8), (210, 64, "Customer", 8), (380, 64, "INVOICE", 14),
+             (40, 80, "Harbour Tools Ltd", 8), (210, 80, "Greenfield Farms", 8),
+             (40, 90, "12 Quay Street", 8), (210, 90, "4 Mill Lane", 8),
+             (40, 100, "BS1 4DJ Bristol", 8), (210, 100, "EX4 3PU Exeter", 8),
+             (380, 90, "Invoice No: 7731", 8), (40, 220, "Total due 84.00", 8)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Harbour Tools Ltd", "Greenfield Farms")
+    assert data["seller_address"] == "12 Quay Street BS1 4DJ Bristol"
+
+
+def test_a_delivery_address_is_the_buyers_side_not_the_seller() -> None:
+    """The block under "Delivery address" is where the buyer wants the goods; the seller is
+    the other block (here at the foot of the page)."""
+    lines = [(380, 50, "INVOICE 2024-118", 14),
+             (40, 120, "Delivery address", 8), (40, 132, "Greenfield Depot", 8), (40, 142, "Barn 2, 4 Mill Lane", 8),
+             (40, 152, "EX4 3PU Exeter", 8),
+             (320, 120, "Customer", 8), (320, 132, "Greenfield Farms", 8), (320, 142, "4 Mill Lane", 8),
+             (320, 152, "EX4 3PU Exeter", 8),
+             (40, 400, "Total due 84.00", 8),
+             (40, 760, "Harbour Tools", 8), (40, 770, "12 Quay Street", 8), (40, 780, "BS1 4DJ Bristol", 8)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Harbour Tools", "Greenfield Farms")
+    assert data["seller_address"] == "12 Quay Street BS1 4DJ Bristol"
+
+
+def test_sums_read_from_a_totals_table_under_a_header_of_labels() -> None:
+    """A totals table: labels in a header row, one row per tax rate, the last row their sums.
+    Each amount is the sum under its label, not the first rate's row."""
+    cols = (60, 170, 280, 370, 460)
+    rows = [("Goods", "Net amount", "VAT", "VAT %", "Total"), ("300.00", "290.00", "55.10", "19", "345.10"),
+            ("100.00", "100.00", "7.00", "7", "107.00"), ("400.00", "390.00", "62.10", "EUR", "452.10")]
+    lines = [(60, 80, "Invoice 2024-17", 14), (60, 100, "Date: 04.03.2024", 10)] + [
+        (x, 300 + 14 * r + (6 if r == 3 else 0), text, 9) for r, row in enumerate(rows) for x, text in zip(cols, row)]
+    schema = {"type": "object", "properties": {
+        "subtotal": {"type": "number", "description": "Total before tax."},
+        "tax_amount": {"type": "number", "description": "Total tax."},
+        "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
+    data = run(pdf(lines), schema)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (390.0, 62.1, 452.1)

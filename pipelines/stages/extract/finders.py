@@ -5,50 +5,33 @@ printed, its page and box) or ``None``; none of them names a vendor."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import parties
-from pipelines.stages.extract.lines import Box, Line, union_box
+from pipelines.stages.extract.amounts import amount
+from pipelines.stages.extract.lines import Box, Hit, Line, union_box
+from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
     AMOUNT,
-    BETTER_TOTAL,
     BUYER,
     DATE,
     DATE_WORD,
     DOC_NUMBER,
     DUE,
-    FINAL,
     LEGAL,
     MONTHS,
-    NOT_TOTAL,
     OTHER_DATE,
     PHONE,
     REGISTRATION,
     STOP,
-    SUBTOTAL,
-    TAX,
     TITLE,
-    TOTAL,
     Role,
-    Row,
     currencies,
     rows_of,
 )
 
 HEADER_ROWS = 12  # the seller is named within the first rows of the first page
 ADDRESS_ROWS = 6
-
-
-@dataclass
-class Hit:
-    text: str
-    page: int
-    box: Box | None
-
-
-def _letters(text: str) -> int:
-    return sum(ch.isalpha() for ch in text)
 
 
 def _is_title(text: str) -> bool:
@@ -268,87 +251,6 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
     if not block:
         return None
     return Hit(" ".join(t for t, _ in block), block[0][1].page, union_box([ln.box for _, ln in block]))
-
-
-def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:
-    """The row's amount: the first one after the last ``after`` word when given (a row the layout
-    joined with its neighbours, ``ROUNDING -0.02 CASH TOTAL ROUNDED 33.90 50.00``), else the last."""
-    if after is not None and (words := list(after.finditer(row.text))):
-        if m := AMOUNT.search(row.text, words[-1].end()):
-            return m.group(0).strip()
-    found = AMOUNT.findall(row.text)
-    return found[-1].strip() if found else None
-
-
-def _in_label_order(rows: list[Row], i: int) -> tuple[str, Row] | None:
-    """A row the layout joined from a column of labels (``Rounding (RM) : Total (RM) : -0.01
-    332.30``): its amounts come in the labels' order, going on onto the next row when that row
-    holds amounts only. The total label's amount, or ``None`` for a row with one label or when
-    labels and amounts do not line up."""
-    t = rows[i].text
-    first = AMOUNT.search(t)
-    labels = [seg for seg in t[:first.start() if first else len(t)].split(":") if _letters(seg) >= 2]
-    if len(labels) < 2:
-        return None
-    k = max((n for n, seg in enumerate(labels) if TOTAL.search(seg) and not NOT_TOTAL.search(seg)), default=None)
-    if k is None:
-        return None
-    amounts = [(m.group(0).strip(), rows[i]) for m in AMOUNT.finditer(t)]
-    if i + 1 < len(rows) and _letters(AMOUNT.sub("", rows[i + 1].text)) <= 2:
-        amounts += [(m.group(0).strip(), rows[i + 1]) for m in AMOUNT.finditer(rows[i + 1].text)]
-    if k >= len(amounts) or _value(amounts[k][0]) <= 0:
-        return None  # labels and amounts out of step (a total is more than nothing)
-    return amounts[k]
-
-
-def _value(text: str) -> float:
-    from pipelines.stages.extract.values import parse_number
-
-    return parse_number(text) or 0.0
-
-
-def amount(pages: list[PageResult], role: Role) -> Hit | None:
-    """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
-    best: tuple[int, float, Hit] | None = None
-    net: tuple[float, Hit] | None = None  # the largest sub or net total, for a receipt with no other
-    order = 0
-    for page in pages:
-        rows = rows_of(page)
-        for i, r in enumerate(rows):
-            t = r.text
-            order += 1
-            if role.kind == "total":
-                if not TOTAL.search(t) or NOT_TOTAL.search(t):
-                    continue
-                if SUBTOTAL.search(t) and not FINAL.search(t):
-                    if not TAX.search(t) and (value := _amount_on(r, TOTAL)) is not None \
-                            and (net is None or _value(value) >= net[0]):
-                        net = (_value(value), Hit(value, r.page, r.box))
-                    continue
-                if TAX.search(t) and not BETTER_TOTAL.search(t):
-                    continue
-            elif role.kind == "subtotal":
-                if not SUBTOTAL.search(t):
-                    continue
-            elif not TAX.search(t) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
-                continue  # "Total incl. tax" is the total, not the tax
-            value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
-            if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:
-                value, where = nth
-            if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text):
-                value, where = _amount_on(rows[i + 1]), rows[i + 1]
-            if value is None:
-                continue
-            rank = 1 if role.kind == "total" and BETTER_TOTAL.search(t) else 0
-            hit = Hit(value, r.page, where.box)
-            # among totals of one rank the largest (a tax summary's "TOTAL : 52.00" is the net);
-            # among subtotals and taxes the last one printed
-            second = _value(value) if role.kind == "total" else order
-            if best is None or (rank, second) >= best[:2]:
-                best = (rank, second, hit)
-    if best is None and net is not None:  # "SUB TOTAL 150.00 / NET TOTAL 174.90 / CASH 200.00"
-        return net[1]
-    return best[2] if best else None
 
 
 def _datelike(text: str) -> bool:

@@ -46,8 +46,13 @@ GLOSSES: list[tuple[str, str]] = [
      r"importi in", "currency"),
     # parties
     (r"rechnungs(?:empf[äa]nger|adresse)|kunde|empf[äa]nger|destinataire|adresse de facturation|factur[ée] [àa]|"
-     r"klant|factuuradres|cliente|facturar a|destinatario|intestatario", "customer bill to"),
-    (r"rechnungs(?:steller|aussteller)|lieferant|verk[äa]ufer|fournisseur|vendeur|leverancier|verkoper|"
+     r"klant|factuuradres|cliente|facturar a|destinatario|intestatario|k[äa]ufer|acheteur|koper|comprador|"
+     r"acquirente", "customer bill to"),
+    (r"waren" + _R + r"empf[äa]nger|liefer(?:adresse|anschrift)|adresse de livraison|livr[ée] [àa]|afleveradres|"
+     r"leveringsadres|direcci[oó]n de entrega|indirizzo di consegna|ship(?:ped)? ?to|deliver(?:y|ed)? to|"
+     r"(?:delivery|shipping) address",
+     "ship to"),
+    (r"rechnungs(?:steller|aussteller|ersteller)|lieferant|verk[äa]ufer|fournisseur|vendeur|leverancier|verkoper|"
      r"proveedor|vendedor|emisor|fornitore|venditore|cedente", "seller supplier"),
     (r"(?:e-?mail|courriel)", "email"),
     (r"telefon|t[ée]l[ée]phone|tel[eé]fono|telefoon", "phone"),

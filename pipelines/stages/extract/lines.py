@@ -35,6 +35,19 @@ class Candidate:
     column: list[tuple[str, Box | None]] = field(default_factory=list)  # a table column's cells
 
 
+@dataclass
+class Hit:
+    """A value found where a reader looks for it: the text as printed, its page and box."""
+
+    text: str
+    page: int
+    box: Box | None
+
+
+def letters(text: str) -> int:
+    return sum(ch.isalpha() for ch in text)
+
+
 def _line_box(box: Box | None, i: int, n: int) -> Box | None:
     """Line ``i`` of ``n`` in a block: its share of the block's height."""
     if not box or n <= 1:

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, lines_of, per_page, sideways
-from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE
+from pipelines.stages.extract.lines import Box, Line, _line_box, lines_of, per_page, sideways
+from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, _party_label
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
 POSTCODE = re.compile(
@@ -67,7 +67,7 @@ def page_lines(page: PageResult) -> list[Line]:
 
 
 def _page_lines(page: PageResult) -> list[Line]:
-    out = [ln for ln in lines_of(page) if ln.box]
+    out = [ln for ln in lines_of(page) if ln.box] + _header_lines(page)
     for fi, f in enumerate(page.fragments):
         if f.fragment_type != "table" or not (rows := _table_rows(f)):
             continue
@@ -84,6 +84,18 @@ def _page_lines(page: PageResult) -> list[Line]:
                     out.append(Line(page.page_number, p, b, -1 - fi, i, len(parts)))
     upright = [ln for ln in out if ln.box and not sideways(ln)]
     return sorted(upright, key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+
+
+def _header_lines(page: PageResult) -> list[Line]:
+    """The page header's lines: on a first page it is the letterhead (the sender's name and
+    address, ``Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène``)."""
+    out = []
+    for fi, f in enumerate(page.fragments):
+        if f.fragment_type == "page_header" and f.bbox:
+            parts = [p.strip() for p in str(f.content.get("content") or "").split("\n") if p.strip()]
+            out += [Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts))
+                    for i, p in enumerate(parts)]
+    return out
 
 
 def _name_like(text: str) -> bool:
@@ -136,8 +148,11 @@ def _block(lines: list[Line], post: Line) -> Party | None:
 
 
 def labelled(text: str) -> bool:
-    """A party label heads the line ("Kunde:", "Bill to"); "MUSTER-KUNDE GMBH" is a name."""
-    return any((m := pat.search(text)) is not None and m.start() <= 3 for pat in (BUYER, SELLER))
+    """A party label heads the line ("Kunde:", "Bill to", "Rechnungsersteller"); "MUSTER-KUNDE
+    GMBH" is a name."""
+    named = bool(LEGAL.search(text)) and ":" not in text  # "Lieferant GmbH" is a firm's name
+    return not named and (any((m := pat.search(text)) is not None and m.start() <= 3 for pat in (BUYER, SELLER))
+                          or _party_label(text))
 
 
 def blocks(page: PageResult) -> list[Party]:
@@ -191,13 +206,45 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         others = [p for p in found if p is not buyer]
     if buyer is None and not labelled:
         return None, None
-    seller = next((p for p in others if SELLER_LABEL.search(_label_above(page_lines(page), p))), None)
+    lines = page_lines(page)
+    # a delivery address, or the buyer's block printed twice, is the buyer's side
+    others = [p for p in others if not _buyer_side(_label_above(lines, p))
+              and not (buyer is not None and _texts(p.name) & _texts(buyer.name + buyer.address))]
+    seller = next((p for p in others if SELLER_LABEL.search(_label_above(lines, p))), None)
     seller = seller or next((p for p in others if LEGAL.search(" ".join(ln.text for ln in p.name))), None)
     if seller is None and buyer is not None:
         seller = sender_line(page, buyer.top)
     if seller is None and others:
         seller = others[0]
+    if (seller is None or not LEGAL.search(" ".join(ln.text for ln in seller.name))) and \
+            (head := _letterhead(lines, found, height)):
+        seller = Party(head, seller.address if seller is not None else [])  # a branch's address under the firm's name
     return buyer, seller
+
+
+def _letterhead(lines: list[Line], found: list[Party], height: float) -> list[Line]:
+    """A firm's name with its legal form at the head of the page, above every address block
+    (``MVM Musterhafter`` / ``Versicherungsverein Musterstadt a.G.``): the one who writes."""
+    top = min([p.top for p in found] + [0.25 * height])
+    for ln in lines:
+        if ln.box is None or ln.box["y1"] >= top:
+            break
+        if LEGAL.search(ln.text) and _name_like(ln.text) and not SEPARATORS.search(ln.text.strip()):
+            up = _above(lines, ln)
+            return [up, ln] if up is not None and _name_like(up.text) and not LEGAL.search(up.text) \
+                and not TITLE.search(up.text) and not labelled(up.text) else [ln]
+    return []
+
+
+def _texts(lines: list[Line]) -> set[str]:
+    return {ln.text.strip().lower() for ln in lines}
+
+
+def _buyer_side(label: str) -> bool:
+    from pipelines.stages.extract.lexicon import gloss
+
+    t = label.strip().rstrip(":").strip()
+    return bool(t) and len(t.split()) <= 4 and gloss(t) in ("customer bill to", "ship to")
 
 
 def _label_above(lines: list[Line], p: Party) -> str:

@@ -97,7 +97,8 @@ REGISTRATION = re.compile(
 LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "berhad", "gmbh", "ag", "kg", "ohg", "e\\.?k\\.?", "ug", "ltd\\.?",
                "limited", "llc", "inc\\.?", "corp\\.?", "co\\.?", "plc", "llp", "s\\.?a\\.?", "s\\.?a\\.?s\\.?",
                "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
-               "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?")
+               "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?", "a\\.g\\.", "e\\.v\\.", "gbr", "kgaa", "sprl",
+               "bvba", "ltda")
 DATE = re.compile(
     r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
@@ -227,7 +228,20 @@ def fits(role: Role, text: str) -> bool:
         return any(ch.isdigit() for ch in text)
     if role.kind == "date":
         return bool(DATE.search(text))
+    if role.kind in ("name", "address") and (_party_label(text) or TITLE.fullmatch(text.strip())):
+        return False  # "Lieferant" beside "Käufer" (two labels), "Customer" beside "INVOICE" (a title)
     return sum(ch.isalpha() for ch in text) >= 2
+
+
+def _party_label(text: str) -> bool:
+    """Is ``text`` a party's label alone (``Käufer``, ``Bill to:``), not a name or an address?"""
+    from pipelines.stages.extract.lexicon import gloss
+
+    t = text.strip().rstrip(":").strip()
+    if len(t.split()) > 3 or LEGAL.search(t) or any(ch.isdigit() for ch in t):
+        return False
+    return gloss(t) in ("customer bill to", "seller supplier", "ship to") or any(
+        (m := pat.search(t)) is not None and m.start() == 0 for pat in (BUYER, SELLER))
 
 
 def tidy(role: Role, text: str) -> str | None:
@@ -252,8 +266,8 @@ class Row:
     lines: list[Line]
 
     @property
-    def text(self) -> str:
-        return " ".join(ln.text for ln in self.lines)
+    def text(self) -> str:  # two spaces between lines: no number's digit groups span two of them
+        return "  ".join(ln.text for ln in self.lines)
 
     @property
     def box(self) -> Box | None:
@@ -270,7 +284,7 @@ def table_lines(page: PageResult) -> list[Line]:
             continue
         boxes = _cell_boxes(f, rows)
         for r, row in enumerate(rows):
-            text = " ".join(c for c in row if c)
+            text = "  ".join(c for c in row if c)  # "19" "345.10" are two cells, not 19 345.10
             box = union_box(boxes[r])
             if text and box:
                 out.append(Line(page.page_number, text, box, -1 - fi, r, len(rows)))

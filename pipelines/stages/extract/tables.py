@@ -77,6 +77,19 @@ def sections_of(page: PageResult) -> list[Section]:
     return out
 
 
+def _sum_cell(col: list[tuple[str, Box | None]]) -> tuple[str, Box | None] | None:
+    """The last cell of a column of amounts when it is the sum of those above it (a totals
+    table's sum row under one row per tax rate): the column's value is the sum."""
+    from pipelines.stages.extract.values import parse_number
+
+    if len(col) < 3:
+        return None
+    nums = [parse_number(text) for text, _ in col]
+    if any(n is None for n in nums):
+        return None
+    return col[-1] if abs(sum(nums[:-1]) - nums[-1]) <= 0.011 * len(nums) else None  # type: ignore[arg-type]
+
+
 def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
     """Candidates from tables, and the cells that are labels waiting for a value outside the
     table (``Subtotal:`` in the last column, its amount printed beside the table)."""
@@ -104,7 +117,8 @@ def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
                     continue
                 col = [row[c] for row in sec.rows if c < len(row) and _value_cell(row[c][0])]
                 if col:
-                    out.append(Candidate(head, col[0][0], page.page_number, col[0][1], "table-column", col))
+                    first = _sum_cell(col) or col[0]
+                    out.append(Candidate(head, first[0], page.page_number, first[1], "table-column", col))
                 if len(col) == 1:  # a label row above a value row (boxes of a form read as a table)
                     out.append(Candidate(head, col[0][0], page.page_number, col[0][1], "below"))
     return out, loose

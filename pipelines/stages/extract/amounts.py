@@ -1,0 +1,164 @@
+"""Amounts a document names: its total, subtotal and tax, read from its rows as a person reads
+them — a total row's amount (on its row or the one below), a column of labels the layout joined
+into one row, a totals table whose header names the columns over one row per tax rate and their
+sums. Split from ``finders`` (which calls ``amount``) to keep each reader short; none names a
+vendor."""
+
+from __future__ import annotations
+
+import re
+
+from pipelines.core.models import PageResult
+from pipelines.stages.extract.lines import Hit
+from pipelines.stages.extract.lines import letters as _letters
+from pipelines.stages.extract.roles import (
+    AMOUNT,
+    BETTER_TOTAL,
+    FINAL,
+    NOT_TOTAL,
+    SUBTOTAL,
+    TAX,
+    TOTAL,
+    Role,
+    Row,
+    rows_of,
+)
+
+
+def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:
+    """The row's amount: the first one after the last ``after`` word when given (a row the layout
+    joined with its neighbours, ``ROUNDING -0.02 CASH TOTAL ROUNDED 33.90 50.00``), else the last."""
+    if after is not None and (words := list(after.finditer(row.text))):
+        if m := AMOUNT.search(row.text, words[-1].end()):
+            return m.group(0).strip()
+    found = AMOUNT.findall(row.text)
+    return found[-1].strip() if found else None
+
+
+def _in_label_order(rows: list[Row], i: int) -> tuple[str, Row] | None:
+    """A row the layout joined from a column of labels (``Rounding (RM) : Total (RM) : -0.01
+    332.30``): its amounts come in the labels' order, going on onto the next row when that row
+    holds amounts only. The total label's amount, or ``None`` for a row with one label or when
+    labels and amounts do not line up."""
+    t = rows[i].text
+    first = AMOUNT.search(t)
+    labels = [seg for seg in t[:first.start() if first else len(t)].split(":") if _letters(seg) >= 2]
+    if len(labels) < 2:
+        return None
+    k = max((n for n, seg in enumerate(labels) if TOTAL.search(seg) and not NOT_TOTAL.search(seg)), default=None)
+    if k is None:
+        return None
+    amounts = [(m.group(0).strip(), rows[i]) for m in AMOUNT.finditer(t)]
+    if i + 1 < len(rows) and _letters(AMOUNT.sub("", rows[i + 1].text)) <= 2:
+        amounts += [(m.group(0).strip(), rows[i + 1]) for m in AMOUNT.finditer(rows[i + 1].text)]
+    if k >= len(amounts) or _value(amounts[k][0]) <= 0:
+        return None  # labels and amounts out of step (a total is more than nothing)
+    return amounts[k]
+
+
+def _header_label(text: str, kind: str) -> int | None:
+    """How many words of a header row of labels follow the last label that names ``kind``."""
+    def spans(pat: re.Pattern[str]) -> list[tuple[int, int]]:
+        return [m.span() for m in pat.finditer(text)]
+    sub, tax = spans(SUBTOTAL), spans(TAX)
+    if kind == "subtotal":
+        found = sub
+    elif kind == "tax":
+        found = [t for t in tax if not any(a <= t[0] < b for a, b in sub)]
+    else:
+        found = [t for t in spans(TOTAL) if not any(a <= t[0] < b or t[0] <= a < t[1] for a, b in sub + tax)
+                 and not NOT_TOTAL.search(text[t[0]:t[1]])]
+    found = [(a, b) for a, b in found if not _rate(text[a:].split())]
+    if not found:
+        return None
+    end = found[-1][1]
+    while end < len(text) and not text[end].isspace():
+        end += 1
+    return sum(1 for w in text[end:].split() if any(ch.isalnum() for ch in w))  # "VAT %" is one label
+
+
+def _rate(words: list[str]) -> bool:
+    """Does a label (the first of ``words``) name a rate: ``MwSt-%``, ``VAT %``?"""
+    return bool(words) and ("%" in words[0] or (len(words) > 1 and "%" in words[1]
+                                                and not any(ch.isalnum() for ch in words[1])))
+
+
+def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
+    """A totals table: a header row of labels (``Nettobetrag MwSt-Betrag MwSt-% Endbetrag``) over
+    rows of amounts, one per tax rate, the last of them their sum. The amount under the label in
+    that last row, counted from the right (the labels right of it are one word each). Only when
+    the rows add up (or there is one row): then the columns are what the header says."""
+    after = _header_label(rows[i].text, kind)
+    if after is None or AMOUNT.search(rows[i].text):
+        return None
+    body = []
+    for r in rows[i + 1:i + 8]:
+        if not AMOUNT.search(r.text) or _letters(AMOUNT.sub("", r.text)) > 3:
+            break
+        body.append(r)
+    if not body:
+        return None
+    last = [_value(a) for a in AMOUNT.findall(body[-1].text)]
+    if len(body) > 1 and abs(sum(_value(AMOUNT.findall(r.text)[-1]) for r in body[:-1]) - last[-1]) > 0.011:
+        return None
+    tokens = body[-1].text.split()
+    if after >= len(tokens) or not AMOUNT.fullmatch(tokens[-1 - after]):
+        return None
+    return tokens[-1 - after], body[-1]
+
+
+def _value(text: str) -> float:
+    from pipelines.stages.extract.values import parse_number
+
+    return parse_number(text) or 0.0
+
+
+def amount(pages: list[PageResult], role: Role) -> Hit | None:
+    """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
+    best: tuple[int, float, Hit] | None = None
+    net: tuple[float, Hit] | None = None  # the largest sub or net total, for a receipt with no other
+    order = 0
+    for page in pages:
+        rows = rows_of(page)
+        for i, r in enumerate(rows):
+            t = r.text
+            order += 1
+            if (col := _under_header(rows, i, role.kind)) is not None:  # a header of labels over the sums
+                value, where = col
+                rank = 1 if role.kind == "total" else 0
+                second = _value(value) if role.kind == "total" else order
+                if best is None or (rank, second) >= best[:2]:
+                    best = (rank, second, Hit(value, r.page, where.box))
+                continue
+            if role.kind == "total":
+                if not TOTAL.search(t) or NOT_TOTAL.search(t):
+                    continue
+                if SUBTOTAL.search(t) and not FINAL.search(t):
+                    if not TAX.search(t) and (value := _amount_on(r, TOTAL)) is not None \
+                            and (net is None or _value(value) >= net[0]):
+                        net = (_value(value), Hit(value, r.page, r.box))
+                    continue
+                if TAX.search(t) and not BETTER_TOTAL.search(t):
+                    continue
+            elif role.kind == "subtotal":
+                if not SUBTOTAL.search(t):
+                    continue
+            elif not TAX.search(t) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
+                continue  # "Total incl. tax" is the total, not the tax
+            value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
+            if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:
+                value, where = nth
+            if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text):
+                value, where = _amount_on(rows[i + 1]), rows[i + 1]
+            if value is None:
+                continue
+            rank = 1 if role.kind == "total" and BETTER_TOTAL.search(t) else 0
+            hit = Hit(value, r.page, where.box)
+            # among totals of one rank the largest (a tax summary's "TOTAL : 52.00" is the net);
+            # among subtotals and taxes the last one printed
+            second = _value(value) if role.kind == "total" else order
+            if best is None or (rank, second) >= best[:2]:
+                best = (rank, second, hit)
+    if best is None and net is not None:  # "SUB TOTAL 150.00 / NET TOTAL 174.90 / CASH 200.00"
+        return net[1]
+    return best[2] if best else None
