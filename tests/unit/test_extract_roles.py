@@ -352,3 +352,25 @@ def test_sums_read_from_a_totals_table_under_a_header_of_labels() -> None:
         "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
     data = run(pdf(lines), schema)["data"]
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (390.0, 62.1, 452.1)
+
+
+def test_a_us_document_writes_its_dates_month_first_and_a_labelled_sender_is_the_seller() -> None:
+    """03/05/2026 is 5 March on a bill from a US address with a ZIP code (3 May elsewhere); a
+    date written year first with dots is read as such; the block under "Bill From:" is the
+    seller, and labels beside each other (Status: / Paid) are no one's name."""
+    lines = [(330, 30, "Invoice", 16), (330, 52, "Status:", 9), (330, 64, "Paid", 9),
+             (40, 120, "Bill To:", 9), (330, 120, "Bill From:", 9),
+             (40, 134, "Harbor Street Bakery", 9), (330, 134, "Pine Ridge Supply", 9),
+             (40, 146, "9 Harbor Street", 9), (330, 146, "410 Elm Road", 9),
+             (40, 158, "Portland, ME 04101", 9), (330, 158, "Concord, NH 03301", 9),
+             (40, 200, "Invoice Date: 03/05/2026", 9), (40, 214, "Due Date: 2026.04.04", 9),
+             (40, 260, "Total: $120.00", 9)]
+    schema = {**PARTY_SCHEMA, "properties": {
+        **PARTY_SCHEMA["properties"],
+        "invoice_date": {"type": "string", "format": "date", "description": "Date the invoice was issued."},
+        "due_date": {"type": "string", "format": "date", "description": "Date payment is due."}}}
+    data = run(pdf(lines), schema)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2026-03-05", "2026-04-04")
+    assert (data["seller_name"], data["buyer_name"]) == ("Pine Ridge Supply", "Harbor Street Bakery")
+    elsewhere = run(pdf([(40, 100, "Rechnung", 16), (40, 140, "Rechnungsdatum: 03/05/2026", 9)]), schema)["data"]
+    assert elsewhere["invoice_date"] == "2026-05-03"

@@ -34,7 +34,7 @@ from pipelines.stages import (
     embed,  # noqa: F401 - tests and benches reach the model through here
     schema_check,
 )
-from pipelines.stages.extract import finders, items, parties, roles
+from pipelines.stages.extract import finders, items, parties, roles, values
 from pipelines.stages.extract.candidates import LETTERHEAD, candidates, letterhead  # noqa: F401
 from pipelines.stages.extract.lines import (  # noqa: F401
     MIN_SCORE,
@@ -68,7 +68,7 @@ def by_role(pages: list[PageResult], fields: list[Field]) -> dict[str, Found]:
     for f in fields:
         role = roles.role_of(f)
         hit = finders.find(pages, role) if role is not None else None
-        if hit is None:
+        if hit is None or (role is not None and role.kind in ("name", "address") and not roles.fits(role, hit.text)):
             continue
         value = hit.text if roles.as_printed(f) and _type(f.schema) == "string" else coerce(hit.text, f)
         if value is not None:
@@ -79,6 +79,15 @@ def by_role(pages: list[PageResult], fields: list[Field]) -> dict[str, Found]:
 def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> StructuredData:
     roles._ROWS.clear()  # rows and lines are remembered within one extraction only
     parties._LINES.clear()
+    # how this document writes its dates (03/05/2026: 3 May, or 5 March in a US document)
+    token = values.MONTH_FIRST.set(values.month_first("\n".join(r.text for p in pages for r in roles.rows_of(p))))
+    try:
+        return _extract_pages(pages, opt)
+    finally:
+        values.MONTH_FIRST.reset(token)
+
+
+def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> StructuredData:
     fields, records = walk(opt.json_schema)
     cands = [c for p in pages for c in candidates(p)]
     found = match(fields, cands)

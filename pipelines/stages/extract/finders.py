@@ -23,9 +23,11 @@ from pipelines.stages.extract.roles import (
     OTHER_DATE,
     PHONE,
     REGISTRATION,
+    SELLER,
     STOP,
     TITLE,
     Role,
+    _party_label,
     currencies,
     rows_of,
 )
@@ -213,13 +215,15 @@ def _street_and_town(block: Block) -> Block:
     return block[start:k + 1]
 
 
-def buyer_block(pages: list[PageResult]) -> tuple[Block, Block]:
-    """The lines under a buyer label (``Bill to``, ``Kunde``…): the first is the name."""
+def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tuple[Block, Block]:
+    """The lines under a buyer label (``Bill to``, ``Kunde``…), or another party's label: the
+    first is the name."""
     for page in pages:
         lines = _sorted_lines(page)
         for ln in lines:
-            m = BUYER.search(ln.text)
-            if m is None or len(ln.text) > 60 or m.start() > 3:
+            m = label.search(ln.text)
+            if m is None or len(ln.text) > 60 or m.start() > 3 or not parties.labelled(ln.text) or (
+                    label is not BUYER and not _party_label(ln.text)):  # a seller's: the label alone on its line
                 continue
             after = ln.text[m.end():].strip(" :.-")
             block = _address(_column(lines, ln, 2.0), started=True)
@@ -245,6 +249,8 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             name, address = _as_blocks(window)
     elif window is not None and other is not None:
         name, address = _as_blocks(other)
+    elif (under := buyer_block(pages, SELLER))[0]:  # under a seller label ("Bill From:", "Lieferant")
+        name, address = under
     else:
         name, address = seller_block(pages)
     block = name if role.kind == "name" else address

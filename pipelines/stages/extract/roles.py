@@ -40,7 +40,7 @@ def _words(*alts: str) -> re.Pattern[str]:
     return re.compile(r"(?<![a-zà-ÿ])(?:" + "|".join(alts) + r")(?![a-zà-ÿ])", re.I)
 
 
-SELLER = _words("seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
+SELLER = _words("bill(?:ed)? from", "invoice from", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
                 "issued", "sender", "from", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
@@ -228,9 +228,24 @@ def fits(role: Role, text: str) -> bool:
         return any(ch.isdigit() for ch in text)
     if role.kind == "date":
         return bool(DATE.search(text))
-    if role.kind in ("name", "address") and (_party_label(text) or TITLE.fullmatch(text.strip())):
+    if role.kind in ("name", "address") and (_party_label(text) or TITLE.fullmatch(text.strip()) or _labels_only(text)):
         return False  # "Lieferant" beside "Käufer" (two labels), "Customer" beside "INVOICE" (a title)
     return sum(ch.isalpha() for ch in text) >= 2
+
+
+def _labels_only(text: str) -> bool:
+    """Is ``text`` another field's label, or labels with their values (``Status:``,
+    ``Description: Reference:``, ``Invoice N°: INV-0007``), not a name or an address?"""
+    from pipelines.stages.extract.lexicon import gloss
+    from pipelines.stages.extract.lines import split_pairs
+
+    t = text.strip()
+    if t.endswith(":"):
+        return True
+    pairs = split_pairs(t)
+    return bool(pairs) and t.startswith(pairs[0][0]) and all(len(lab.split()) <= 3 for lab, _ in pairs) and not any(
+        gloss(lab) in ("customer bill to", "seller supplier", "ship to") or BUYER.search(lab) or SELLER.search(lab)
+        or NAME.search(lab) or ADDRESS.search(lab) for lab, _ in pairs)
 
 
 def _party_label(text: str) -> bool:
@@ -238,8 +253,8 @@ def _party_label(text: str) -> bool:
     from pipelines.stages.extract.lexicon import gloss
 
     t = text.strip().rstrip(":").strip()
-    if len(t.split()) > 3 or LEGAL.search(t) or any(ch.isdigit() for ch in t):
-        return False
+    if len(t.split()) > 3 or LEGAL.search(t) or any(ch.isdigit() for ch in t) or ":" in t or CONTACT.search(t):
+        return False  # "Vendor Email: billing@…" is a contact's label with its value
     return gloss(t) in ("customer bill to", "seller supplier", "ship to") or any(
         (m := pat.search(t)) is not None and m.start() == 0 for pat in (BUYER, SELLER))
 

@@ -4,6 +4,7 @@ booleans, enums, patterns and e-mail addresses; ``None`` when the text is not of
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
@@ -13,7 +14,10 @@ from pipelines.stages.extract.schema import Field, _type
 
 CURRENCY = re.compile(r"[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK)\b", re.I)
 DATE_FORMATS = ("%Y-%m-%d", "%d.%m.%Y", "%d/%m/%Y", "%m/%d/%Y", "%d-%m-%Y", "%B %d, %Y", "%b %d, %Y",
-                "%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y", "%Y/%m/%d", "%d.%m.%y", "%b. %d, %Y")
+                "%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y", "%Y/%m/%d", "%Y.%m.%d", "%d.%m.%y", "%b. %d, %Y",
+                "%d/%m/%y")
+_MONTH_FIRST_FORMATS = ("%Y-%m-%d", "%d.%m.%Y", "%m/%d/%Y", "%d/%m/%Y", "%m-%d-%Y", "%d-%m-%Y") + DATE_FORMATS[5:-1] + (
+    "%m/%d/%y", "%d/%m/%y")
 TRUE = {"yes", "y", "true", "paid", "checked", "x", "✓", "✔", "on", "1", "agree", "agreed", "active"}
 FALSE = {"no", "n", "false", "unpaid", "unchecked", "off", "0", "none", "open", "due", "outstanding", "pending"}
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
@@ -71,14 +75,37 @@ def _english_months(s: str) -> str:
     return re.sub(r"\b(\d{1,2})\.\s+(?=[A-Z])", r"\1 ", s)
 
 
+# a document's way of writing numeric dates: True when it writes the month first (03/05/2026 is
+# 5 March), set for the document being read (``month_first``); day first otherwise
+MONTH_FIRST: ContextVar[bool] = ContextVar("month_first", default=False)
+_NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(?:\d{4}|\d{2})(?![\d/])")
+_US_ADDRESS = re.compile(r"\b(?:A[LKZR]|C[AOT]|D[EC]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|"
+                         r"S[CD]|T[NX]|UT|V[AT]|W[AIVY]),? \d{5}(?:-\d{4})?\b")
+
+
+def month_first(text: str) -> bool:
+    """Does a document write numeric dates month first? Its own unambiguous dates say so
+    (13/05/2026 is day first, 05/13/2026 month first); when none does, an address with a US
+    state and ZIP code does (a US document writes 03/05/2026 for 5 March)."""
+    day = month = 0
+    for m in _NUMERIC_DATE.finditer(text):
+        a, b = int(m.group(1)), int(m.group(3))
+        day += a > 12 >= b
+        month += b > 12 >= a and b <= 31
+    if day != month:
+        return month > day
+    return bool(_US_ADDRESS.search(text))
+
+
 def parse_date(text: str) -> str | None:
     s = re.sub(r"\s+", " ", text.strip().rstrip("."))
     s = re.sub(r"(\d)(st|nd|rd|th|er|º|°)\b", r"\1", s)
     s = _english_months(s)
-    candidates = [s] + re.findall(r"\d{4}-\d{2}-\d{2}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|"
+    candidates = [s] + re.findall(r"\d{4}[./-]\d{1,2}[./-]\d{1,2}(?!\d)|(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|"
                                   r"[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4}", s)
+    formats = _MONTH_FIRST_FORMATS if MONTH_FIRST.get() else DATE_FORMATS
     for cand in candidates:
-        for fmt in DATE_FORMATS:
+        for fmt in formats:
             try:
                 return datetime.strptime(cand, fmt).date().isoformat()
             except ValueError:
