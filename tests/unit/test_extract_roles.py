@@ -374,3 +374,20 @@ def test_a_us_document_writes_its_dates_month_first_and_a_labelled_sender_is_the
     assert (data["seller_name"], data["buyer_name"]) == ("Pine Ridge Supply", "Harbor Street Bakery")
     elsewhere = run(pdf([(40, 100, "Rechnung", 16), (40, 140, "Rechnungsdatum: 03/05/2026", 9)]), schema)["data"]
     assert elsewhere["invoice_date"] == "2026-05-03"
+
+
+def test_blocks_side_by_side_whose_towns_carry_a_state_or_country_after_a_comma() -> None:
+    """"Acton, MA 01720" and "20122 Milano, Italy" are postcode lines of two blocks side by side
+    (a service provider's and the client's), not one-line sender addresses; the provider label
+    names the seller."""
+    lines = [(260, 73, "Invoice N17", 14),
+             (90, 100, "Service Provider:", 9), (312, 100, "Bill To:", 9),
+             (90, 111, "Quillfeather LLC", 9), (312, 111, "Officine Lagunari", 9),
+             (90, 122, "2 Old Mill Path", 9), (312, 122, "Via Torino 18", 9),
+             (90, 134, "Acton, MA 01720", 9), (312, 134, "20122 Milano, Italy", 9),
+             (90, 145, "United States", 9), (312, 145, "VAT No: IT12990250966", 9),
+             (90, 190, "Date 03/05/2026", 9)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Quillfeather LLC", "Officine Lagunari")
+    assert data["seller_address"] == "2 Old Mill Path Acton, MA 01720"
+    assert data["buyer_address"] == "Via Torino 18 20122 Milano, Italy"

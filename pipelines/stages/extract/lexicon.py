@@ -52,7 +52,7 @@ GLOSSES: list[tuple[str, str]] = [
      r"leveringsadres|direcci[oó]n de entrega|indirizzo di consegna|ship(?:ped)? ?to|deliver(?:y|ed)? to|"
      r"(?:delivery|shipping) address",
      "ship to"),
-    (r"rechnungs(?:steller|aussteller|ersteller)|lieferant|verk[äa]ufer|fournisseur|vendeur|leverancier|verkoper|"
+    (r"rechnungs(?:steller|aussteller|ersteller)|(?:service )?provider|dienstleister|auftragnehmer|prestataire|lieferant|verk[äa]ufer|fournisseur|vendeur|leverancier|verkoper|"
      r"proveedor|vendedor|emisor|fornitore|venditore|cedente", "seller supplier"),
     (r"(?:e-?mail|courriel)", "email"),
     (r"telefon|t[ée]l[ée]phone|tel[eé]fono|telefoon", "phone"),

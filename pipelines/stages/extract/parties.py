@@ -159,7 +159,8 @@ def blocks(page: PageResult) -> list[Party]:
     lines = page_lines(page)
     out = []
     for ln in lines:
-        if POSTCODE.search(ln.text) and len(ln.text) <= 60 and not SEPARATORS.search(ln.text.strip().rstrip(",")):
+        # (a line of three parts or more is a one-line sender address: ``sender_line``)
+        if POSTCODE.search(ln.text) and len(ln.text) <= 60 and len(SEPARATORS.split(ln.text.strip().rstrip(","))) < 3:
             if (party := _block(lines, ln)) is not None and party.name:
                 out.append(party)
     return out

@@ -40,7 +40,7 @@ def _words(*alts: str) -> re.Pattern[str]:
     return re.compile(r"(?<![a-zà-ÿ])(?:" + "|".join(alts) + r")(?![a-zà-ÿ])", re.I)
 
 
-SELLER = _words("bill(?:ed)? from", "invoice from", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
+SELLER = _words("bill(?:ed)? from", "invoice from", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
                 "issued", "sender", "from", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
