@@ -391,3 +391,19 @@ def test_blocks_side_by_side_whose_towns_carry_a_state_or_country_after_a_comma(
     assert (data["seller_name"], data["buyer_name"]) == ("Quillfeather LLC", "Officine Lagunari")
     assert data["seller_address"] == "2 Old Mill Path Acton, MA 01720"
     assert data["buyer_address"] == "Via Torino 18 20122 Milano, Italy"
+
+
+def test_items_with_whole_amounts_rates_units_and_annotations() -> None:
+    """A list of items without rules: amounts printed whole with their currency ("53 EUR"), a
+    tax rate in its own column (15.00% is no price), counts with their unit ("20 Unit(s)"),
+    and a detail line under an item ("Packaging: crate") that is not its description."""
+    cols = (40, 250, 330, 420, 500)
+    rows = [("Description", "Quantity", "Unit Price", "Taxes", "Amount"),
+            ("Oak table", "2 Unit(s)", "120 EUR", "15.00%", "240 EUR"),
+            ("Packaging: crate", "", "", "", ""),
+            ("Linen napkins", "12 Unit(s)", "3 EUR", "15.00%", "36 EUR")]
+    lines = [(40, 60, "Invoice 88", 14)] + [(x, 200 + 14 * r, text, 9) for r, row in enumerate(rows)
+                                          for x, text in zip(cols, row) if text] + [(330, 290, "Total 276 EUR", 9)]
+    items = run(pdf(lines), INVOICE_SCHEMA)["data"]["line_items"]
+    assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in items] == [
+        ("Oak table", 2, 120.0, 240.0), ("Linen napkins", 12, 3.0, 36.0)]

@@ -83,10 +83,27 @@ def _ends(row: Row) -> bool:
     return totals_row(row.text)
 
 
+# a whole amount with its currency ("53 EUR", "$ 120"): an amount too, in a list of items
+WHOLE_AMOUNT = re.compile(r"(?<![\w.,])-?\d{1,7}\s*(?:EUR|USD|GBP|CHF|€|\$|£)(?!\w)|"
+                          r"(?:EUR|USD|GBP|CHF|[€$£])\s*-?\d{1,7}(?![\d.,%])")
+
+
+def _amounts(text: str) -> list[re.Match[str]]:
+    """The amounts of a row, rates left out (``15.00%`` is a tax rate)."""
+    found = [m for m in AMOUNT.finditer(text) if not text[m.end():].lstrip().startswith("%")]
+    return found or list(WHOLE_AMOUNT.finditer(text))
+
+
+def annotation(text: str) -> bool:
+    """A line under an item that labels a detail (``Verpackung: Flasche``, ``Work team (AOP):
+    EQUIPE_A``): not the item's description going on."""
+    return bool(re.match(r"^[^:]{2,40}:(?!//)", text.strip()))
+
+
 def parse_row(text: str) -> dict[str, str] | None:
     """``"Trennblätter A4 20 Stk. 9,90 198,00"`` → description, quantity, unit_price, amount
     (as printed); ``None`` when the row ends in no amount."""
-    amounts = list(AMOUNT.finditer(text))
+    amounts = _amounts(text)
     if not amounts:
         return None
     out = {"amount": amounts[-1].group(0).strip()}
@@ -117,20 +134,30 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
         if start is None:
             continue
         items: list[tuple[dict[str, str], Row, int]] = []
+        above: Row | None = None
         for row in rows[start + 1:]:
             if _ends(row) and items:
                 break
             parsed = parse_row(row.text) if len(row.text.split()) <= MAX_ITEM_WORDS else None
             if parsed is not None:
                 items.append((parsed, row, 0))
-            elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text) \
-                    and len(row.text.split()) <= MAX_CONTINUATION_WORDS:
+            elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text) and not annotation(row.text) \
+                    and len(row.text.split()) <= MAX_CONTINUATION_WORDS and _close(above, row):
                 parsed, first, more = items[-1]
                 parsed["description"] = f"{parsed.get('description', '')} {row.text.strip()}".strip()
                 items[-1] = (parsed, first, more + 1)
+            above = row
         if items:
             return without_charges(rec, [_object(rec, kinds, parsed, row) for parsed, row, _ in items])
     return []
+
+
+def _close(above: Row | None, row: Row) -> bool:
+    """Is ``row`` set close under ``above`` (an item's next line, not a block after a gap)?"""
+    a, b = (above.box if above else None), row.box
+    if a is None or b is None:
+        return True
+    return b["y1"] - a["y2"] <= 0.8 * max(1.0, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
 
 
 def without_charges(rec: Records, rows: list[tuple[dict[str, Any], dict[str, Citation]]]

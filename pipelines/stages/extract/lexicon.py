@@ -65,6 +65,29 @@ GLOSSES: list[tuple[str, str]] = [
      r"concepto|descrizione", "description"),
     (r"betrag|entgelt|montant|bedrag|importe|importo", "amount"),
 ]
+# the columns of a list of items: in a header over items, "Prix HT" or "Gesamtpreis" is the line's
+# amount (the same words under the items name the document's net total)
+ITEM_GLOSSES: list[tuple[str, str]] = [
+    (r"(?:prix|montant|total)" + _R + r"(?:ht|ttc|net)|montant|gesamt(?:preis|betrag|wert)?|netto(?:wert|betrag|preis)?|"
+     r"betrag|entgelt|bedrag|totaal|importe|importo|line ?total|ext(?:ended|\.)? ?(?:price|amount)|total|amount|"
+     r"net amount|sum", "amount line total"),
+    # ("Price" or "Rate" alone may be the line's total or a tax rate: left to the model)
+    (r"(?:prix|tarif)" + _R + r"unit(?:aire)?|p\.?u\.?(?: ht)?|einzelpreis|st[üu]ckpreis|preis ?/ ?einheit|"
+     r"unit ?(?:price|cost)|eenheidsprijs|precio unitario|prezzo unitario", "unit price"),
+    (r"qt[ée]s?|quantit[ée]s?|menge|anzahl|qty|quantity|hours|hrs|aantal|cantidad|quantit[àa]", "quantity"),
+]
+_ITEM = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*(?:\(\w{{1,4}}\)|[€$£])?\s*$", re.I), g) for pat, g in ITEM_GLOSSES]
+
+
+def item_gloss(header: str) -> str:
+    """The English words for an items table's column header (``Prix HT`` → "amount line
+    total"); else what ``gloss`` says."""
+    for pat, words in _ITEM:
+        if pat.match(header):
+            return words
+    return gloss(header)
+
+
 _COMPILED = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*$", re.I), gloss) for pat, gloss in GLOSSES]
 _INSIDE = [(re.compile(rf"(?<![a-zà-ÿ])(?:{pat})(?![a-zà-ÿ])", re.I), gloss) for pat, gloss in GLOSSES]
 

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from pipelines.core.models import Citation
 from pipelines.stages import embed
 from pipelines.stages.extract import items, lexicon
@@ -112,11 +114,14 @@ def _assign(fields: list[Field], header: list[str]) -> tuple[dict[int, int], flo
     cols = [(c, h) for c, h in enumerate(header) if h and not split_pairs(h)]
     if not cols or not fields:
         return {}, 0.0
-    sim = embed.embed([f.query() for f in fields]) @ embed.embed([_key(h) for _, h in cols]).T
+    queries = embed.embed([f.query() for f in fields])
+    sim = queries @ embed.embed([_key(h) for _, h in cols]).T
+    glossed = [lexicon.item_gloss(h) for _, h in cols]  # "Prix HT" over items: the line's amount
+    sim = np.maximum(sim, queries @ embed.embed([_key(g) for g in glossed]).T)
     pairs = []
     for fi, f in enumerate(fields):
         for k, (c, h) in enumerate(cols):
-            ns = max(name_score(f, h), name_score(f, lexicon.gloss(h)))
+            ns = max(name_score(f, h), name_score(f, glossed[k]))
             score = float(sim[fi, k]) + (0.5 if ns == 1.0 else 0.2 * max(0.0, ns - 0.5))
             if score >= MIN_SCORE:
                 pairs.append((score, fi, c))
@@ -149,9 +154,11 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
     priced = [fi for fi in cols if _type(rec.fields[fi].schema) in ("number", "integer")
               and re.search(r"amount|price|total|betrag|preis|montant|prix|bedrag|prijs|importe|precio|importo|prezzo",
                             rec.fields[fi].query(), re.I)] or None
+    after_total = False  # under a total row, lines without a price describe no item
     for row in sec.rows:
         joined = " ".join(text for text, _ in row)
         if any(text.strip().endswith(":") for text, _ in row) or totals_row(joined):
+            after_total = True
             continue  # a total, subtotal or tax row under the items is not an item
         obj = copy.deepcopy(rec.template)
         cites: dict[str, Citation] = {}
@@ -167,9 +174,11 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
                 _put(obj, rec.fields[fi].path, value)
                 cites[rec.fields[fi].dotted()] = Citation(page_number=sec.page, bbox=box, text=text)
         if cites and priced is not None and out and not any(rec.fields[i].dotted() in cites for i in priced):
-            _continue(rec, out[-1], cites)  # a line without a price goes on describing the item above
+            if not after_total:
+                _continue(rec, out[-1], cites)  # a line without a price goes on describing the item above
         elif cites:
             out.append((obj, cites))
+            after_total = False
     return items.without_charges(rec, out)
 
 
@@ -177,7 +186,7 @@ def _continue(rec: Records, item: tuple[dict[str, Any], dict[str, Citation]], ci
     obj, got = item
     for f in rec.fields:
         if f.dotted() in cites and isinstance(text := cites[f.dotted()].text, str) and _type(f.schema) == "string" \
-                and items.wordy(text):
+                and items.wordy(text) and not items.annotation(text):
             node = obj
             for p in f.path[:-1]:
                 node = node.setdefault(p, {})

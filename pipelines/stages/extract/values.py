@@ -20,6 +20,9 @@ _MONTH_FIRST_FORMATS = ("%Y-%m-%d", "%d.%m.%Y", "%m/%d/%Y", "%d/%m/%Y", "%m-%d-%
     "%m/%d/%y", "%d/%m/%y")
 TRUE = {"yes", "y", "true", "paid", "checked", "x", "✓", "✔", "on", "1", "agree", "agreed", "active"}
 FALSE = {"no", "n", "false", "unpaid", "unchecked", "off", "0", "none", "open", "due", "outstanding", "pending"}
+QUANTITY_UNIT = re.compile(r"(?<=\d)\s*(?:units?|unit\(s\)|pcs|pieces?|stk|stück|st|liters?|liter\(s\)|litres?|kg|"
+                           r"hours?|hrs?|days?|months?|m2|m²|kiste|karton|unités?|unité\(s\)|pièces?|heures?|jours?|"
+                           r"stuks?|uur|uren|dagen)\.?\s*$", re.I)
 EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 
@@ -132,7 +135,8 @@ def coerce(value: str, f: Field) -> Any:
         return None
     if t in ("number", "integer"):
         n = parse_number(v)
-        if n is None or (len(re.sub(r"[\d.,\s$€£¥+()-]", "", CURRENCY.sub("", v))) > 3):
+        bare = QUANTITY_UNIT.sub("", v)  # "20 Unit(s)", "25 Liter(s)", "1.00 kg": a count and its unit
+        if n is None or (len(re.sub(r"[\d.,\s$€£¥+()-]", "", CURRENCY.sub("", bare))) > 3):
             return None
         if t == "integer":
             return int(n) if n == int(n) else None
