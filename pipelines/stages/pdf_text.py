@@ -115,6 +115,9 @@ def _token(chars: str | list[str]) -> str:
     return token if token.isascii() else unicodedata.normalize("NFKC", token)  # ligatures, full width
 
 
+WORD_GAP = 0.2  # ems: a gap this wide between two glyphs of one token is a word space the layer left out
+
+
 def _split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, y2: float, size: float,
                    r, left: float) -> list[tuple[str, float, float]]:
     """A token wider than its characters can be has no space in a column gap (cells placed
@@ -122,8 +125,9 @@ def _split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float,
     from the token's letter spacing (a tracked "W I D E" stays whole). The em is the font size or,
     when the text matrix scales a unit-size font (Type 3 ones report size 1), the boxes' height."""
     em = max(size, y2 - y1)
-    if last - i < 1 or (x2 - x1) < (last - i + 1) * em * 1.2:
+    if last - i < 1:
         return [(_token(text[i: last + 1]), x1, x2)]
+    wide = (x2 - x1) >= (last - i + 1) * em * 1.2
     ks = [k for k in range(i, last + 1) if text[k]]
     lefts, rights = [], []
     for k in ks:
@@ -132,7 +136,15 @@ def _split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float,
         rights.append(r.right - left)
     gaps = [lefts[m] - rights[m - 1] for m in range(1, len(ks))]
     usual = sorted(gaps)[(len(gaps) - 1) // 2] if len(gaps) >= 3 else 0.0  # its letter spacing
-    cut = [m for m in range(1, len(ks)) if gaps[m - 1] > max(0.6 * em, usual + 0.4 * em)]
+    if wide:
+        cut = [m for m in range(1, len(ks)) if gaps[m - 1] > max(0.6 * em, usual + 0.4 * em)]
+    else:  # words set without a space between them ("anyother"): a gap of a word space
+        solid = [rights[m] - lefts[m] > 0.1 * em for m in range(len(ks))]  # a glyph with no box says no gap
+        reach = [max(rights[:m]) for m in range(1, len(ks))]  # glyphs set back over others (a logo's E)
+        cut = [m for m in range(1, len(ks)) if lefts[m] - reach[m - 1] > max(WORD_GAP * em, usual + 0.15 * em)
+               and solid[m - 1] and solid[m] and ks[m] == ks[m - 1] + 1]  # (a glyph left out fills a gap)
+    if not cut:
+        return [(_token(text[i: last + 1]), x1, x2)]
     return [(_token(text[ks[a]: ks[z - 1] + 1]), lefts[a], rights[z - 1])
             for a, z in zip([0, *cut], [*cut, len(ks)])]
 

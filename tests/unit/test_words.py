@@ -199,6 +199,40 @@ def test_letter_spacing_keeps_a_word_whole_and_a_lone_gap_is_a_recorded_cut() ->
     assert _out_words(data) == Counter({"WIDE": 1, "TRACKED": 1, "A": 1, "B": 1})
 
 
+def test_words_set_without_a_space_character_are_parted_at_their_word_gaps() -> None:
+    """Ghostscript (printing groff) sets some word spaces as character spacing: the last letter
+    of a word and the first of the next drawn as one string with Tc of a word space ("(et)" in
+    "resolv|et|his"), no space character, and PDFium adds none: "resolvethis". A gap of a word
+    space between two letters of one token is a word break; a letter's own spacing is not."""
+    words = SENTENCE.split()
+
+    def draw(c: canvas.Canvas) -> None:
+        y = 700
+        for font, size in (("Times-Roman", 11), ("Helvetica", 9)):
+            space = pdfmetrics.stringWidth(" ", font, size) + 0.05 * size
+            x, k = 40.0, 0
+            chunks: list[tuple[str, float]] = []  # (text, character spacing), each placed where the last ended
+            while k < len(words):
+                if k % 2 and k + 1 < len(words):  # this word's last letter and the next's first, Tc apart
+                    chunks += [(words[k][:-1], 0.0), (words[k][-1] + words[k + 1][0], space),
+                               (words[k + 1][1:] + " ", 0.0)]
+                    k += 2
+                else:
+                    chunks.append((words[k] + " ", 0.0))
+                    k += 1
+            for text, tc in chunks:
+                t = c.beginText(x, y)
+                t.setFont(font, size)
+                t.setCharSpace(tc)
+                t.textOut(text)
+                c.drawText(t)
+                x += pdfmetrics.stringWidth(text, font, size) + tc * (len(text) - 1)
+            y -= 30
+    data = _pdf(draw)
+    assert _ref_words(data) != Counter({w: 2 * n for w, n in Counter(words).items()})  # the layer glues them
+    assert _out_words(data) == Counter({w: 2 * n for w, n in Counter(words).items()})
+
+
 @pytest.mark.parametrize("left_out", [b"", b'(") '], ids=["aligned", "with-a-glyph-left-out"])
 def test_characters_outside_the_bmp_keep_their_place(left_out: bytes) -> None:
     data = _type3_pdf(b"[" + left_out + b"(let) -350 (#) -350 (be) -350 (a#b) -350 (matrix)]")
