@@ -407,3 +407,14 @@ def test_items_with_whole_amounts_rates_units_and_annotations() -> None:
     items = run(pdf(lines), INVOICE_SCHEMA)["data"]["line_items"]
     assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in items] == [
         ("Oak table", 2, 120.0, 240.0), ("Linen napkins", 12, 3.0, 36.0)]
+
+
+def test_a_window_naming_a_firm_and_then_a_person_is_written_to_the_firm() -> None:
+    """An address window of two name lines without a legal form ("Les Trois Moulins" over
+    "Claire Martin"): the bill goes to the first, the firm; the person is whom it is for."""
+    lines = [(40, 60, "Atelier Bleu SARL", 12), (40, 74, "8 rue des Lilas", 9), (40, 84, "69003 Lyon", 9),
+             (320, 140, "Les Trois Moulins", 10), (320, 152, "Claire Martin", 10), (320, 164, "12 place du Marché", 10),
+             (320, 176, "84000 Avignon", 10), (40, 230, "Facture FA-2024-031", 14), (40, 400, "Total TTC 250,00 €", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Les Trois Moulins", "12 place du Marché 84000 Avignon")
+    assert data["seller_name"] == "Atelier Bleu SARL"

@@ -143,7 +143,7 @@ def _block(lines: list[Line], post: Line) -> Party | None:
         if len(name) == 1 and (before := _above(lines, up)) is not None and SALUTATION.match(before.text.strip()):
             addressed = True
             break  # "Herrn" / "Max Mustermann": the name is the line after the salutation
-    kept = name[-1:] if name and not LEGAL.search(" ".join(n.text for n in name)) else name
+    kept = name[:1] if name and not LEGAL.search(" ".join(n.text for n in name)) else name
     return Party(kept, address, addressed)
 
 
