@@ -102,7 +102,7 @@ LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "berhad", "gmbh", "ag", "kg", "ohg
 DATE = re.compile(
     r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
-    r"|[A-Za-z]{3,9}\.? \d{1,2},? \d{4})(?:\b|(?=\d{1,2}:\d{2}))")  # a time glued on: 5/3/201822:52
+    r"|[A-Za-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})(?:\b|(?=\d{1,2}:\d{2})|(?=T\d))")  # a time glued on
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
 AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|[$€£¥]|EUR|USD|GBP|CHF)(?=\d))?-?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}"
                     r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)

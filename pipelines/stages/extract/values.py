@@ -15,9 +15,9 @@ from pipelines.stages.extract.schema import Field, _type
 CURRENCY = re.compile(r"[$€£¥]|\b(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK)\b", re.I)
 DATE_FORMATS = ("%Y-%m-%d", "%d.%m.%Y", "%d/%m/%Y", "%m/%d/%Y", "%d-%m-%Y", "%B %d, %Y", "%b %d, %Y",
                 "%d %B %Y", "%d %b %Y", "%B %d %Y", "%b %d %Y", "%Y/%m/%d", "%Y.%m.%d", "%d.%m.%y", "%b. %d, %Y",
-                "%d/%m/%y")
-_MONTH_FIRST_FORMATS = ("%Y-%m-%d", "%d.%m.%Y", "%m/%d/%Y", "%d/%m/%Y", "%m-%d-%Y", "%d-%m-%Y") + DATE_FORMATS[5:-1] + (
-    "%m/%d/%y", "%d/%m/%y")
+                "%d/%m/%y", "%d-%b-%Y", "%d-%b-%y", "%d %b %y", "%d/%b/%Y", "%d %B %y")
+_MONTH_FIRST_FORMATS = ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y") + tuple(  # tried first where a document says so
+    f for f in DATE_FORMATS if f not in ("%m/%d/%Y", "%m-%d-%Y", "%m/%d/%y"))
 TRUE = {"yes", "y", "true", "paid", "checked", "x", "✓", "✔", "on", "1", "agree", "agreed", "active"}
 FALSE = {"no", "n", "false", "unpaid", "unchecked", "off", "0", "none", "open", "due", "outstanding", "pending"}
 QUANTITY_UNIT = re.compile(r"(?<=\d)\s*(?:units?|unit\(s\)|pcs|pieces?|stk|stück|st|liters?|liter\(s\)|litres?|kg|"
@@ -105,7 +105,7 @@ def parse_date(text: str) -> str | None:
     s = re.sub(r"(\d)(st|nd|rd|th|er|º|°)\b", r"\1", s)
     s = _english_months(s)
     candidates = [s] + re.findall(r"\d{4}[./-]\d{1,2}[./-]\d{1,2}(?!\d)|(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|"
-                                  r"[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2} [A-Za-z]{3,9}\.? \d{4}", s)
+                                  r"[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2}[ /-][A-Za-z]{3,9}\.?[ /-]\d{2,4}", s)
     formats = _MONTH_FIRST_FORMATS if MONTH_FIRST.get() else DATE_FORMATS
     for cand in candidates:
         for fmt in formats:
