@@ -422,3 +422,31 @@ def test_a_window_naming_a_firm_and_then_a_person_is_written_to_the_firm() -> No
     data = run(pdf(lines), PARTY_SCHEMA)["data"]
     assert (data["buyer_name"], data["buyer_address"]) == ("Les Trois Moulins", "12 place du Marché 84000 Avignon")
     assert data["seller_name"] == "Atelier Bleu SARL"
+
+
+def test_totals_over_a_thousand_without_separators_and_totals_said_with_or_without_vat() -> None:
+    """15000.00 is an amount (no thousands separator needed); "Total without VAT" is the net,
+    "Total paid with VAT" the total, and amounts marked by their currency count printed whole
+    or with one decimal ("43 EUR", "8.6 EUR")."""
+    schema = {"type": "object", "properties": {
+        "subtotal": {"type": "number", "description": "Total before tax."},
+        "tax_amount": {"type": "number", "description": "Total tax."},
+        "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
+    big = run(pdf([(40, 60, "Invoice N17", 14), (40, 200, "Consulting  131 h  15000.00", 10),
+                   (40, 230, "Total (USD)  131  15000.00", 10)]), schema)["data"]
+    assert big["total_amount"] == 15000.0
+    whole = run(pdf([(40, 60, "Invoice 1", 14), (330, 200, "Total without VAT", 9), (490, 200, "43 EUR", 9),
+                     (330, 214, "VAT Paid", 9), (490, 214, "8.6 EUR", 9),
+                     (330, 228, "Total paid with VAT", 9), (490, 228, "51.6 EUR", 9)]), schema)["data"]
+    assert (whole["subtotal"], whole["tax_amount"], whole["total_amount"]) == (43.0, 8.6, 51.6)
+
+
+def test_a_receipt_whose_one_address_block_heads_the_page_is_the_sellers() -> None:
+    """A receipt prints one address, its own, under a name that starts with a word a label
+    could start with ("RESTAURANT ..."): the name is whole and the block is no buyer's."""
+    lines = [(150, 40, "RESTAURANT SERI WANGI", 12), (150, 56, "NO 12, JALAN MERANTI 3", 9),
+             (150, 68, "TAMAN SRI MUDA, 40400 SHAH ALAM", 9), (150, 90, "CASH BILL", 11),
+             (100, 120, "Date: 25/12/2018", 9), (100, 150, "TOTAL  19.60", 9)]
+    data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
+    assert data["company"] == "RESTAURANT SERI WANGI"
+    assert data["address"] == "NO 12, JALAN MERANTI 3 TAMAN SRI MUDA, 40400 SHAH ALAM"

@@ -31,8 +31,13 @@ def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:
     if after is not None and (words := list(after.finditer(row.text))):
         if m := AMOUNT.search(row.text, words[-1].end()):
             return m.group(0).strip()
-    found = AMOUNT.findall(row.text)
+    found = AMOUNT.findall(row.text) or [m.group(0) for m in CURRENCY_AMOUNT.finditer(row.text)]
     return found[-1].strip() if found else None
+
+
+# an amount its currency marks, printed whole or with one decimal ("43 EUR", "8.6 EUR", "$ 120")
+CURRENCY_AMOUNT = re.compile(r"(?<![\w.,])-?\d{1,7}(?:[.,]\d)?\s*(?:EUR|USD|GBP|CHF|€|\$|£)(?!\w)|"
+                             r"(?:EUR|USD|GBP|CHF|[€$£])\s*-?\d{1,7}(?:[.,]\d)?(?![\d.,%])")
 
 
 def _in_label_order(rows: list[Row], i: int) -> tuple[str, Row] | None:

@@ -58,7 +58,8 @@ TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOT
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
-                  "base imponible", "imponibile", "untaxed")
+                  "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
+                  "sans tva")
 TAX = _words("tax", "vat", "gst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
              "iva", "impuesto", "imposta")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
@@ -66,11 +67,11 @@ TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "sir
 NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "saved", "weight", "points?",
                    "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt", "remise", "korting")
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inclusive",
-                      "includes?", "including",
+                      "includes?", "including", "with (?:vat|tax|gst)",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
                       "à payer", "te betalen", "a pagar", "da pagare")
 # what makes a net or sub-total row the final one ("Net Total Rounded", "Total Incl. of GST")
-FINAL = _words("grand", "rounded", "incl\\.?", "inclusive", "includes?", "including", "payable")
+FINAL = _words("grand", "rounded", "incl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "scadenza")
@@ -104,7 +105,8 @@ DATE = re.compile(
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
     r"|[A-Za-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})(?:\b|(?=\d{1,2}:\d{2})|(?=T\d))")  # a time glued on
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
-AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|[$€£¥]|EUR|USD|GBP|CHF)(?=\d))?-?\d{1,3}(?:[.,' ]\d{3})*[.,]\d{2}"
+AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|[$€£¥]|EUR|USD|GBP|CHF)(?=\d))?-?(?:\d{1,3}(?:[.,' ]\d{3})+|\d{1,7})"
+                    r"[.,]\d{2}"
                     r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)
 PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b|\b0\d{1,3}-\d{6,8}\b")
 MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|"
@@ -243,7 +245,9 @@ def _labels_only(text: str) -> bool:
     if t.endswith(":"):
         return True
     pairs = split_pairs(t)
-    return bool(pairs) and t.startswith(pairs[0][0]) and all(len(lab.split()) <= 3 for lab, _ in pairs) and not any(
+    # (a value of several words after a short label is what it labels: "No: 28, Jalan Astana 1C")
+    return bool(pairs) and t.startswith(pairs[0][0]) and all(len(lab.split()) <= 3 and len(v.split()) <= 1
+                                                             for lab, v in pairs) and not any(
         gloss(lab) in ("customer bill to", "seller supplier", "ship to") or BUYER.search(lab) or SELLER.search(lab)
         or NAME.search(lab) or ADDRESS.search(lab) for lab, _ in pairs)
 
@@ -255,8 +259,13 @@ def _party_label(text: str) -> bool:
     t = text.strip().rstrip(":").strip()
     if len(t.split()) > 3 or LEGAL.search(t) or any(ch.isdigit() for ch in t) or ":" in t or CONTACT.search(t):
         return False  # "Vendor Email: billing@…" is a contact's label with its value
-    return gloss(t) in ("customer bill to", "seller supplier", "ship to") or any(
-        (m := pat.search(t)) is not None and m.start() == 0 for pat in (BUYER, SELLER))
+    if gloss(t) in ("customer bill to", "seller supplier", "ship to"):
+        return True
+    for pat in (BUYER, SELLER):  # the label word and nothing of a name after it ("Restaurant Jiawei" is a name)
+        if (m := pat.match(t)) is not None:
+            rest = t[m.end():].strip(" :-")
+            return not rest or bool(re.fullmatch(r"(?:name|address|details|info(?:rmation)?|data)", rest, re.I))
+    return False
 
 
 def tidy(role: Role, text: str) -> str | None:
