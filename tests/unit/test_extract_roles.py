@@ -450,3 +450,16 @@ def test_a_receipt_whose_one_address_block_heads_the_page_is_the_sellers() -> No
     data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
     assert data["company"] == "RESTAURANT SERI WANGI"
     assert data["address"] == "NO 12, JALAN MERANTI 3 TAMAN SRI MUDA, 40400 SHAH ALAM"
+
+
+def test_a_total_said_without_taxes_is_not_the_tax() -> None:
+    schema = {"type": "object", "properties": {"tax_amount": {"type": "number", "description": "Total tax."}}}
+    """A tax summary beside the totals (rate, base, amount per rate) shares their rows."""
+    lines = [(40, 60, "Invoice N°: INV-0007", 14),
+             (40, 200, "Tax", 9), (90, 200, "Base", 9), (150, 200, "Amount", 9),
+             (330, 200, "Total (excl. taxes):", 9), (490, 200, "$ 257.50", 9),
+             (40, 214, "[1] 20%", 9), (90, 214, "$ 200.00", 9), (150, 214, "$ 40.00", 9),
+             (330, 214, "Taxes:", 9), (490, 214, "$ 45.75", 9),
+             (40, 228, "[2] 10%", 9), (90, 228, "$ 57.50", 9), (150, 228, "$ 5.75", 9),
+             (330, 228, "Total:", 9), (490, 228, "$ 303.25", 9)]
+    assert run(pdf(lines), schema)["data"]["tax_amount"] == 45.75

@@ -118,6 +118,11 @@ def _value(text: str) -> float:
     return parse_number(text) or 0.0
 
 
+# "excl. taxes", "without VAT", "ohne MwSt": a tax named only as what a net amount leaves out
+WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|without|ohne|hors|sans|before|zonder|sin|senza)(?!\w)"
+                     r"\s*\(?\s*[\w.-]+", re.I)
+
+
 def amount(pages: list[PageResult], role: Role) -> Hit | None:
     """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
     best: tuple[int, float, Hit] | None = None
@@ -148,8 +153,8 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             elif role.kind == "subtotal":
                 if not SUBTOTAL.search(t):
                     continue
-            elif not TAX.search(t) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
-                continue  # "Total incl. tax" is the total, not the tax
+            elif not TAX.search(WITHOUT.sub(" ", t)) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
+                continue  # "Total incl. tax" is the total, "Total (excl. taxes)" the net: neither the tax
             value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
             if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:
                 value, where = nth

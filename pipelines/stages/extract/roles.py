@@ -60,7 +60,7 @@ SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", 
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
                   "sans tva")
-TAX = _words("tax", "vat", "gst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
+TAX = _words("tax(?:es)?", "vat", "gst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
              "iva", "impuesto", "imposta")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
                 "code")
@@ -221,7 +221,7 @@ def totals_row(text: str) -> bool:
 def fits(role: Role, text: str) -> bool:
     """Could ``text`` be a value of ``role`` at all (an amount for an amount, a date for a date)?"""
     if role.kind in ("total", "subtotal", "tax"):  # an amount, not an identifier's digits or a rate
-        if "%" in text:
+        if "%" in text or re.fullmatch(r"\s*[\[(]\d{1,3}[\])]\s*", text):  # nor a note's mark, "[1]"
             return False
         return bool(AMOUNT.search(text)) or bool(re.fullmatch(r"\s*\D{0,4}-?\d{1,7}\s*\D{0,4}", text))
     if role.kind == "currency":
