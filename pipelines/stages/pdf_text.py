@@ -12,6 +12,7 @@ Boxes are in points with a top-left origin, relative to the crop box and turned 
 from __future__ import annotations
 
 import ctypes
+import itertools
 import re
 import threading
 import unicodedata
@@ -140,8 +141,12 @@ def _split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float,
         cut = [m for m in range(1, len(ks)) if gaps[m - 1] > max(0.6 * em, usual + 0.4 * em)]
     else:  # words set without a space between them ("anyother"): a gap of a word space
         solid = [rights[m] - lefts[m] > 0.1 * em for m in range(len(ks))]  # a glyph with no box says no gap
-        reach = [max(rights[:m]) for m in range(1, len(ks))]  # glyphs set back over others (a logo's E)
-        cut = [m for m in range(1, len(ks)) if lefts[m] - reach[m - 1] > max(WORD_GAP * em, usual + 0.15 * em)
+        # the gap between everything before and everything after: a glyph set back over others
+        # (the reversed E of the XeTeX logo, drawn after the T) closes it
+        after = list(itertools.accumulate(reversed(lefts), min))[::-1]  # min left from m on
+        before = list(itertools.accumulate(rights, max))  # max right up to m
+        space = [after[m] - before[m - 1] for m in range(1, len(ks))]
+        cut = [m for m in range(1, len(ks)) if space[m - 1] > max(WORD_GAP * em, usual + 0.15 * em)
                and solid[m - 1] and solid[m] and ks[m] == ks[m - 1] + 1]  # (a glyph left out fills a gap)
     if not cut:
         return [(_token(text[i: last + 1]), x1, x2)]
