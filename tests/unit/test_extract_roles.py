@@ -463,3 +463,19 @@ def test_a_total_said_without_taxes_is_not_the_tax() -> None:
              (40, 228, "[2] 10%", 9), (90, 228, "$ 57.50", 9), (150, 228, "$ 5.75", 9),
              (330, 228, "Total:", 9), (490, 228, "$ 303.25", 9)]
     assert run(pdf(lines), schema)["data"]["tax_amount"] == 45.75
+
+
+def test_the_date_in_a_table_of_payment_terms_is_the_due_date() -> None:
+    schema = {"type": "object", "properties": {
+        "invoice_date": {"type": "string", "format": "date", "description": "Date the invoice was issued."},
+        "due_date": {"type": "string", "format": "date", "description": "Date payment is due."}}}
+    lines = [(40, 60, "Invoice INV-0031", 14), (40, 90, "Invoice Date: 06/28/2023", 9), (40, 102, "Acton, MA 01720", 9),
+             (330, 300, "Payment Term", 10), (330, 314, "Date", 9), (480, 314, "Amount", 9),
+             (330, 328, "07/28/2023", 9), (480, 328, "$ 303.25", 9)]
+    data = run(pdf(lines), schema)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2023-06-28", "2023-07-28")
+    # the reader of due dates finds it itself, not only through the column's label
+    from pipelines.stages.extract import finders, roles
+    pages = convert(DocumentInput(data=pdf(lines))).pages
+    hit = finders.date(pages, roles.Role(kind="date", which="due"))
+    assert hit is not None and hit.text == "07/28/2023"

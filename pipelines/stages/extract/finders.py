@@ -263,6 +263,12 @@ def _datelike(text: str) -> bool:
     return bool(re.search(r"\d", text)) and (bool(MONTHS.search(text)) or bool(re.search(r"\d[-/.]\d", text)))
 
 
+# a table of payments to make ("Payment Term" over "Date  Amount"): its dates are due dates
+PAYMENT_TERMS = re.compile(r"(?<![a-zà-ÿ])(?:payment terms?|payment schedule|zahlungs(?:bedingungen|plan|termine?)|"
+                           r"[ée]ch[ée]ancier|conditions de (?:paiement|r[èe]glement)|betalingsvoorwaarden|"
+                           r"t[ée]rminos de pago|vencimientos|scadenze|termini di pagamento)(?![a-zà-ÿ])", re.I)
+
+
 def _labels(text: str) -> list[str]:
     """The date labels of a header row in order: "due", "other" or "issue" for each."""
     out = []
@@ -283,6 +289,8 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
         rows = rows_of(page)
         for i, r in enumerate(rows):
             above = _labels(rows[i - 1].text) if i and not DATE.search(rows[i - 1].text) else []
+            if above and i >= 2 and PAYMENT_TERMS.search(rows[i - 2].text) and not DATE.search(rows[i - 2].text):
+                above = ["due" if k == "issue" else k for k in above]  # "Payment Term" / "Date Amount" / …
             dates = [m for m in DATE.finditer(r.text) if _datelike(m.group(0))]
             for k, m in enumerate(dates):
                 order += 1
