@@ -479,3 +479,18 @@ def test_the_date_in_a_table_of_payment_terms_is_the_due_date() -> None:
     pages = convert(DocumentInput(data=pdf(lines))).pages
     hit = finders.date(pages, roles.Role(kind="date", which="due"))
     assert hit is not None and hit.text == "07/28/2023"
+
+
+def test_a_cell_of_several_amounts_is_no_number_and_a_total_label_keeps_its_qualifier() -> None:
+    """A tax summary's cell holding one base per rate ("11,00 60,00 27,00") is no single
+    number; "TOTAL HT  TOTAL TVA  TOTAL TTC" over "100,00  4,90  104,90" gives each its own."""
+    f = extract.Field(path=("tax",), schema={"type": "number"})
+    assert extract.coerce("11,00 60,00 27,00 2,00", f) is None and extract.coerce("1 234,56", f) == 1234.56
+    schema = {"type": "object", "properties": {
+        "subtotal": {"type": "number", "description": "Total before tax."},
+        "tax_amount": {"type": "number", "description": "Total tax."},
+        "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
+    lines = [(40, 60, "FACTURE F2026", 14), (300, 400, "TOTAL HT", 9), (380, 400, "TOTAL TVA", 9),
+             (460, 400, "TOTAL TTC", 9), (300, 414, "100,00", 9), (380, 414, "4,90", 9), (460, 414, "104,90", 9)]
+    data = run(pdf(lines), schema)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (100.0, 4.9, 104.9)

@@ -79,7 +79,10 @@ def _header_label(text: str, kind: str) -> int | None:
     end = found[-1][1]
     while end < len(text) and not text[end].isspace():
         end += 1
-    return sum(1 for w in text[end:].split() if any(ch.isalnum() for ch in w))  # "VAT %" is one label
+    rest = text[end:].split()
+    while rest and re.fullmatch(r"\(?(?:ttc|ht|brutto|netto|incl\.?|excl\.?|gross|net)\)?", rest[0], re.I):
+        rest = rest[1:]  # the label's own qualifier: "TOTAL TTC", "Summe Brutto"
+    return sum(1 for w in rest if any(ch.isalnum() for ch in w))  # "VAT %" is one label
 
 
 def _rate(words: list[str]) -> bool:

@@ -134,6 +134,8 @@ def coerce(value: str, f: Field) -> Any:
                 return opt
         return None
     if t in ("number", "integer"):
+        if len(re.findall(r"\d[\d.,']*[.,]\d{2}(?![\d])", v)) >= 2:
+            return None  # several amounts ("11,00 60,00 27,00"), not one
         n = parse_number(v)
         bare = QUANTITY_UNIT.sub("", v)  # "20 Unit(s)", "25 Liter(s)", "1.00 kg": a count and its unit
         if n is None or (len(re.sub(r"[\d.,\s$€£¥+()-]", "", CURRENCY.sub("", bare))) > 3):
