@@ -494,3 +494,20 @@ def test_a_cell_of_several_amounts_is_no_number_and_a_total_label_keeps_its_qual
              (460, 400, "TOTAL TTC", 9), (300, 414, "100,00", 9), (380, 414, "4,90", 9), (460, 414, "104,90", 9)]
     data = run(pdf(lines), schema)["data"]
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (100.0, 4.9, 104.9)
+
+
+def test_a_number_in_the_title_the_parser_set_apart_as_the_page_header_is_read() -> None:
+    """The first page's header (a title the layout set apart at the top: "INVOICE #2024/001")
+    is read like the rest of the page by the readers of numbers, dates and amounts."""
+    from pipelines.core.models import Fragment, PageResult
+
+    page = PageResult(page_number=1, width=595, height=842, fragments=[
+        Fragment(fragment_type="page_header", content={"content": "INVOICE #2024/001"},
+                 bbox={"x1": 60, "y1": 50, "x2": 220, "y2": 70}),
+        Fragment(fragment_type="text", content={"content": "Total  €2,400.00"},
+                 bbox={"x1": 300, "y1": 400, "x2": 540, "y2": 412})])
+    schema = {"type": "object", "properties": {
+        "invoice_number": {"type": "string", "description": "The invoice's own number, as printed."},
+        "total_amount": {"type": "number", "description": "Total amount due."}}}
+    data = extract.extract_pages([page], StructuredExtractionOptions(schema_name="s", json_schema=schema)).data
+    assert data == {"invoice_number": "2024/001", "total_amount": 2400.0}

@@ -74,6 +74,18 @@ def lines_of(page: PageResult) -> list[Line]:
     return out
 
 
+def header_lines(page: PageResult) -> list[Line]:
+    """The page header's lines: on a first page it is the letterhead (the sender's name and
+    address, ``Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène``)."""
+    out = []
+    for fi, f in enumerate(page.fragments):
+        if f.fragment_type == "page_header" and f.bbox:
+            parts = [p.strip() for p in str(f.content.get("content") or "").split("\n") if p.strip()]
+            out += [Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts))
+                    for i, p in enumerate(parts)]
+    return out
+
+
 def sideways(ln: Line) -> bool:
     """A line of text set upright in a margin ("Copyright … 2013" up the page's edge): its box
     is far taller than wide. It belongs to no row of the page."""

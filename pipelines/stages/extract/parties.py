@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, _line_box, lines_of, per_page, sideways
+from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
 from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, _party_label
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
@@ -67,7 +67,7 @@ def page_lines(page: PageResult) -> list[Line]:
 
 
 def _page_lines(page: PageResult) -> list[Line]:
-    out = [ln for ln in lines_of(page) if ln.box] + _header_lines(page)
+    out = [ln for ln in lines_of(page) if ln.box] + header_lines(page)
     for fi, f in enumerate(page.fragments):
         if f.fragment_type != "table" or not (rows := _table_rows(f)):
             continue
@@ -84,18 +84,6 @@ def _page_lines(page: PageResult) -> list[Line]:
                     out.append(Line(page.page_number, p, b, -1 - fi, i, len(parts)))
     upright = [ln for ln in out if ln.box and not sideways(ln)]
     return sorted(upright, key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
-
-
-def _header_lines(page: PageResult) -> list[Line]:
-    """The page header's lines: on a first page it is the letterhead (the sender's name and
-    address, ``Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène``)."""
-    out = []
-    for fi, f in enumerate(page.fragments):
-        if f.fragment_type == "page_header" and f.bbox:
-            parts = [p.strip() for p in str(f.content.get("content") or "").split("\n") if p.strip()]
-            out += [Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts))
-                    for i, p in enumerate(parts)]
-    return out
 
 
 def _name_like(text: str) -> bool:

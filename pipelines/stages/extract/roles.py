@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, lines_of, per_page, union_box
+from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, union_box
 from pipelines.stages.extract.schema import Field, _type
 
 
@@ -325,7 +325,7 @@ def rows_of(page: PageResult) -> list[Row]:
 
 
 def _rows_of(page: PageResult) -> list[Row]:
-    lines = sorted((ln for ln in [*lines_of(page), *table_lines(page)] if ln.box),
+    lines = sorted((ln for ln in [*lines_of(page), *header_lines(page), *table_lines(page)] if ln.box),
                    key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
     rows: list[list[Line]] = []
     for ln in lines:
