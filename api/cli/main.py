@@ -204,6 +204,24 @@ def deliver(data_dir: DataDir = None) -> None:
     asyncio.run(main())
 
 
+PARENT_GONE_GRACE_S = 20.0
+
+
+def _exit_after_parent(parent: int) -> None:
+    """The last resort of ``follow_parent``: once the process that started this one is gone,
+    the worker has ``PARENT_GONE_GRACE_S`` to stop by itself (the asyncio watcher, or the death
+    signal) and is then ended, wherever it is (still starting, or stuck in a call): a worker
+    must not outlive ``docklake serve``. Jobs it held are taken up again once their leases end."""
+    import time
+
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    time.sleep(PARENT_GONE_GRACE_S)
+    print("worker: the process that started it is gone and it did not stop; ending it", file=sys.stderr,
+          flush=True)
+    os._exit(1)
+
+
 @app.command()
 def worker(data_dir: DataDir = None) -> None:
     """Run jobs: claim them from the catalog and run them as Prefect flow runs, or, with
@@ -214,6 +232,8 @@ def worker(data_dir: DataDir = None) -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: asked_to_stop.set())
     parent = os.getppid()
+    if parent != 1:
+        threading.Thread(target=_exit_after_parent, args=(parent,), name="parent-guard", daemon=True).start()
     settings = _settings(data_dir)
     from pipelines.engine import isolation
 

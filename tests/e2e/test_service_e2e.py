@@ -279,7 +279,8 @@ def test_workers_follow_serve_when_it_is_killed(tmp_path: Path, prefect_api: str
     deadline = time.monotonic() + 60
     while worker_pids(svc.data_dir) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert worker_pids(svc.data_dir) == []
+    logs = {p.name: p.read_text(errors="replace")[-1500:] for p in svc.data_dir.glob("worker-*.log")}
+    assert worker_pids(svc.data_dir) == [], logs
 
 
 def test_real_tensorlake_sdk_extract_and_classify(service: Service, tmp_path: Path) -> None:
