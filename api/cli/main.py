@@ -228,9 +228,11 @@ def worker(data_dir: DataDir = None) -> None:
     DOCKLAKE_WORKER__DELIVERY=prefect, serve them as a Prefect task worker (DOCKLAKE_PREFECT__API_URL)."""
     # a stop asked for while starting (serve killed at once: its death signal comes now) must not
     # be lost to a library's handler installed meanwhile; it is kept and honoured once running
-    asked_to_stop = threading.Event()
+    # (a plain flag: the handler runs again for each signal, even inside its own last run, and
+    # threading.Event.set takes a lock it would then wait for forever, as a worker once did)
+    asked_to_stop: list[bool] = []
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: asked_to_stop.set())
+        signal.signal(sig, lambda *_: asked_to_stop.append(True))
     parent = os.getppid()
     if parent != 1:
         threading.Thread(target=_exit_after_parent, args=(parent,), name="parent-guard", daemon=True).start()
@@ -263,7 +265,7 @@ def worker(data_dir: DataDir = None) -> None:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, dispatcher.stop)
-        if asked_to_stop.is_set():
+        if asked_to_stop:
             dispatcher.stop()
         watcher = asyncio.create_task(follow_parent()) if parent != 1 else None
         try:
