@@ -1,9 +1,9 @@
 """Digital PDF pages → words with boxes, ruling lines and picture regions (pypdfium2).
 
-Words are the text layer's own, split at its spaces (and at a column gap that has none), so
-they are the words the coverage check holds the layout to. Speed matters (≥ 20 pages/s/core
-with layout and tables): the page text is read in one call, and only the first and last
-character of each word is asked for its box and font (four ctypes calls a word, not a character).
+Words are the text layer's own, split at its spaces (and at a gap that has none: ``word_gaps``),
+so they are the words the coverage check holds the layout to. Speed matters (≥ 20 pages/s/core
+with layout and tables): the page text is read in one call, and each word's font is asked of its
+first character only.
 
 Boxes are in points with a top-left origin, relative to the crop box and turned by the page's
 ``/Rotate``, i.e. in the coordinates of the page as a viewer shows it (the PDF's y axis flipped).
@@ -12,10 +12,8 @@ Boxes are in points with a top-left origin, relative to the crop box and turned 
 from __future__ import annotations
 
 import ctypes
-import itertools
 import re
 import threading
-import unicodedata
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as raw
@@ -24,13 +22,15 @@ from pipelines.core.errors import CorruptDocument, EmptyDocument, EncryptedDocum
 from pipelines.stages import bidi
 from pipelines.stages.bidi import page_text as _page_text
 from pipelines.stages.geometry import PageContent, Rule, Word
+from pipelines.stages.word_gaps import HYPHEN as _HYPHEN
+from pipelines.stages.word_gaps import split_on_gaps as _split_on_gaps
+from pipelines.stages.word_gaps import token as _token
 
 # PDFium is not thread-safe and jobs run in worker threads: every call into it holds this lock
 # (OCR and layout run outside it).
 PDFIUM_LOCK = threading.RLock()
 
 _SPACES = frozenset(" \t\r\n\x00\xa0\u2002\u2003\u2009\uffff")
-_HYPHEN = "\ufffe"  # PDFium: a hyphen breaking a word at the end of a line
 
 
 def open_pdf(data: bytes) -> pdfium.PdfDocument:
@@ -109,49 +109,6 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
         return words
     finally:
         tp.close()
-
-
-def _token(chars: str | list[str]) -> str:
-    token = "".join(chars).replace(_HYPHEN, "-")
-    return token if token.isascii() else unicodedata.normalize("NFKC", token)  # ligatures, full width
-
-
-WORD_GAP = 0.2  # ems: a gap this wide between two glyphs of one token is a word space the layer left out
-
-
-def _split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, y2: float, size: float,
-                   r, left: float) -> list[tuple[str, float, float]]:
-    """A token wider than its characters can be has no space in a column gap (cells placed
-    without one, or letter spacing): split it where a gap is wider than 0.6 em and stands out
-    from the token's letter spacing (a tracked "W I D E" stays whole). The em is the font size or,
-    when the text matrix scales a unit-size font (Type 3 ones report size 1), the boxes' height."""
-    em = max(size, y2 - y1)
-    if last - i < 1:
-        return [(_token(text[i: last + 1]), x1, x2)]
-    wide = (x2 - x1) >= (last - i + 1) * em * 1.2
-    ks = [k for k in range(i, last + 1) if text[k]]
-    lefts, rights = [], []
-    for k in ks:
-        raw.FPDFText_GetLooseCharBox(tp, k, r)
-        lefts.append(r.left - left)
-        rights.append(r.right - left)
-    gaps = [lefts[m] - rights[m - 1] for m in range(1, len(ks))]
-    usual = sorted(gaps)[(len(gaps) - 1) // 2] if len(gaps) >= 3 else 0.0  # its letter spacing
-    if wide:
-        cut = [m for m in range(1, len(ks)) if gaps[m - 1] > max(0.6 * em, usual + 0.4 * em)]
-    else:  # words set without a space between them ("anyother"): a gap of a word space
-        solid = [rights[m] - lefts[m] > 0.1 * em for m in range(len(ks))]  # a glyph with no box says no gap
-        # the gap between everything before and everything after: a glyph set back over others
-        # (the reversed E of the XeTeX logo, drawn after the T) closes it
-        after = list(itertools.accumulate(reversed(lefts), min))[::-1]  # min left from m on
-        before = list(itertools.accumulate(rights, max))  # max right up to m
-        space = [after[m] - before[m - 1] for m in range(1, len(ks))]
-        cut = [m for m in range(1, len(ks)) if space[m - 1] > max(WORD_GAP * em, usual + 0.15 * em)
-               and solid[m - 1] and solid[m] and ks[m] == ks[m - 1] + 1]  # (a glyph left out fills a gap)
-    if not cut:
-        return [(_token(text[i: last + 1]), x1, x2)]
-    return [(_token(text[ks[a]: ks[z - 1] + 1]), lefts[a], rights[z - 1])
-            for a, z in zip([0, *cut], [*cut, len(ks)])]
 
 
 def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageContent) -> None:

@@ -13,25 +13,7 @@ from pipelines.core.models import DocumentInput
 from pipelines.core.requests import StructuredExtractionOptions
 from pipelines.engine.document import convert
 from pipelines.stages import extract
-
-
-def pdf(lines: list[tuple[float, float, str, float]]) -> bytes:
-    """A one-page PDF with each (x, y from the top, text, size) drawn in Helvetica."""
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=A4)
-    h = A4[1]
-    for x, y, text, size in lines:
-        c.setFont("Helvetica-Bold" if size > 12 else "Helvetica", size)
-        c.drawString(x, h - y, text)
-    c.save()
-    return buf.getvalue()
-
-
-def run(data: bytes, schema: dict) -> dict:
-    pages = convert(DocumentInput(data=data)).pages
-    return extract.extract_pages(pages, StructuredExtractionOptions(schema_name="s", json_schema=schema,
-                                                                    provide_citations=True)).model_dump()
-
+from tests.support.extract_pdf import RECEIPT_SCHEMA, TOTALS_SCHEMA, pdf, run
 
 RECEIPT = [
     (200, 60, "KEDAI RUNCIT MAJU JAYA", 16), (230, 80, "SDN BHD", 16),
@@ -51,17 +33,6 @@ RECEIPT = [
     (100, 374, "CHANGE                           30.40", 10),
     (180, 420, "THANK YOU. PLEASE COME AGAIN.", 10),
 ]
-RECEIPT_SCHEMA = {"type": "object", "properties": {
-    "company": {"type": "string", "description": "Name of the business that issued the receipt (the seller), "
-                                                 "as printed, including any legal suffix."},
-    "date": {"type": "string", "description": "Date of the purchase, copied as printed."},
-    "address": {"type": "string", "description": "The seller's address as printed, lines joined by spaces."},
-    "total": {"type": "string", "description": "Total amount paid (the final total including tax and rounding), "
-                                               "copied as printed."},
-    "tax": {"type": "number", "description": "The tax charged."},
-}}
-
-
 def test_a_receipt_gives_its_seller_address_date_as_printed_and_final_total() -> None:
     out = run(pdf(RECEIPT), RECEIPT_SCHEMA)
     data = out["data"]
@@ -292,56 +263,6 @@ def test_dates_and_amounts_in_the_conventions_of_western_europe() -> None:
         "2016-03-18", "2016-07-07", "2017-12-30", "2016-07-07", "2016-03-18", "2024-05-11"]
 
 
-PARTY_SCHEMA = {"type": "object", "properties": {
-    "seller_name": {"type": "string", "description": "Company that issued the invoice."},
-    "seller_address": {"type": "string", "description": "The seller's address."},
-    "buyer_name": {"type": "string", "description": "Customer billed."},
-    "buyer_address": {"type": "string", "description": "The customer's address."}}}
-
-
-def test_a_firm_named_at_the_head_of_the_page_issues_the_bill_its_branch_only_serves() -> None:
-    """A letterhead (a name over two lines ending in its legal form) above the window the bill
-    is written to and a branch office's block: the seller is the firm, at the branch's address."""
-    lines = [(70, 70, "Nordsee Hausrat", 11), (70, 82, "Versicherungsgesellschaft Kiel a.G.", 11),
-             (70, 110, "Frau", 10), (70, 122, "Erika Beispiel", 10), (70, 134, "Lindenallee 4", 10),
-             (70, 146, "24103 Kiel", 10),
-             (70, 170, "Geschäftsstelle", 10), (70, 182, "Hafenbüro", 10), (70, 194, "Kaistraße 17", 10),
-             (70, 206, "24159 Kiel", 10), (70, 218, "Tel.: 0431/555 120", 10),
-             (70, 260, "Beitragsrechnung", 12), (70, 290, "Gesamtbeitrag 120,00 €", 10)]
-    data = run(pdf(lines), PARTY_SCHEMA)["data"]
-    assert data["seller_name"] == "Nordsee Hausrat Versicherungsgesellschaft Kiel a.G."
-    assert data["seller_address"] == "Kaistraße 17 24159 Kiel"
-    assert (data["buyer_name"], data["buyer_address"]) == ("Erika Beispiel", "Lindenallee 4 24103 Kiel")
-
-
-def test_labels_side_by_side_are_not_each_others_values() -> None:
-    """A row of party labels with nothing beside them ("Supplier", "Customer") is no value of
-    the other, nor is the document's title beside a label."""
-    lines = [(40, 64, "Supplier", 8), (210, 64, "Customer", 8), (380, 64, "INVOICE", 14),
-             (40, 80, "Harbour Tools Ltd", 8), (210, 80, "Greenfield Farms", 8),
-             (40, 90, "12 Quay Street", 8), (210, 90, "4 Mill Lane", 8),
-             (40, 100, "BS1 4DJ Bristol", 8), (210, 100, "EX4 3PU Exeter", 8),
-             (380, 90, "Invoice No: 7731", 8), (40, 220, "Total due 84.00", 8)]
-    data = run(pdf(lines), PARTY_SCHEMA)["data"]
-    assert (data["seller_name"], data["buyer_name"]) == ("Harbour Tools Ltd", "Greenfield Farms")
-    assert data["seller_address"] == "12 Quay Street BS1 4DJ Bristol"
-
-
-def test_a_delivery_address_is_the_buyers_side_not_the_seller() -> None:
-    """The block under "Delivery address" is where the buyer wants the goods; the seller is
-    the other block (here at the foot of the page)."""
-    lines = [(380, 50, "INVOICE 2024-118", 14),
-             (40, 120, "Delivery address", 8), (40, 132, "Greenfield Depot", 8), (40, 142, "Barn 2, 4 Mill Lane", 8),
-             (40, 152, "EX4 3PU Exeter", 8),
-             (320, 120, "Customer", 8), (320, 132, "Greenfield Farms", 8), (320, 142, "4 Mill Lane", 8),
-             (320, 152, "EX4 3PU Exeter", 8),
-             (40, 400, "Total due 84.00", 8),
-             (40, 760, "Harbour Tools", 8), (40, 770, "12 Quay Street", 8), (40, 780, "BS1 4DJ Bristol", 8)]
-    data = run(pdf(lines), PARTY_SCHEMA)["data"]
-    assert (data["seller_name"], data["buyer_name"]) == ("Harbour Tools", "Greenfield Farms")
-    assert data["seller_address"] == "12 Quay Street BS1 4DJ Bristol"
-
-
 def test_sums_read_from_a_totals_table_under_a_header_of_labels() -> None:
     """A totals table: labels in a header row, one row per tax rate, the last row their sums.
     Each amount is the sum under its label, not the first rate's row."""
@@ -350,51 +271,9 @@ def test_sums_read_from_a_totals_table_under_a_header_of_labels() -> None:
             ("100.00", "100.00", "7.00", "7", "107.00"), ("400.00", "390.00", "62.10", "EUR", "452.10")]
     lines = [(60, 80, "Invoice 2024-17", 14), (60, 100, "Date: 04.03.2024", 10)] + [
         (x, 300 + 14 * r + (6 if r == 3 else 0), text, 9) for r, row in enumerate(rows) for x, text in zip(cols, row)]
-    schema = {"type": "object", "properties": {
-        "subtotal": {"type": "number", "description": "Total before tax."},
-        "tax_amount": {"type": "number", "description": "Total tax."},
-        "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
+    schema = TOTALS_SCHEMA
     data = run(pdf(lines), schema)["data"]
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (390.0, 62.1, 452.1)
-
-
-def test_a_us_document_writes_its_dates_month_first_and_a_labelled_sender_is_the_seller() -> None:
-    """03/05/2026 is 5 March on a bill from a US address with a ZIP code (3 May elsewhere); a
-    date written year first with dots is read as such; the block under "Bill From:" is the
-    seller, and labels beside each other (Status: / Paid) are no one's name."""
-    lines = [(330, 30, "Invoice", 16), (330, 52, "Status:", 9), (330, 64, "Paid", 9),
-             (40, 120, "Bill To:", 9), (330, 120, "Bill From:", 9),
-             (40, 134, "Harbor Street Bakery", 9), (330, 134, "Pine Ridge Supply", 9),
-             (40, 146, "9 Harbor Street", 9), (330, 146, "410 Elm Road", 9),
-             (40, 158, "Portland, ME 04101", 9), (330, 158, "Concord, NH 03301", 9),
-             (40, 200, "Invoice Date: 03/05/2026", 9), (40, 214, "Due Date: 2026.04.04", 9),
-             (40, 260, "Total: $120.00", 9)]
-    schema = {**PARTY_SCHEMA, "properties": {
-        **PARTY_SCHEMA["properties"],
-        "invoice_date": {"type": "string", "format": "date", "description": "Date the invoice was issued."},
-        "due_date": {"type": "string", "format": "date", "description": "Date payment is due."}}}
-    data = run(pdf(lines), schema)["data"]
-    assert (data["invoice_date"], data["due_date"]) == ("2026-03-05", "2026-04-04")
-    assert (data["seller_name"], data["buyer_name"]) == ("Pine Ridge Supply", "Harbor Street Bakery")
-    elsewhere = run(pdf([(40, 100, "Rechnung", 16), (40, 140, "Rechnungsdatum: 03/05/2026", 9)]), schema)["data"]
-    assert elsewhere["invoice_date"] == "2026-05-03"
-
-
-def test_blocks_side_by_side_whose_towns_carry_a_state_or_country_after_a_comma() -> None:
-    """"Acton, MA 01720" and "20122 Milano, Italy" are postcode lines of two blocks side by side
-    (a service provider's and the client's), not one-line sender addresses; the provider label
-    names the seller."""
-    lines = [(260, 73, "Invoice N17", 14),
-             (90, 100, "Service Provider:", 9), (312, 100, "Bill To:", 9),
-             (90, 111, "Quillfeather LLC", 9), (312, 111, "Officine Lagunari", 9),
-             (90, 122, "2 Old Mill Path", 9), (312, 122, "Via Torino 18", 9),
-             (90, 134, "Acton, MA 01720", 9), (312, 134, "20122 Milano, Italy", 9),
-             (90, 145, "United States", 9), (312, 145, "VAT No: IT12990250966", 9),
-             (90, 190, "Date 03/05/2026", 9)]
-    data = run(pdf(lines), PARTY_SCHEMA)["data"]
-    assert (data["seller_name"], data["buyer_name"]) == ("Quillfeather LLC", "Officine Lagunari")
-    assert data["seller_address"] == "2 Old Mill Path Acton, MA 01720"
-    assert data["buyer_address"] == "Via Torino 18 20122 Milano, Italy"
 
 
 def test_items_with_whole_amounts_rates_units_and_annotations() -> None:
@@ -413,25 +292,11 @@ def test_items_with_whole_amounts_rates_units_and_annotations() -> None:
         ("Oak table", 2, 120.0, 240.0), ("Linen napkins", 12, 3.0, 36.0)]
 
 
-def test_a_window_naming_a_firm_and_then_a_person_is_written_to_the_firm() -> None:
-    """An address window of two name lines without a legal form ("Les Trois Moulins" over
-    "Claire Martin"): the bill goes to the first, the firm; the person is whom it is for."""
-    lines = [(40, 60, "Atelier Bleu SARL", 12), (40, 74, "8 rue des Lilas", 9), (40, 84, "69003 Lyon", 9),
-             (320, 140, "Les Trois Moulins", 10), (320, 152, "Claire Martin", 10), (320, 164, "12 place du Marché", 10),
-             (320, 176, "84000 Avignon", 10), (40, 230, "Facture FA-2024-031", 14), (40, 400, "Total TTC 250,00 €", 10)]
-    data = run(pdf(lines), PARTY_SCHEMA)["data"]
-    assert (data["buyer_name"], data["buyer_address"]) == ("Les Trois Moulins", "12 place du Marché 84000 Avignon")
-    assert data["seller_name"] == "Atelier Bleu SARL"
-
-
 def test_totals_over_a_thousand_without_separators_and_totals_said_with_or_without_vat() -> None:
     """15000.00 is an amount (no thousands separator needed); "Total without VAT" is the net,
     "Total paid with VAT" the total, and amounts marked by their currency count printed whole
     or with one decimal ("43 EUR", "8.6 EUR")."""
-    schema = {"type": "object", "properties": {
-        "subtotal": {"type": "number", "description": "Total before tax."},
-        "tax_amount": {"type": "number", "description": "Total tax."},
-        "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
+    schema = TOTALS_SCHEMA
     big = run(pdf([(40, 60, "Invoice N17", 14), (40, 200, "Consulting  131 h  15000.00", 10),
                    (40, 230, "Total (USD)  131  15000.00", 10)]), schema)["data"]
     assert big["total_amount"] == 15000.0
@@ -439,17 +304,6 @@ def test_totals_over_a_thousand_without_separators_and_totals_said_with_or_witho
                      (330, 214, "VAT Paid", 9), (490, 214, "8.6 EUR", 9),
                      (330, 228, "Total paid with VAT", 9), (490, 228, "51.6 EUR", 9)]), schema)["data"]
     assert (whole["subtotal"], whole["tax_amount"], whole["total_amount"]) == (43.0, 8.6, 51.6)
-
-
-def test_a_receipt_whose_one_address_block_heads_the_page_is_the_sellers() -> None:
-    """A receipt prints one address, its own, under a name that starts with a word a label
-    could start with ("RESTAURANT ..."): the name is whole and the block is no buyer's."""
-    lines = [(150, 40, "RESTAURANT SERI WANGI", 12), (150, 56, "NO 12, JALAN MERANTI 3", 9),
-             (150, 68, "TAMAN SRI MUDA, 40400 SHAH ALAM", 9), (150, 90, "CASH BILL", 11),
-             (100, 120, "Date: 25/12/2018", 9), (100, 150, "TOTAL  19.60", 9)]
-    data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
-    assert data["company"] == "RESTAURANT SERI WANGI"
-    assert data["address"] == "NO 12, JALAN MERANTI 3 TAMAN SRI MUDA, 40400 SHAH ALAM"
 
 
 def test_a_total_said_without_taxes_is_not_the_tax() -> None:
@@ -486,10 +340,7 @@ def test_a_cell_of_several_amounts_is_no_number_and_a_total_label_keeps_its_qual
     number; "TOTAL HT  TOTAL TVA  TOTAL TTC" over "100,00  4,90  104,90" gives each its own."""
     f = extract.Field(path=("tax",), schema={"type": "number"})
     assert extract.coerce("11,00 60,00 27,00 2,00", f) is None and extract.coerce("1 234,56", f) == 1234.56
-    schema = {"type": "object", "properties": {
-        "subtotal": {"type": "number", "description": "Total before tax."},
-        "tax_amount": {"type": "number", "description": "Total tax."},
-        "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
+    schema = TOTALS_SCHEMA
     lines = [(40, 60, "FACTURE F2026", 14), (300, 400, "TOTAL HT", 9), (380, 400, "TOTAL TVA", 9),
              (460, 400, "TOTAL TTC", 9), (300, 414, "100,00", 9), (380, 414, "4,90", 9), (460, 414, "104,90", 9)]
     data = run(pdf(lines), schema)["data"]

@@ -1,0 +1,63 @@
+"""Where one token of a PDF's text layer holds more than one word: the gaps between its glyphs.
+
+PDFium puts a space in its page text where a gap is wide for the font, but not everywhere a
+reader sees one: cells placed in a column without a space between them, and words some
+producers set apart with character spacing on a string that spans two of them (Ghostscript
+printing groff: "resolvethis"). ``split_on_gaps`` parts such a token, and leaves whole a word
+whose own letter spacing, kerning or logo glyphs (the XeTeX logo's reversed E, set back over
+the gap between X and T) make gaps of their own.
+"""
+
+from __future__ import annotations
+
+import itertools
+import unicodedata
+
+import pypdfium2.raw as raw
+
+HYPHEN = "\ufffe"  # PDFium: a hyphen breaking a word at the end of a line
+
+
+def token(chars: str | list[str]) -> str:
+    out = "".join(chars).replace(HYPHEN, "-")
+    return out if out.isascii() else unicodedata.normalize("NFKC", out)  # ligatures, full width
+
+
+WORD_GAP = 0.2  # ems: a gap this wide between two glyphs of one token is a word space the layer left out
+
+
+def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, y2: float, size: float,
+                  r, left: float) -> list[tuple[str, float, float]]:
+    """The words of the token ``text[i:last + 1]`` with their left and right edges. A token wider
+    than its characters can be has no space in a column gap (cells placed without one, or letter
+    spacing): split it where a gap is wider than 0.6 em and stands out from the token's letter
+    spacing (a tracked "W I D E" stays whole). Any other token is split at a gap of a word space
+    (``WORD_GAP``) that also stands out from its letter spacing. The em is the font size or, when
+    the text matrix scales a unit-size font (Type 3 ones report size 1), the boxes' height."""
+    em = max(size, y2 - y1)
+    if last - i < 1:
+        return [(token(text[i: last + 1]), x1, x2)]
+    wide = (x2 - x1) >= (last - i + 1) * em * 1.2
+    ks = [k for k in range(i, last + 1) if text[k]]
+    lefts, rights = [], []
+    for k in ks:
+        raw.FPDFText_GetLooseCharBox(tp, k, r)
+        lefts.append(r.left - left)
+        rights.append(r.right - left)
+    gaps = [lefts[m] - rights[m - 1] for m in range(1, len(ks))]
+    usual = sorted(gaps)[(len(gaps) - 1) // 2] if len(gaps) >= 3 else 0.0  # its letter spacing
+    if wide:
+        cut = [m for m in range(1, len(ks)) if gaps[m - 1] > max(0.6 * em, usual + 0.4 * em)]
+    else:  # words set without a space between them ("anyother"): a gap of a word space
+        solid = [rights[m] - lefts[m] > 0.1 * em for m in range(len(ks))]  # a glyph with no box says no gap
+        # the gap between everything before and everything after: a glyph set back over others
+        # (the reversed E of the XeTeX logo, drawn after the T) closes it
+        after = list(itertools.accumulate(reversed(lefts), min))[::-1]  # min left from m on
+        before = list(itertools.accumulate(rights, max))  # max right up to m
+        space = [after[m] - before[m - 1] for m in range(1, len(ks))]
+        cut = [m for m in range(1, len(ks)) if space[m - 1] > max(WORD_GAP * em, usual + 0.15 * em)
+               and solid[m - 1] and solid[m] and ks[m] == ks[m - 1] + 1]  # (a glyph left out fills a gap)
+    if not cut:
+        return [(token(text[i: last + 1]), x1, x2)]
+    return [(token(text[ks[a]: ks[z - 1] + 1]), lefts[a], rights[z - 1])
+            for a, z in zip([0, *cut], [*cut, len(ks)])]

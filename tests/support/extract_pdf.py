@@ -1,0 +1,48 @@
+"""One-page PDFs drawn line by line, and the extraction a user gets from them: the extraction
+tests' way to lay out a document (x, y from the top, text, size) without a generator."""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from pipelines.core.models import DocumentInput
+from pipelines.core.requests import StructuredExtractionOptions
+from pipelines.engine.document import convert
+from pipelines.stages import extract
+
+# the amounts at the foot of an invoice, as a user would ask for them
+TOTALS_SCHEMA = {"type": "object", "properties": {
+    "subtotal": {"type": "number", "description": "Total before tax."},
+    "tax_amount": {"type": "number", "description": "Total tax."},
+    "total_amount": {"type": "number", "description": "Total amount due, tax included."}}}
+
+RECEIPT_SCHEMA = {"type": "object", "properties": {
+    "company": {"type": "string", "description": "Name of the business that issued the receipt (the seller), "
+                                                 "as printed, including any legal suffix."},
+    "date": {"type": "string", "description": "Date of the purchase, copied as printed."},
+    "address": {"type": "string", "description": "The seller's address as printed, lines joined by spaces."},
+    "total": {"type": "string", "description": "Total amount paid (the final total including tax and rounding), "
+                                               "copied as printed."},
+    "tax": {"type": "number", "description": "The tax charged."},
+}}
+
+
+def pdf(lines: list[tuple[float, float, str, float]]) -> bytes:
+    """A one-page PDF with each (x, y from the top, text, size) drawn in Helvetica."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    h = A4[1]
+    for x, y, text, size in lines:
+        c.setFont("Helvetica-Bold" if size > 12 else "Helvetica", size)
+        c.drawString(x, h - y, text)
+    c.save()
+    return buf.getvalue()
+
+
+def run(data: bytes, schema: dict) -> dict:
+    pages = convert(DocumentInput(data=data)).pages
+    return extract.extract_pages(pages, StructuredExtractionOptions(schema_name="s", json_schema=schema,
+                                                                    provide_citations=True)).model_dump()

@@ -1,0 +1,117 @@
+"""Seller and buyer as a reader finds them on real invoices and receipts: labels that are no
+values, delivery addresses, letterheads and branches, address blocks side by side, windows
+written to a firm, a receipt's own address, and the document's own date order."""
+
+from __future__ import annotations
+
+from tests.support.extract_pdf import RECEIPT_SCHEMA, pdf, run
+
+PARTY_SCHEMA = {"type": "object", "properties": {
+    "seller_name": {"type": "string", "description": "Company that issued the invoice."},
+    "seller_address": {"type": "string", "description": "The seller's address."},
+    "buyer_name": {"type": "string", "description": "Customer billed."},
+    "buyer_address": {"type": "string", "description": "The customer's address."}}}
+
+
+def test_a_firm_named_at_the_head_of_the_page_issues_the_bill_its_branch_only_serves() -> None:
+    """A letterhead (a name over two lines ending in its legal form) above the window the bill
+    is written to and a branch office's block: the seller is the firm, at the branch's address."""
+    lines = [(70, 70, "Nordsee Hausrat", 11), (70, 82, "Versicherungsgesellschaft Kiel a.G.", 11),
+             (70, 110, "Frau", 10), (70, 122, "Erika Beispiel", 10), (70, 134, "Lindenallee 4", 10),
+             (70, 146, "24103 Kiel", 10),
+             (70, 170, "Geschäftsstelle", 10), (70, 182, "Hafenbüro", 10), (70, 194, "Kaistraße 17", 10),
+             (70, 206, "24159 Kiel", 10), (70, 218, "Tel.: 0431/555 120", 10),
+             (70, 260, "Beitragsrechnung", 12), (70, 290, "Gesamtbeitrag 120,00 €", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert data["seller_name"] == "Nordsee Hausrat Versicherungsgesellschaft Kiel a.G."
+    assert data["seller_address"] == "Kaistraße 17 24159 Kiel"
+    assert (data["buyer_name"], data["buyer_address"]) == ("Erika Beispiel", "Lindenallee 4 24103 Kiel")
+
+
+def test_labels_side_by_side_are_not_each_others_values() -> None:
+    """A row of party labels with nothing beside them ("Supplier", "Customer") is no value of
+    the other, nor is the document's title beside a label."""
+    lines = [(40, 64, "Supplier", 8), (210, 64, "Customer", 8), (380, 64, "INVOICE", 14),
+             (40, 80, "Harbour Tools Ltd", 8), (210, 80, "Greenfield Farms", 8),
+             (40, 90, "12 Quay Street", 8), (210, 90, "4 Mill Lane", 8),
+             (40, 100, "BS1 4DJ Bristol", 8), (210, 100, "EX4 3PU Exeter", 8),
+             (380, 90, "Invoice No: 7731", 8), (40, 220, "Total due 84.00", 8)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Harbour Tools Ltd", "Greenfield Farms")
+    assert data["seller_address"] == "12 Quay Street BS1 4DJ Bristol"
+
+
+def test_a_delivery_address_is_the_buyers_side_not_the_seller() -> None:
+    """The block under "Delivery address" is where the buyer wants the goods; the seller is
+    the other block (here at the foot of the page)."""
+    lines = [(380, 50, "INVOICE 2024-118", 14),
+             (40, 120, "Delivery address", 8), (40, 132, "Greenfield Depot", 8), (40, 142, "Barn 2, 4 Mill Lane", 8),
+             (40, 152, "EX4 3PU Exeter", 8),
+             (320, 120, "Customer", 8), (320, 132, "Greenfield Farms", 8), (320, 142, "4 Mill Lane", 8),
+             (320, 152, "EX4 3PU Exeter", 8),
+             (40, 400, "Total due 84.00", 8),
+             (40, 760, "Harbour Tools", 8), (40, 770, "12 Quay Street", 8), (40, 780, "BS1 4DJ Bristol", 8)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Harbour Tools", "Greenfield Farms")
+    assert data["seller_address"] == "12 Quay Street BS1 4DJ Bristol"
+
+
+def test_a_us_document_writes_its_dates_month_first_and_a_labelled_sender_is_the_seller() -> None:
+    """03/05/2026 is 5 March on a bill from a US address with a ZIP code (3 May elsewhere); a
+    date written year first with dots is read as such; the block under "Bill From:" is the
+    seller, and labels beside each other (Status: / Paid) are no one's name."""
+    lines = [(330, 30, "Invoice", 16), (330, 52, "Status:", 9), (330, 64, "Paid", 9),
+             (40, 120, "Bill To:", 9), (330, 120, "Bill From:", 9),
+             (40, 134, "Harbor Street Bakery", 9), (330, 134, "Pine Ridge Supply", 9),
+             (40, 146, "9 Harbor Street", 9), (330, 146, "410 Elm Road", 9),
+             (40, 158, "Portland, ME 04101", 9), (330, 158, "Concord, NH 03301", 9),
+             (40, 200, "Invoice Date: 03/05/2026", 9), (40, 214, "Due Date: 2026.04.04", 9),
+             (40, 260, "Total: $120.00", 9)]
+    schema = {**PARTY_SCHEMA, "properties": {
+        **PARTY_SCHEMA["properties"],
+        "invoice_date": {"type": "string", "format": "date", "description": "Date the invoice was issued."},
+        "due_date": {"type": "string", "format": "date", "description": "Date payment is due."}}}
+    data = run(pdf(lines), schema)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2026-03-05", "2026-04-04")
+    assert (data["seller_name"], data["buyer_name"]) == ("Pine Ridge Supply", "Harbor Street Bakery")
+    elsewhere = run(pdf([(40, 100, "Rechnung", 16), (40, 140, "Rechnungsdatum: 03/05/2026", 9)]), schema)["data"]
+    assert elsewhere["invoice_date"] == "2026-05-03"
+
+
+def test_blocks_side_by_side_whose_towns_carry_a_state_or_country_after_a_comma() -> None:
+    """"Acton, MA 01720" and "20122 Milano, Italy" are postcode lines of two blocks side by side
+    (a service provider's and the client's), not one-line sender addresses; the provider label
+    names the seller."""
+    lines = [(260, 73, "Invoice N17", 14),
+             (90, 100, "Service Provider:", 9), (312, 100, "Bill To:", 9),
+             (90, 111, "Quillfeather LLC", 9), (312, 111, "Officine Lagunari", 9),
+             (90, 122, "2 Old Mill Path", 9), (312, 122, "Via Torino 18", 9),
+             (90, 134, "Acton, MA 01720", 9), (312, 134, "20122 Milano, Italy", 9),
+             (90, 145, "United States", 9), (312, 145, "VAT No: IT12990250966", 9),
+             (90, 190, "Date 03/05/2026", 9)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Quillfeather LLC", "Officine Lagunari")
+    assert data["seller_address"] == "2 Old Mill Path Acton, MA 01720"
+    assert data["buyer_address"] == "Via Torino 18 20122 Milano, Italy"
+
+
+def test_a_window_naming_a_firm_and_then_a_person_is_written_to_the_firm() -> None:
+    """An address window of two name lines without a legal form ("Les Trois Moulins" over
+    "Claire Martin"): the bill goes to the first, the firm; the person is whom it is for."""
+    lines = [(40, 60, "Atelier Bleu SARL", 12), (40, 74, "8 rue des Lilas", 9), (40, 84, "69003 Lyon", 9),
+             (320, 140, "Les Trois Moulins", 10), (320, 152, "Claire Martin", 10), (320, 164, "12 place du Marché", 10),
+             (320, 176, "84000 Avignon", 10), (40, 230, "Facture FA-2024-031", 14), (40, 400, "Total TTC 250,00 €", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Les Trois Moulins", "12 place du Marché 84000 Avignon")
+    assert data["seller_name"] == "Atelier Bleu SARL"
+
+
+def test_a_receipt_whose_one_address_block_heads_the_page_is_the_sellers() -> None:
+    """A receipt prints one address, its own, under a name that starts with a word a label
+    could start with ("RESTAURANT ..."): the name is whole and the block is no buyer's."""
+    lines = [(150, 40, "RESTAURANT SERI WANGI", 12), (150, 56, "NO 12, JALAN MERANTI 3", 9),
+             (150, 68, "TAMAN SRI MUDA, 40400 SHAH ALAM", 9), (150, 90, "CASH BILL", 11),
+             (100, 120, "Date: 25/12/2018", 9), (100, 150, "TOTAL  19.60", 9)]
+    data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
+    assert data["company"] == "RESTAURANT SERI WANGI"
+    assert data["address"] == "NO 12, JALAN MERANTI 3 TAMAN SRI MUDA, 40400 SHAH ALAM"
