@@ -9,6 +9,7 @@ it is embedded; other labels are left as they are. The list names kinds of label
 
 from __future__ import annotations
 
+import functools
 import re
 
 _R = r"(?:[\s.:#°º_-]*)"  # what separates the words of a label: spaces, dots, "n°", "Nr.", "_"
@@ -79,6 +80,7 @@ ITEM_GLOSSES: list[tuple[str, str]] = [
 _ITEM = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*(?:\(\w{{1,4}}\)|[€$£])?\s*$", re.I), g) for pat, g in ITEM_GLOSSES]
 
 
+@functools.lru_cache(maxsize=8192)
 def item_gloss(header: str) -> str:
     """The English words for an items table's column header (``Prix HT`` → "amount line
     total"); else what ``gloss`` says."""
@@ -92,6 +94,7 @@ _COMPILED = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*$", re.I), gloss) for pat, g
 _INSIDE = [(re.compile(rf"(?<![a-zà-ÿ])(?:{pat})(?![a-zà-ÿ])", re.I), gloss) for pat, gloss in GLOSSES]
 
 
+@functools.lru_cache(maxsize=8192)
 def gloss(label: str) -> str:
     """The English words for ``label`` when it is a known kind of label (whole, or the first kind
     it contains: ``Rechnungssumme Brutto (inkl. USt.)`` → "total amount"), else ``label``."""

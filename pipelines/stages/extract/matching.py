@@ -31,13 +31,26 @@ def _key(label: str) -> str:
     return _norm(g) or g
 
 
+def _ratio(a: str, b: str) -> float:
+    """difflib's ratio where it is above 0.5; else 0 (a name that close adds nothing). The
+    cheap upper bounds decide most pairs: a label against every field is the extractor's
+    costliest loop."""
+    if 2 * min(len(a), len(b)) <= 0.5 * (len(a) + len(b)):
+        return 0.0
+    sm = difflib.SequenceMatcher(None, a, b)
+    if sm.quick_ratio() <= 0.5:
+        return 0.0
+    r = sm.ratio()
+    return r if r > 0.5 else 0.0
+
+
 def name_score(f: Field, label: str) -> float:
-    """1 for the same words as the field's name, else a fuzzy ratio (0..1)."""
+    """1 for the same words as the field's name, else a fuzzy ratio above 0.5, else 0."""
     a, b = _norm(" ".join(f.path)), _norm(label)
     n = _norm(f.name)
     if b in (a, n):
         return 1.0
-    return max(difflib.SequenceMatcher(None, n, b).ratio(), difflib.SequenceMatcher(None, a, b).ratio())
+    return max(_ratio(n, b), _ratio(a, b))
 
 
 @dataclass
@@ -61,6 +74,7 @@ def match(fields: list[Field], cands: list[Candidate]) -> dict[str, Found | list
     strength, best = sim.max(axis=0), sim.argmax(axis=0)
     label_of = {lab: int(best[i]) for lab, i in col.items() if strength[i] >= MIN_SCORE}
     scored: list[tuple[float, int, int]] = []
+    names: dict[tuple[int, str], float] = {}  # many candidates share a label
     for fi, f in enumerate(fields):
         for ci, c in enumerate(cands):
             if f.array != (c.kind == "table-column") and not (f.array and c.kind != "table-column"):
@@ -68,7 +82,8 @@ def match(fields: list[Field], cands: list[Candidate]) -> dict[str, Found | list
             if c.kind in ("below", "right") and c.value.rstrip().endswith(":"):
                 continue  # the next label, not this one's value
             s = float(sim[fi, col[_key(c.label)]])
-            ns = max(name_score(f, c.label), name_score(f, lexicon.gloss(c.label)))
+            if (ns := names.get((fi, c.label))) is None:
+                ns = names[fi, c.label] = max(name_score(f, c.label), name_score(f, lexicon.gloss(c.label)))
             s += 0.5 if ns == 1.0 else 0.2 * max(0.0, ns - 0.5)
             if _type(f.schema) == "boolean" and re.search(rf"\b(un|not ?)?{re.escape(_norm(f.name))}\b",
                                                            _norm(c.value)):
