@@ -45,6 +45,16 @@ CLEAR_MARGIN = 0.05
 STOP = set("""a an and are as at be by for from in into is it its of on or that the this to with
 without page pages any some such their there these those which who whom what when where will""".split())
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+# a word that is code: a backslash command, a brace, an option (``--width``), a call (``f(x)``),
+# a snake_case name, a method call, a tag
+CODE = re.compile(r"\\[A-Za-z@]+|[{}]|^--?[a-z][\w-]+$|[A-Za-z_]\w*\([^)]*\)|^[a-z]+_[a-z_]+$|\w\.\w+\(|^</?[a-z]+>$")
+# share of such words from which a page reads as technical text (real receipts and invoices, OCR
+# noise included: at most 0.05; LaTeX manual pages: half of them above 0.06)
+CODE_SHARE = 0.06
+# a till roll's text (the dev receipts: extent 0.34-0.79 of its height, most under 0.6; the dev
+# invoices 0.55-1.42, with longer lines)
+SLIP_RATIO = 0.62
+SLIP_CHARS = 45
 
 
 def _fragment_text(f) -> str:  # type: ignore[no-untyped-def]
@@ -63,6 +73,19 @@ def _area(f) -> float:  # type: ignore[no-untyped-def]
     return max(0.0, (b["x2"] - b["x1"]) * (b["y2"] - b["y1"])) if b else 0.0
 
 
+def _slip(page: PageResult, lines: list[str]) -> bool:
+    """Text set like a till roll's, wherever it lies on the page (a receipt photographed or
+    scanned on a bigger sheet): its extent narrower than ``SLIP_RATIO`` of its height and nine
+    lines in ten at most ``SLIP_CHARS`` characters (thermal printers print 32-48 a line)."""
+    boxes = [f.bbox for f in page.fragments if f.bbox]
+    if len(lines) < 8 or not boxes:
+        return False
+    width = max(b["x2"] for b in boxes) - min(b["x1"] for b in boxes)
+    height = max(b["y2"] for b in boxes) - min(b["y1"] for b in boxes)
+    lengths = sorted(len(ln) for ln in lines)
+    return width < SLIP_RATIO * height and lengths[int(0.9 * (len(lengths) - 1))] <= SLIP_CHARS
+
+
 def layout_caption(page: PageResult) -> str:
     """The page's layout in words, so that class descriptions that speak of layout ("a slide",
     "a page of tables", "a form to fill in") can match it: orientation, amount of text, share of
@@ -74,12 +97,13 @@ def layout_caption(page: PageResult) -> str:
     tables = sum(_area(f) for f in page.fragments if f.fragment_type == "table") / body
     digits = sum(ch.isdigit() for ch in text) / max(1, len(text))
     short = sum(1 for ln in lines if len(ln.split()) <= 4) / max(1, len(lines))
+    code = sum(1 for w in words if CODE.search(w)) >= CODE_SHARE * max(1, len(words))
     parts = []
     if page.width and page.height and page.width > page.height:
         parts.append("a landscape slide")
-    elif page.width and page.height and page.width < 0.6 * page.height:
+    elif page.width and page.height and page.width < 0.6 * page.height or _slip(page, lines) and not code:
         parts.append("a long narrow slip of paper, like a till receipt")  # thermal paper rolls
-    if len(words) < 120:
+    elif len(words) < 120:
         parts.append("few words in large type, bullet points")
     elif len(words) > 350:
         parts.append("dense running text in paragraphs")
@@ -89,6 +113,8 @@ def layout_caption(page: PageResult) -> str:
         parts.append("a table")
     if digits > 0.12:
         parts.append("many numbers and amounts")
+    if code:
+        parts.append("technical text with code, commands and options")
     if short > 0.6 and len(lines) >= 6:
         parts.append("short labelled fields")
     return "; ".join(parts) or "a page of text"

@@ -116,7 +116,10 @@ def gloss(label: str) -> str:
 
 # kinds of document, named in a page's own language, in English words (for page classification)
 DOCUMENTS: list[tuple[str, str]] = [
-    (r"rechnung|gutschrift|facture|avoir|factuur|creditnota|factura|fattura|nota di credito", "invoice bill"),
+    # German and Dutch name a kind of invoice by a compound ending in the word (Beitragsrechnung,
+    # Stromrechnung, Eindfactuur); "Berechnung" is a calculation
+    (r"[a-zäöüß]*(?<!be)rechnung|[a-zäöüß]*gutschrift|facture|avoir|[a-z]*factuur|creditnota|factura|fattura|"
+     r"nota di credito", "invoice bill"),
     (r"quittung|kassenbon|kassenbeleg|kassazettel|re[çc]u|ticket de caisse|kassabon|kassabon|bon|recibo|ticket|"
      r"ricevuta|scontrino", "receipt"),
     (r"lieferschein|bon de livraison|pakbon|albar[áa]n|bolla|ddt", "delivery note"),

@@ -1,0 +1,55 @@
+"""The words page classification adds from a page's layout and language (``classify.layout_caption``,
+``lexicon.glosses_in``), on real and generated pages: a manual page set with code reads as
+technical text, a till roll's text reads as a slip wherever it lies on the sheet, and German
+compounds name their kind of document. No model is needed: captions are plain text."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+
+from pipelines.core.models import DocumentInput
+from pipelines.engine.document import convert
+from pipelines.stages import classify
+from pipelines.stages.extract.lexicon import glosses_in
+
+REAL = Path(__file__).resolve().parents[1] / "realworld"
+
+
+def _page(lines: list[str], x: float = 200, size: float = 9) -> classify.PageResult:
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    c.setFont("Courier", size)
+    for i, line in enumerate(lines):
+        c.drawString(x, 780 - 14 * i, line)
+    c.save()
+    return convert(DocumentInput(data=buf.getvalue())).pages[0]
+
+
+def test_a_manual_page_with_code_reads_as_technical_text() -> None:
+    page = convert(DocumentInput(data=(REAL / "listings-p56.pdf").read_bytes())).pages[0]
+    assert "technical text with code" in classify.layout_caption(page)
+
+
+def test_a_till_rolls_text_on_a_sheet_reads_as_a_slip_and_a_letter_does_not() -> None:
+    roll = ["CORNER SHOP LTD", "12 High Street", "RECEIPT 0042", "Bread        1   2.10", "Milk         2   1.80",
+            "Apples       1   3.25", "Eggs         1   2.95", "Butter       1   2.40", "Cheese       1   4.10",
+            "Tea          1   3.05", "Coffee       1   5.20", "Rice         2   2.60", "Pasta        1   1.30",
+            "Soap         1   1.10", "SUBTOTAL         29.85", "TOTAL            29.85",
+            "CASH             40.00", "CHANGE           10.15", "Thank you, come again"]
+    assert "slip" in classify.layout_caption(_page(roll))  # an A4 sheet: only the text is narrow
+    letter = ["Dear Ms Smith, thank you for your letter of 3 March about the delivery of our order.",
+              "We have looked into the matter and found that the parcel left our warehouse late.",
+              "Please accept our apologies; a voucher for your next order is enclosed with this letter.",
+              *["We remain at your disposal for any question you may have about your account with us."] * 9]
+    caption = classify.layout_caption(_page(letter, x=50))
+    assert "slip" not in caption and "code" not in caption
+
+
+def test_german_compounds_name_an_invoice_and_a_calculation_does_not() -> None:
+    assert "invoice bill" in glosses_in("Beitragsrechnung\n24. Januar 2014")
+    assert "invoice bill" in glosses_in("Stromrechnung Nr. 4711")
+    assert "invoice bill" not in glosses_in("Berechnung der Zinsen")
