@@ -192,7 +192,11 @@ WRITE_OPTIONS = {name: {"compression": "zstd", "use_dictionary": False, "write_s
 
 
 def write_result(storage: Storage, key: str, job_id: str, result: DocumentResult) -> None:
+    """The result's tables, one Parquet file each; an optional table without rows (no
+    extraction or classification asked for) is not written: its readers take it as empty."""
     for name, table in to_tables(job_id, result).items():
+        if name in OPTIONAL_TABLES and table.num_rows == 0:
+            continue
         buf = io.BytesIO()
         pq.write_table(table, buf, **WRITE_OPTIONS[name])
         storage.put_bytes(table_key(key, name), buf.getvalue())
