@@ -158,7 +158,7 @@ def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     for pic in [*pc.pictures, *drawings]:
         if (pic[2] - pic[0]) * (pic[3] - pic[1]) > 0.6 * page_area:
             continue  # a page-sized picture is a background (a scan under its OCR text layer)
-        if _mostly_text(pic, words, body):
+        if _mostly_text(pic, words, body) or pic in drawings and _boxed_text(pic, words, pc.curves):
             # running text over it: drawn shapes strung together across prose, or a picture
             # whose bounds run far past what its clip shows: the words are body text
             continue
@@ -216,6 +216,20 @@ def _mostly_text(box, words: list[Word], body: float) -> bool:
     ink = sum((w.x2 - w.x1) * (w.y2 - w.y1) for w in words
               if w.size >= 0.9 * body and inside((w.x1, w.y1, w.x2, w.y2), box))
     return area > 0 and ink > area / 10
+
+
+def _boxed_text(box, words: list[Word], curves: list) -> bool:
+    """Whether the drawn shapes of ``box`` are boxes around its words: most of its words (at
+    least two) each lie in a shape no taller than five times their height: a table or a form drawn
+    as cell boxes (an HTML table printed by a browser engine), not a figure. A chart's bars and
+    legend keys sit beside their labels, not around them."""
+    mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), box)]
+    if len(mine) < 2:
+        return False
+    cells = [c for c in curves if inside(c, box, 1)]
+    held = sum(1 for w in mine if any(c[0] - 1 <= w.x1 and w.x2 <= c[2] + 1 and c[1] - 1 <= w.y1 and w.y2 <= c[3] + 1
+                                      and c[3] - c[1] <= 5 * (w.y2 - w.y1) for c in cells))
+    return held >= 0.6 * len(mine)
 
 
 def _shades(fills: list, words: list[Word]) -> set:

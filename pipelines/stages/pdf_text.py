@@ -106,9 +106,28 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
             i = j + 1
         if rtl and meta is not None:
             meta["text_layer"] = "".join(text)
-        return words
+        return _undoubled(words, meta)
     finally:
         tp.close()
+
+
+def _undoubled(words: list[Word], meta: dict | None) -> list[Word]:
+    """The words without their doubles: a word drawn again over itself (a box's content placed
+    twice, poor man's bold), which PDFium keeps twice ("Datos del cliente Datos del cliente"),
+    is one word, as a reader sees it. The coverage invariant is told (``split_words``: the
+    double has no parts)."""
+    out: list[Word] = []
+    seen: dict[str, list[Word]] = {}
+    for w in words:
+        tol = 0.25 * max(w.size, w.y2 - w.y1, 1.0)
+        same = seen.setdefault(w.text, [])
+        if any(abs(o.x1 - w.x1) < tol and abs(o.y1 - w.y1) < tol for o in same):
+            if meta is not None:
+                meta["split_words"].append((_token(w.text), []))
+            continue
+        same.append(w)
+        out.append(w)
+    return out
 
 
 def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageContent) -> None:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
 
 from pipelines.core.models import ConversionStatus, DocumentInput
 from pipelines.core.requests import ParsingOptions
@@ -21,6 +25,7 @@ from tests.support.docgen import (
     two_column_pdf,
     zero_page_pdf,
 )
+from tests.support.realworld_helpers import fragment_texts
 
 
 def run(data: bytes, page_range: str | None = None, **opts: object):
@@ -276,3 +281,53 @@ def test_loose_leading_keeps_paragraphs_whole() -> None:
     doc = justified_pdf(seed=35, width=300, leading=18)  # 6 pt between the lines of a paragraph
     page = run(doc.data).pages[0]
     assert [f.content["content"].replace("\n", " ") for f in page.fragments] == doc.pages[0].split("\n")
+
+
+def _canvas_pdf(draw) -> bytes:  # type: ignore[no-untyped-def]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    draw(c)
+    c.save()
+    return buf.getvalue()
+
+
+def test_text_in_drawn_cell_boxes_is_read_not_taken_for_a_figure() -> None:
+    """A key/value table drawn as rounded cell boxes (how a browser engine prints an HTML table
+    with styled cells) is text and cells, not a picture with its words run together."""
+    rows = [("Name:", "Taxiunternehmen TX GmbH"), ("Anschrift:", "Lieferantenstraße 20"),
+            ("Währung:", "EUR"), ("Bruttosumme", "18,08")]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        for i, (key, value) in enumerate(rows):
+            y = 700 - 26 * i
+            c.roundRect(60, y - 8, 200, 24, 3)
+            c.roundRect(262, y - 8, 240, 24, 3)
+            c.setFont("Helvetica", 8)
+            c.drawString(64, y, key)
+            c.drawString(266, y, value)
+
+    page = run(_canvas_pdf(draw)).pages[0]
+    assert "figure" not in [f.fragment_type for f in page.fragments]
+    text = "\n".join(fragment_texts(page.fragments))
+    for key, value in rows:
+        assert key in text and value in text
+
+
+def test_a_word_drawn_twice_over_itself_is_read_once() -> None:
+    """A box's content drawn twice in the same place (a form XObject placed twice, as some LaTeX
+    boxes do; PDFium keeps both copies in its text). A reader sees each word once; the coverage
+    invariant does not ask for the double."""
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.beginForm("box")
+        c.setFont("Helvetica", 11)
+        c.drawString(60, 700, "Datos del cliente")
+        c.endForm()
+        c.doForm("box")
+        c.setFont("Helvetica", 11)
+        c.drawString(60, 680, "Razón social: Talleres Ruiz")
+        c.doForm("box")
+
+    page = run(_canvas_pdf(draw)).pages[0]
+    assert " ".join(" ".join(fragment_texts(page.fragments)).split()) == "Datos del cliente Razón social: Talleres Ruiz"
+    assert not page.warnings
