@@ -115,3 +115,37 @@ def test_a_receipt_whose_one_address_block_heads_the_page_is_the_sellers() -> No
     data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
     assert data["company"] == "RESTAURANT SERI WANGI"
     assert data["address"] == "NO 12, JALAN MERANTI 3 TAMAN SRI MUDA, 40400 SHAH ALAM"
+
+
+def test_parties_set_out_as_forms_under_their_labels() -> None:
+    """``Verkäufer`` / ``Käufer/Leistungsempfänger`` over ``Name:`` and ``Anschrift:`` rows (an
+    e-invoice viewer's layout): each party is its Name row's value, its address the address row
+    and the rows under it up to the postcode; numbers and tax ids between are passed over."""
+    lines = [(60, 60, "Handelsrechnung Nr. TX-4711 vom 30.10.2026", 12),
+             (60, 100, "Verkäufer", 10), (60, 116, "Globale Nummer:", 9), (260, 116, "4000001123452", 9),
+             (60, 130, "Name:", 9), (260, 130, "Taxiunternehmen TX GmbH", 9),
+             (60, 144, "Anschrift:", 9), (260, 144, "Lieferantenstraße 20", 9), (260, 156, "10369 Berlin", 9),
+             (60, 170, "USt.-Id.-Nr.:", 9), (260, 170, "DE123456789", 9),
+             (60, 200, "Käufer/Leistungsempfänger", 10), (60, 216, "Nummer:", 9), (260, 216, "GE2020211", 9),
+             (60, 230, "Name:", 9), (260, 230, "Taxi-Gast AG Mitte", 9),
+             (60, 244, "Anschrift:", 9), (260, 244, "Hans Mustermann", 9), (260, 256, "Kundenstraße 15", 9),
+             (260, 268, "13351 Berlin", 9), (60, 300, "Bemerkungen", 10),
+             (60, 330, "Bruttosumme", 9), (480, 330, "18,08", 9)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Taxiunternehmen TX GmbH", "Taxi-Gast AG Mitte")
+    assert data["seller_address"] == "Lieferantenstraße 20 10369 Berlin"
+    assert data["buyer_address"] == "Hans Mustermann Kundenstraße 15 13351 Berlin"
+
+
+def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
+    """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
+    next label on the line."""
+    lines = [(60, 50, "Distribuidora Norte S.A.", 12), (60, 64, "Calle Mayor 5, 28013 Madrid", 9),
+             (60, 100, "FACTURA Nº 000123", 12), (60, 130, "Datos del cliente", 10),
+             (60, 146, "Razón social: Talleres Ruiz . . . . . . . . . . . NIF: B-12345678", 9),
+             (60, 160, "Persona de contacto: Ana Ruiz", 9),
+             (60, 174, "Dirección fiscal: Av. del Puerto 12, 46021 Valencia", 9),
+             (60, 188, "Teléfono: +34 963 000 000", 9), (60, 240, "TOTAL 1.836,80", 9)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert data["buyer_name"] == "Talleres Ruiz"
+    assert data["buyer_address"] == "Av. del Puerto 12, 46021 Valencia"

@@ -222,10 +222,16 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
         lines = _sorted_lines(page)
         for ln in lines:
             m = label.search(ln.text)
-            if m is None or len(ln.text) > 60 or m.start() > 3 or not parties.labelled(ln.text) or (
+            heading = label is BUYER and parties.BUYER_HEADING.fullmatch(ln.text.strip(" :"))
+            if m is None or len(ln.text) > 60 or (m.start() > 3 and not heading) or not parties.labelled(ln.text) or (
                     label is not BUYER and not _party_label(ln.text)):  # a seller's: the label alone on its line
                 continue
             after = ln.text[m.end():].strip(" :.-")
+            if after.startswith("/"):
+                after = ""  # "Käufer/Leistungsempfänger": one label in two words
+            name, address = parties.form_party(page, ln)
+            if name:
+                return [(" ".join(n.text.strip() for n in name), name[0])], [(a.text.strip(), a) for a in address]
             block = _address(_column(lines, ln, 2.0), started=True)
             if _letters(after) >= 3:
                 block.insert(0, (after, ln))

@@ -19,27 +19,35 @@ GLOSSES: list[tuple[str, str]] = [
     (r"rechnungs?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
-     r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)", "invoice number"),
+     r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura" + _R + r"(?:nummer|nr|no)", "invoice number"),
     (r"kunden" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?client|client" + _R + r"(?:n|no)|"
      r"klant" + _R + r"(?:nummer|nr)|n[uú]mero de cliente|codice cliente", "customer number"),
     (r"bestell" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?commande|bestel" + _R + r"(?:nummer|nr)|"
      r"n[uú]mero de pedido|numero (?:d')?ordine", "order number"),
     # dates
     (r"rechnungsdatum|date de (?:la )?facture|date de facturation|factuurdatum|fecha de (?:la )?factura|"
-     r"data (?:della )?fattura|ausstellungsdatum|date d'[ée]mission|fecha de emisi[oó]n|data di emissione",
+     r"data (?:della )?fattura|ausstellungsdatum|date d'[ée]mission|fecha de emisi[oó]n|data di emissione|"
+     r"fakturadato|fakturadatum",
      "invoice date"),
     (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
-     r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza", "due date"),
+     r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
+     r"f[öo]rfallodatum|betalingsfrist", "due date"),
     (r"liefer(?:datum|tag)|leistungsdatum|date de livraison|leverdatum|fecha de entrega|data di consegna",
      "delivery date"),
     (r"datum|fecha|data", "date"),
     # amounts
     (r"zwischensumme|nettobetrag|summe netto|netto(?:summe|betrag)?|rechnungssumme netto|gesamt netto|"
+     r"(?:rechnungs)?summe (?:ohne|exkl\.?) (?:ust|mwst)\.?|mva-?grunnlag|momsgrundlag|nettobel[øo]p|"
      r"sous-?total|total ht|montant ht|total hors taxes?|subtotaal|totaal excl\.?(?: btw)?|bedrag excl\.?|"
      r"base imponible|subtotal|imponibile|totale imponibile", "subtotal net amount"),
-    (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
+    (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
      r"iva|importe (?:del )?iva|imposta", "tax amount vat"),
+    # the sum of the discounts or of the charges is not the document's total
+    (r"(?:gesamtbetrag|summe|total|montant total) (?:der|des|of(?: the)?) (?:zuschl[äa]ge|abschl[äa]ge|rabatte|"
+     r"nachl[äa]sse|remises|frais|discounts|charges|allowances)|rabatt|nachlass|skonto|remise|discount|allowance",
+     "discount charge"),
     (r"gesamtbetrag|rechnungsbetrag|endbetrag|bruttobetrag|summe brutto|rechnungssumme brutto|gesamt brutto|"
+     r"bruttosumme|gesamtsumme|endsumme|rechnungssumme|(?:sum )?[åa] betale|att betala|at betale|totalt|"
      r"zu zahlen(?:der betrag)?|zahlbetrag|total ttc|montant ttc|net [àa] payer|montant total|totaal(?: incl\.?)?"
      r"(?: btw)?|te betalen|totaalbedrag|importe total|total a pagar|totale(?: fattura| documento)?|"
      r"importo totale|da pagare", "total amount"),

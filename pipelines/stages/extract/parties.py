@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
-from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, _party_label
+from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, _party_label, rows_of
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
 POSTCODE = re.compile(
@@ -34,6 +34,18 @@ POSTCODE = re.compile(
     r"|[A-Z]{2}\s\d{5}(?:-\d{4})?)(?=$|[\s,])")  # WA 98109-5210
 SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|"
                         r"sr\.?|sra\.?|sig\.?|sig\.ra|attn:?|z\.? ?hd\.?)$", re.I)
+# the rows of a party set out as a form under its label (``Name:``, ``Anschrift:``)
+NAME_LABEL = re.compile(r"^(?:(?:(?:firmen|company|customer|client|full|business) ?)?(?:name|nom|naam|nombre|nome)|"
+                        r"firma|raison sociale|raz[oó]n social|ragione sociale|denominaci[oó]n(?: social)?|"
+                        r"denominazione)\s*:?$", re.I)
+ADDRESS_LABEL = re.compile(r"^(?:(?:post|rechnungs)?anschrift|adresse|address|adres|direcci[oó]n|indirizzo|domicilio|"
+                           r"sede)(?: fiscal[e]?| legale)?\s*:?$", re.I)
+# a heading over the buyer's details: "Datos del cliente", "Customer details", "Kundendaten"
+BUYER_HEADING = re.compile(r"(?:datos|details?|informations?|données|dati|gegevens|angaben)(?: (?:del|du|de la|des|"
+                           r"of the|of|dello|van de|des|zum))? (?:cliente|client|customer|buyer|kunden?|klant|"
+                           r"acquirente)|(?:customer|client|buyer) (?:details|information|data)|kundendaten|"
+                           r"klantgegevens", re.I)
+FORM_ROWS = 8
 SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
@@ -139,7 +151,7 @@ def labelled(text: str) -> bool:
     """A party label heads the line ("Kunde:", "Bill to", "Rechnungsersteller"); "MUSTER-KUNDE
     GMBH" is a name."""
     named = bool(LEGAL.search(text)) and ":" not in text  # "Lieferant GmbH" is a firm's name
-    return not named and (any((m := pat.search(text)) is not None and m.start() <= 3 for pat in (BUYER, SELLER))
+    return not named and (bool(BUYER_HEADING.fullmatch(text.strip(" :"))) or any((m := pat.search(text)) is not None and m.start() <= 3 for pat in (BUYER, SELLER))
                           or _party_label(text))
 
 
@@ -243,3 +255,48 @@ def _label_above(lines: list[Line], p: Party) -> str:
     first = (p.name or p.address)[0]
     up = _above(lines, first)
     return up.text if up is not None else ""
+
+
+def form_party(page: PageResult, head: Line) -> tuple[list[Line], list[Line]]:
+    """A party set out as a form under its label: ``Verkäufer`` over ``Name:  Taxi GmbH`` and
+    ``Anschrift:  Lieferantenstraße 20`` / ``DE 10369 Berlin``. The name is the Name row's value,
+    the address the address row's, going on over the rows below it with no label of their own
+    up to its postcode line; other labelled rows (numbers, tax ids) are passed over. Nothing
+    when no Name row follows."""
+    hb = head.box
+    if hb is None:
+        return [], []
+    name: list[Line] = []
+    address: list[Line] = []
+    going_on = False
+    for r in [r for r in rows_of(page) if r.box and r.box["y1"] >= hb["y2"] - 1][:FORM_ROWS]:
+        label, values = _form_row(r.lines)
+        if label is None:
+            if not going_on:
+                break  # a heading or a line of text: the form ends
+            address += values
+            going_on = not POSTCODE.search(values[0].text) and len(address) < 4
+            continue
+        going_on = False
+        if labelled(label):
+            break  # the next party's label
+        if NAME_LABEL.match(label) and not name:
+            name = values
+        elif ADDRESS_LABEL.match(label) and not address:
+            address = values
+            going_on = not POSTCODE.search(values[-1].text)
+    return (name, address) if name else ([], [])
+
+
+def _form_row(lines: list[Line]) -> tuple[str | None, list[Line]]:
+    """A form row's label and value lines: ``Name:`` beside its value, or ``Name:  value`` in
+    one line; ``None`` and the row itself when it has no label."""
+    first = lines[0].text.strip()
+    if len(lines) > 1 and first.endswith(":"):
+        return first, lines[1:]
+    m = re.match(r"([^:]{1,40}:)\s+(\S.*)$", first)
+    if m and len(lines) == 1:
+        # the value ends at dot leaders or at the next label on the line ("… . . . R.I.F.: …")
+        value = re.split(r"\s*(?:\.\s){3,}|\s{2,}\S[^:]{0,25}:(?:\s|$)", m.group(2))[0].strip()
+        return m.group(1), [Line(lines[0].page, value, lines[0].box, lines[0].frag, lines[0].idx, lines[0].n)]
+    return None, lines

@@ -55,17 +55,20 @@ ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "direc
 TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOTA1"
                "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
-               "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag")
+               "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale",
+               "att betala", "totalt")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
-                  "sans tva")
+                  "sans tva", "\\w*grunnlag", "ekskl\\.?")
 TAX = _words("tax(?:es)?", "vat", "gst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
-             "iva", "impuesto", "imposta")
+             "iva", "impuesto", "imposta", "mva", "moms")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
                 "code")
 NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "saved", "weight", "points?",
-                   "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt", "remise", "korting")
+                   "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt\\w*", "remises?", "korting",
+                   "abschl[äa]ge?", "zuschl[äa]ge?", "nachl[äa]ss\\w*", "skonto", "allowances?", "descuentos?",
+                   "sconto")
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inclusive",
                       "includes?", "including", "with (?:vat|tax|gst)",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
@@ -74,7 +77,8 @@ BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", 
 FINAL = _words("grand", "rounded", "incl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
-             "vervaldag", "vencimiento", "scadenza")
+             "vervaldag", "vencimiento", "scadenza", "forfall\\w*", "forfald\\w*",
+             "förfallo\\w*")
 OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
                     "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
 AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "verbatim", "exactly", "copied",
