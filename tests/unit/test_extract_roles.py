@@ -362,3 +362,18 @@ def test_a_number_in_the_title_the_parser_set_apart_as_the_page_header_is_read()
         "total_amount": {"type": "number", "description": "Total amount due."}}}
     data = extract.extract_pages([page], StructuredExtractionOptions(schema_name="s", json_schema=schema)).data
     assert data == {"invoice_number": "2024/001", "total_amount": 2400.0}
+
+
+def test_the_number_and_date_in_the_title_and_the_sum_of_discounts_is_no_total() -> None:
+    """"Handelsrechnung (380) Nr. … vom …" gives the number and the issue date, not the delivery
+    date labelled below it; "Gesamtbetrag der Abschläge" is no total; "Deadline" is the due date."""
+    lines = [(60, 60, "Handelsrechnung (380) Nr. TX-4711 vom 30.10.2026", 12),
+             (60, 84, "Liefer- und Leistungsdatum: 29.10.2026", 9), (60, 98, "Deadline: 29.11.2026", 9),
+             (300, 300, "Positionssumme", 9), (480, 300, "16,90", 9),
+             (300, 314, "Gesamtbetrag der Abschläge", 9), (480, 314, "-0,00", 9),
+             (300, 328, "Rechnungssumme ohne USt.", 9), (480, 328, "16,90", 9),
+             (300, 342, "Steuerbetrag in EUR", 9), (480, 342, "1,18", 9),
+             (300, 356, "Bruttosumme", 9), (480, 356, "18,08", 9)]
+    data = run(pdf(lines), INVOICE_SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"], data["due_date"]) == ("TX-4711", "2026-10-30", "2026-11-29")
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (16.9, 1.18, 18.08)

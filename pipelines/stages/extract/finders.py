@@ -307,6 +307,8 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
                     due, other, labelled = kind == "due", kind == "other", True
                 if role.which == "due":
                     rank = 2 if due else -1 if other else 0
+                elif not (due or other) and DOC_NUMBER.search(before):
+                    rank = 2  # the date the document's number is given with ("Rechnung Nr. 12 vom …")
                 else:
                     rank = -2 if due else -1 if other else 1 if labelled else 0
                 if best is None or rank > best[0]:

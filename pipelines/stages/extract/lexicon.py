@@ -16,7 +16,7 @@ _R = r"(?:[\s.:#°º_-]*)"  # what separates the words of a label: spaces, dots,
 
 GLOSSES: list[tuple[str, str]] = [
     # numbers of the document
-    (r"rechnungs?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
+    (r"[a-zäöüß]*rechnungs?(?:\s*\(\w{1,6}\))?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
      r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura" + _R + r"(?:nummer|nr|no)", "invoice number"),
@@ -31,7 +31,8 @@ GLOSSES: list[tuple[str, str]] = [
      "invoice date"),
     (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
      r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
-     r"f[öo]rfallodatum|betalingsfrist", "due date"),
+     r"f[öo]rfallodatum|betalingsfrist|(?:payment )?deadline|pay(?:able)? (?:by|before)|[àa] payer avant(?: le)?|"
+     r"pagar antes de(?:l)?|te betalen voor|da pagare entro(?: il)?", "due date"),
     (r"liefer(?:datum|tag)|leistungsdatum|date de livraison|leverdatum|fecha de entrega|data di consegna",
      "delivery date"),
     (r"datum|fecha|data", "date"),

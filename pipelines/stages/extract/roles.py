@@ -77,7 +77,8 @@ BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", 
 FINAL = _words("grand", "rounded", "incl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
-             "vervaldag", "vencimiento", "scadenza", "forfall\\w*", "forfald\\w*",
+             "vervaldag", "vencimiento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
+             "te betalen voor", "pagar antes", "pagare entro", "forfall\\w*", "forfald\\w*",
              "förfallo\\w*")
 OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
                     "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
@@ -143,8 +144,9 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 # an identifier after the document's own word and a number word: "Facture n°562044387",
 # "Invoice # INV/2023/03/0008", "Rechnungsnummer: 471102", "Factuurnummer 16117778"
 DOC_NUMBER = re.compile(
-    r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|rechnung|gutschrift|facture|avoir|factuur|"
-    r"factura|fattura|ricevuta)\s*(?:number|nummer|no\.?|nr\.?|n°|nº|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
+    r"facture|avoir|factuur|factura|fattura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
+    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
 
@@ -206,7 +208,9 @@ def label_says(role: Role, label: str) -> bool:
     if role.kind == "tax":
         return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text)
     if role.kind == "date":
-        return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text))
+        # a delivery or order date names another date than the one asked for
+        return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text)) and \
+            not OTHER_DATE.search(text)
     if role.kind == "number":  # the document's own number, not an order's or a customer's
         return bool(NUMBER_NAME.search(gloss(label)))
     if role.kind == "name":  # "Customer:", "Bill to:", "Vendor:" name the party itself
