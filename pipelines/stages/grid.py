@@ -182,7 +182,7 @@ def _text(ws: list[Word], unit: float) -> Cell:
     if not ws:
         return ("", None)
     lines = group_lines(ws)
-    text = " ".join(" ".join(w.text for w in line) for line in lines)
+    text = "\n".join(" ".join(w.text for w in line) for line in lines)  # a cell keeps its lines
     return (text, union([(w.x1, w.y1, w.x2, w.y2) for w in ws]))
 
 

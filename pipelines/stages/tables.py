@@ -59,7 +59,12 @@ def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]
         for ws in row:
             ws.sort(key=lambda w: (round(w.cy / max(unit, 1)), w.x1))
             box = union([(w.x1, w.y1, w.x2, w.y2) for w in ws]) if ws else None
-            cells.append((" ".join(w.text for w in ws), box))
+            lines: list[list[str]] = []  # a cell keeps its lines
+            for k, w in enumerate(ws):
+                if k == 0 or round(w.cy / max(unit, 1)) != round(ws[k - 1].cy / max(unit, 1)):
+                    lines.append([])
+                lines[-1].append(w.text)
+            cells.append(("\n".join(" ".join(ln) for ln in lines), box))
         out.append(cells)
     return out
 

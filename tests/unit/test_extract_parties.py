@@ -149,3 +149,34 @@ def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     data = run(pdf(lines), PARTY_SCHEMA)["data"]
     assert data["buyer_name"] == "Talleres Ruiz"
     assert data["buyer_address"] == "Av. del Puerto 12, 46021 Valencia"
+
+
+def test_parties_in_the_cells_of_a_ruled_table_keep_their_lines() -> None:
+    """SELLER and BUYER side by side, each a cell of a ruled table holding a name, a VAT number
+    and an address over several lines: the parser keeps a cell's lines, the VAT line is passed
+    over, and neither column reads into the other."""
+    import io
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    top = 780
+    for x in (60, 300, 540):
+        c.line(x, top, x, top - 110)
+    for y in (top, top - 110):
+        c.line(60, y, 540, y)
+    cells = [(66, ["SELLER", "Tech Solutions SARL", "FR 12 345 678 901", "15 Rue de la Paix", "75002 Paris"]),
+             (306, ["BUYER", "Logistics GmbH", "DE 987654321", "Friedrichstraße 123", "10117 Berlin"])]
+    for x, texts in cells:
+        for i, t in enumerate(texts):
+            c.setFont("Helvetica", 9)
+            c.drawString(x, top - 16 - 14 * i, t)
+    c.setFont("Helvetica", 9)
+    c.drawString(360, top - 160, "Total 2,400.00")
+    c.save()
+    data = run(buf.getvalue(), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Tech Solutions SARL", "Logistics GmbH")
+    assert (data["seller_address"], data["buyer_address"]) == ("15 Rue de la Paix 75002 Paris",
+                                                               "Friedrichstraße 123 10117 Berlin")

@@ -83,9 +83,16 @@ def _column(lines: list[Line], head: Line, pad: float) -> list[Line]:
         b = ln.box
         if b is None or ln is head or b["y1"] < hb["y1"] + 0.5 * (hb["y2"] - hb["y1"]):
             continue
-        if min(b["x2"], hb["x2"] + pad) - max(b["x1"], hb["x1"] - pad) > 0:
+        # between table cells a sliver is no overlap: a cell's box may reach a few points into
+        # the next column's
+        sliver = 0.1 * min(b["x2"] - b["x1"], hb["x2"] - hb["x1"]) if ln.frag < 0 and head.frag < 0 else 0.0
+        if min(b["x2"], hb["x2"] + pad) - max(b["x1"], hb["x1"] - pad) > sliver:
             out.append(ln)
     return sorted(out, key=lambda ln: ln.box["y1"])  # type: ignore[index]
+
+
+# a VAT number alone: its country's two letters and digits, spaced or not ("FR 12 345 678 901")
+VAT_ID = re.compile(r"^[A-Z]{2}\s?[0-9A-Z][0-9A-Z ]{6,14}[0-9A-Z]$")
 
 
 def _address(lines: list[Line], started: bool = False) -> Block:
@@ -96,6 +103,8 @@ def _address(lines: list[Line], started: bool = False) -> Block:
     passed = 0
     for ln in lines[:ADDRESS_ROWS + 4]:
         t = ln.text.strip()
+        if VAT_ID.match(t) and sum(ch.isdigit() for ch in t) >= 7:
+            continue  # a VAT number on a line of its own, under the name or the address
         if not out and (m := REGISTRATION.match(t)):
             if _letters(t[m.end():]) <= 3:
                 passed += 1

@@ -81,21 +81,29 @@ def page_lines(page: PageResult) -> list[Line]:
 def _page_lines(page: PageResult) -> list[Line]:
     out = [ln for ln in lines_of(page) if ln.box] + header_lines(page)
     for fi, f in enumerate(page.fragments):
-        if f.fragment_type != "table" or not (rows := _table_rows(f)):
+        if f.fragment_type != "table":
             continue
-        boxes = _cell_boxes(f, rows)
-        for r, row in enumerate(rows):
-            for c, cell in enumerate(row):
-                parts = [p.strip() for p in cell.split("\n") if p.strip()]
-                box = boxes[r][c]
-                if not parts or not box:
-                    continue
-                h = (box["y2"] - box["y1"]) / len(parts)
-                for i, p in enumerate(parts):
-                    b: Box = {"x1": box["x1"], "y1": box["y1"] + i * h, "x2": box["x2"], "y2": box["y1"] + (i + 1) * h}
-                    out.append(Line(page.page_number, p, b, -1 - fi, i, len(parts)))
+        for cell, box in _cells(f):
+            parts = [p.strip() for p in cell.split("\n") if p.strip()]
+            if not parts or not box:
+                continue
+            h = (box["y2"] - box["y1"]) / len(parts)
+            for i, p in enumerate(parts):
+                b: Box = {"x1": box["x1"], "y1": box["y1"] + i * h, "x2": box["x2"], "y2": box["y1"] + (i + 1) * h}
+                out.append(Line(page.page_number, p, b, -1 - fi, i, len(parts)))
     upright = [ln for ln in out if ln.box and not sideways(ln)]
     return sorted(upright, key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+
+
+def _cells(f) -> list[tuple[str, Box | None]]:  # type: ignore[no-untyped-def]
+    """A table's cells with their boxes: from its cell list, whose texts keep their lines (a
+    party's block in one cell), else from its rows."""
+    cells = f.content.get("cells")
+    if isinstance(cells, list) and cells and all(isinstance(c, dict) and "text" in c for c in cells):
+        return [(str(c.get("text") or ""), c.get("bounding_box")) for c in cells]
+    rows = _table_rows(f)
+    boxes = _cell_boxes(f, rows) if rows else []
+    return [(cell, boxes[r][c]) for r, row in enumerate(rows) for c, cell in enumerate(row)]
 
 
 def _name_like(text: str) -> bool:
