@@ -13,7 +13,7 @@ Two packets, each with pages of the three kinds:
 
 Receipt pages are reused from ``python -m bench.receipts --pages DIR`` when given (that bench
 parses both parts into one folder per part: pass the folder of the part asked for), else parsed
-here. Before 2026-11-27 one packet of 74 pages held every invoice, dev and test alike (0.81).
+here. Before session 17 (2026-11-26) one packet of 74 pages held every invoice, dev and test alike (0.81).
 The classes are what a user would write, never tuned on these pages:
 
 * ``invoice`` — "An invoice or bill from a supplier: invoice number, billing address, amounts,
