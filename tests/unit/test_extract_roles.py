@@ -377,3 +377,14 @@ def test_the_number_and_date_in_the_title_and_the_sum_of_discounts_is_no_total()
     data = run(pdf(lines), INVOICE_SCHEMA)["data"]
     assert (data["invoice_number"], data["invoice_date"], data["due_date"]) == ("TX-4711", "2026-10-30", "2026-11-29")
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (16.9, 1.18, 18.08)
+
+
+def test_item_columns_named_nettopreis_and_in_norwegian() -> None:
+    """"Nettopreis" is the unit price beside "Nettobetrag", the line's amount; "Beskrivelse",
+    "Antall", "Enhetspris" and "Sum" head a Norwegian list of items."""
+    for head, row in [(("Beschreibung", "Nettopreis", "Menge", "Nettobetrag"), ("Miettage", "86,55", "2", "173,10")),
+                      (("Beskrivelse", "Enhetspris", "Antall", "Sum"), ("Ulike", "86,55", "2", "173,10"))]:
+        lines = [(40, 60, "Rechnung 88", 14)] + [(x, 200 + 14 * r, t, 9) for r, cells in enumerate((head, row))
+                                               for x, t in zip((40, 250, 360, 470), cells)]
+        item = run(pdf(lines), INVOICE_SCHEMA)["data"]["line_items"][0]
+        assert (item["description"], item["quantity"], item["unit_price"], item["amount"]) == (row[0], 2, 86.55, 173.1)

@@ -72,19 +72,21 @@ GLOSSES: list[tuple[str, str]] = [
     (r"einzelpreis|st[üu]ckpreis|preis ?/ ?einheit|preis pro einheit|prix unitaire|prix par unit[ée]|p\.?u\.?|"
      r"prijs per stuk|eenheidsprijs|precio unitario|prezzo unitario", "unit price"),
     (r"beschreibung|bezeichnung|artikel(?:beschreibung)?|d[ée]signation|description|omschrijving|descripci[oó]n|"
-     r"concepto|descrizione", "description"),
+     r"concepto|descrizione|beskrivelse|beskrivning|varebeskrivelse", "description"),
     (r"betrag|entgelt|montant|bedrag|importe|importo", "amount"),
 ]
 # the columns of a list of items: in a header over items, "Prix HT" or "Gesamtpreis" is the line's
 # amount (the same words under the items name the document's net total)
 ITEM_GLOSSES: list[tuple[str, str]] = [
-    (r"(?:prix|montant|total)" + _R + r"(?:ht|ttc|net)|montant|gesamt(?:preis|betrag|wert)?|netto(?:wert|betrag|preis)?|"
+    (r"(?:prix|montant|total)" + _R + r"(?:ht|ttc|net)|montant|gesamt(?:preis|betrag|wert)?|netto(?:wert|betrag)?|"
      r"betrag|entgelt|bedrag|totaal|importe|importo|line ?total|ext(?:ended|\.)? ?(?:price|amount)|total|amount|"
      r"net amount|sum", "amount line total"),
     # ("Price" or "Rate" alone may be the line's total or a tax rate: left to the model)
     (r"(?:prix|tarif)" + _R + r"unit(?:aire)?|p\.?u\.?(?: ht)?|einzelpreis|st[üu]ckpreis|preis ?/ ?einheit|"
-     r"unit ?(?:price|cost)|eenheidsprijs|precio unitario|prezzo unitario", "unit price"),
-    (r"qt[ée]s?|quantit[ée]s?|menge|anzahl|qty|quantity|hours|hrs|aantal|cantidad|quantit[àa]", "quantity"),
+     r"unit ?(?:price|cost)|eenheidsprijs|precio unitario|prezzo unitario|(?:netto|brutto)preis|enhetspris|"
+     r"enhedspris|[àa]-?pris|styckpris", "unit price"),
+    (r"qt[ée]s?|quantit[ée]s?|menge|anzahl|qty|quantity|hours|hrs|aantal|cantidad|quantit[àa]|antall|antal|"
+     r"m[äa]ngd", "quantity"),
 ]
 _ITEM = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*(?:\(\w{{1,4}}\)|[€$£])?\s*$", re.I), g) for pat, g in ITEM_GLOSSES]
 
