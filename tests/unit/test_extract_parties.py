@@ -180,3 +180,20 @@ def test_parties_in_the_cells_of_a_ruled_table_keep_their_lines() -> None:
     assert (data["seller_name"], data["buyer_name"]) == ("Tech Solutions SARL", "Logistics GmbH")
     assert (data["seller_address"], data["buyer_address"]) == ("15 Rue de la Paix 75002 Paris",
                                                                "Friedrichstraße 123 10117 Berlin")
+
+
+def test_billing_address_and_invoice_to_label_the_buyer_and_facture_a_regler_does_not() -> None:
+    """"Billing Address", "Invoice to", "Adresse de facturation" head the buyer's block (one with
+    no postcode, which only its label finds); "Facture à régler par virement" (an invoice to be
+    paid) is no buyer label."""
+    for label in ("Billing Address:", "Invoice to", "Adresse de facturation"):
+        lines = [(60, 50, "Harbour Tools Ltd", 12), (60, 64, "12 Quay Street", 9), (60, 76, "BS1 4DJ Bristol", 9),
+                 (330, 120, label, 9), (330, 134, "Greenfield Farms", 9), (330, 146, "4 Mill Lane", 9),
+                 (330, 158, "Exeter", 9), (60, 240, "Facture à régler par virement", 9),
+                 (60, 260, "Total due 84.00", 9)]
+        data = run(pdf(lines), PARTY_SCHEMA)["data"]
+        assert data["buyer_name"] == "Greenfield Farms", label
+    lines = [(60, 50, "Harbour Tools Ltd", 12), (60, 64, "12 Quay Street", 9), (60, 76, "BS1 4DJ Bristol", 9),
+             (60, 240, "Facture à régler par virement sur le compte suivant :", 9),
+             (60, 254, "IBAN FR76 3000 6000 0112", 9), (60, 280, "Total due 84.00", 9)]
+    assert run(pdf(lines), PARTY_SCHEMA)["data"]["buyer_name"] is None

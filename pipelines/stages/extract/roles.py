@@ -46,7 +46,10 @@ SELLER = _words("bill(?:ed)? from", "invoice from", "(?:service )?provider", "se
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
 BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
                "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
-               "klant", "koper", "afnemer", "comprador", "destinatario", "acquirente", "committente", "cliente")
+               "klant", "koper", "afnemer", "comprador", "destinatario", "acquirente", "committente", "cliente",
+               "billing address", "invoice(?:d)? to", "facturée? [àa]", "adresse de facturation",
+               "rechnungs(?:adresse|anschrift)", "factuuradres", "direcci[óo]n de facturaci[óo]n",
+               "indirizzo di fatturazione", "intestat[oa] a")
 NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "raison sociale", "naam",
               "nombre", "razón social", "nome", "ragione sociale", "seller", "vendor", "supplier", "merchant",
               "issuer", "buyer", "customer", "client")
