@@ -43,6 +43,16 @@ from tests.support.helpers import API_KEYS, no_docker_engine  # noqa: E402
 from tests.support.postgres import postgres_url  # noqa: E402, F401  (session fixture)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_chunk_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chunk planner learns the engine's rate from the jobs it runs; each test starts from its
+    default, not from what earlier tests' documents taught it (which could split a batch a test
+    expects in one chunk)."""
+    from pipelines.usecases import chunking
+
+    monkeypatch.setattr(chunking, "rate", chunking._Rate())
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Skip the tests marked ``docker`` with the reason where no Docker engine answers, so
     ``pytest -m "not docker"`` (or the whole suite) runs on a machine without one."""
