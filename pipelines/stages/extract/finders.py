@@ -67,8 +67,17 @@ def _name_like(text: str) -> bool:
     return sum(ch.isdigit() for ch in t) <= (4 if LEGAL.search(t) else 2)  # "TRIPLE SIX ENTERPRISE 666"
 
 
+# words that say what a business does, not which one it is: "RESTAURANT SDN BHD" under "LIAN CHI
+# PU TIAN VEGETARIAN" is the end of a name, not a name
+TRADE_WORDS = re.compile(r"(?:restaurant|restoran|cafe|café|bakery|hardware|stationery|trading|enterprises?|stores?|"
+                         r"mart|supermarket|market|pharmacy|farmasi|electrical|electronics?|services?|holdings?|"
+                         r"industries|marketing|motors?|books?|group|international|\(m\)|malaysia|&|and)", re.I)
+
+
 def _legal_only(text: str) -> bool:
-    return bool(LEGAL.search(text)) and _letters(LEGAL.sub("", text)) <= 3
+    """Only a legal form, perhaps after words that say the trade: the end of a name."""
+    rest = LEGAL.sub("", text)
+    return bool(LEGAL.search(text)) and (_letters(rest) <= 3 or all(TRADE_WORDS.fullmatch(w) for w in rest.split()))
 
 
 Block = list[tuple[str, Line]]
@@ -95,13 +104,21 @@ def _column(lines: list[Line], head: Line, pad: float) -> list[Line]:
 VAT_ID = re.compile(r"^[A-Z]{2}\s?[0-9A-Z][0-9A-Z ]{6,14}[0-9A-Z]$")
 
 
+COUNTRY_LAST = re.compile(r"[\s,](?:malaysia|singapore|indonesia|deutschland|germany|france|belgique|belgi[eë]|"
+                          r"nederland|netherlands|espa[ñn]a|spain|italia|italy|[öo]sterreich|austria|schweiz|suisse|"
+                          r"switzerland|united kingdom|uk|usa|united states)\W*$", re.I)
+# a tax number's line: "(GST ID No : 001147416576)", "GST REG NO: 000800589824", "VAT no. 1234567"
+TAX_LINE = re.compile(r"\W*(?:gst|sst|vat|tax|ust|tva|btw|iva)\b[^:]{0,16}:?\s*[\w-]+\W*$", re.I)
+
+
 def _address(lines: list[Line], started: bool = False) -> Block:
     """Address lines from the top of ``lines``: registration numbers and a date before the
     address are passed over, a registration number leading a line is cut off; the address ends
     at a telephone, tax-number, title, amount or buyer line."""
     out: Block = []
     passed = 0
-    for ln in lines[:ADDRESS_ROWS + 4]:
+    rows = lines[:ADDRESS_ROWS + 4]
+    for k, ln in enumerate(rows):
         t = ln.text.strip()
         if VAT_ID.match(t) and sum(ch.isdigit() for ch in t) >= 7:
             continue  # a VAT number on a line of its own, under the name or the address
@@ -110,6 +127,9 @@ def _address(lines: list[Line], started: bool = False) -> Block:
                 passed += 1
                 continue
             t = t[m.end():].strip(" :,.")
+        if not out and not started and passed < 2 and TAX_LINE.match(t) and sum(ch.isdigit() for ch in t) >= 6:
+            passed += 1  # the seller's tax number between its name and its address
+            continue
         if not out and not started and DATE.search(t) and passed < 2:
             passed += 1
             continue
@@ -121,9 +141,12 @@ def _address(lines: list[Line], started: bool = False) -> Block:
             continue
         if _letters(t) + sum(ch.isdigit() for ch in t) < 2:
             continue
+        if not out and not started and k + 1 < len(rows) and not re.search(r"\d", t) and not t.endswith(",") \
+                and re.search(r"\d", rows[k + 1].text.strip()[:8]):
+            continue  # a branch's or a site's name over the street ("IKEA Cheras" / "No 2A Jalan…")
         out.append((t, ln))
-        if len(out) == ADDRESS_ROWS:
-            break
+        if len(out) == ADDRESS_ROWS or COUNTRY_LAST.search(t):
+            break  # (an address ends with its country: a branch's name may follow)
     return out
 
 
@@ -138,14 +161,18 @@ def _height(ln: Line) -> float:
 def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     """The seller's name and address lines at the top of the first page. A name printed larger
     than the text under it goes on over the rows in that size (``POPULAR BOOK`` / ``CO. (M) SDN
-    BHD``); a name continues onto a row that is only a legal form."""
+    BHD``); a name continues onto a row that is only a legal form, and after a row that ends in
+    ``&`` or ``and`` (``HOME MASTER HARDWARE &`` / ``ELECTRICAL``)."""
     if not pages:
         return [], []
     lines = _sorted_lines(pages[0])
     top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text)]
     if not top:
         return [], []
-    head = next((ln for ln in top[:2] if LEGAL.search(ln.text)), top[0])
+    # the name with its legal form, above the first telephone, tax number or title (a maker's
+    # name among the items is not the seller's)
+    stop = next((ln.box["y1"] for ln in lines[:HEADER_ROWS] if ln.box and STOP.search(ln.text)), float("inf"))
+    head = next((ln for ln in top[:4] if LEGAL.search(ln.text) and ln.box and ln.box["y1"] < stop), top[0])
     # "PASARAYA BORONG PINTAR" / "SDN BHD": the name starts on the line above (a line above a
     # whole name with its legal form is a trade name: "AL MENDIS" / "ZAWIAJAYA F&B SDN BHD")
     if _legal_only(head.text) and (up := parties._above(lines, head)) is not None and _name_like(up.text):
@@ -165,7 +192,9 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
         same_row = sorted([ln for ln in below if ln.box and nxt.box and _overlap_y(ln.box, nxt.box) > 0.5],
                           key=lambda ln: ln.box["x1"])  # type: ignore[index]
         text = " ".join(_without_id(ln.text) for ln in same_row)
-        if _legal_only(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text)):
+        dangling = re.search(r"(?:&|\band|\bund|\bet|-)$", name[-1][0].strip(), re.I) is not None
+        if _legal_only(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text)) \
+                or (dangling and _name_like(text)):
             name.append((text, nxt))
             below = [ln for ln in below if ln not in same_row]
             continue

@@ -68,10 +68,41 @@ def lines_of(page: PageResult) -> list[Line]:
                 or isinstance(f.content.get("key"), str):
             continue
         parts = [p.strip() for p in _text(f).split("\n") if p.strip()]
-        lines = [Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts))
-                 for i, p in enumerate(parts)]
+        rows = _word_rows(f) if len(parts) == 1 else []
+        if len(rows) > 1:
+            lines = [Line(page.page_number, t, b, fi, i, len(rows)) for i, (t, b) in enumerate(rows)]
+        else:
+            lines = [Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts))
+                     for i, p in enumerate(parts)]
         out += [ln for ln in lines if not sideways(ln)]
     return out
+
+
+def _word_rows(f: Fragment) -> list[tuple[str, Box]]:
+    """A heading set over several rows (a receipt's shop name and the start of its address in
+    large type), which the parse joined into one line of text: its rows again, from its words'
+    boxes, each row left to right with its own box. Empty when the words are not the
+    fragment's text."""
+    words = f.content.get("words")
+    if not isinstance(words, list) or len(words) < 2:
+        return []
+    if not all(isinstance(w, dict) and w.get("bbox") and isinstance(w.get("text"), str) for w in words):
+        return []
+    if sorted(" ".join(w["text"] for w in words).split()) != sorted(_text(f).split()):
+        return []
+    rows: list[list[dict]] = []
+    for w in sorted(words, key=lambda w: (w["bbox"]["y1"] + w["bbox"]["y2"]) / 2):
+        b = w["bbox"]
+        row = rows[-1] if rows else []
+        top, bottom = min((x["bbox"]["y1"] for x in row), default=0.0), max((x["bbox"]["y2"] for x in row), default=0.0)
+        if row and min(b["y2"], bottom) - max(b["y1"], top) > 0.5 * min(b["y2"] - b["y1"], bottom - top):
+            row.append(w)
+        else:
+            rows.append([w])
+    return [(" ".join(w["text"] for w in sorted(row, key=lambda w: w["bbox"]["x1"])),
+             {"x1": min(w["bbox"]["x1"] for w in row), "y1": min(w["bbox"]["y1"] for w in row),
+              "x2": max(w["bbox"]["x2"] for w in row), "y2": max(w["bbox"]["y2"] for w in row)})
+            for row in rows]
 
 
 def header_lines(page: PageResult) -> list[Line]:

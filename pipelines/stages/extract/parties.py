@@ -212,9 +212,12 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         window = [p for p in upper if p.left < 0.5 * width]
         buyer = next((p for p in upper if p.addressed), None) or \
             (upper[1] if len(upper) >= 2 else window[0] if window else None)
+        head = _letterhead(page_lines(page), found, height) if buyer is not None and len(found) == 1 else []
         if buyer is not None and len(found) == 1 and not buyer.addressed and \
-                not _letterhead(page_lines(page), found, height):
-            return None, None  # the page's one address, nobody else named: the sender's (a receipt's head)
+                (not head or head[-1].frag == (buyer.name + buyer.address)[0].frag >= 0):
+            # the page's one address, nobody else named, or named in the same block of text:
+            # the sender's (a receipt's head)
+            return None, None
         others = [p for p in found if p is not buyer]
     if buyer is None and not labelled:
         return None, None

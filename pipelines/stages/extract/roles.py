@@ -98,12 +98,11 @@ STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone"
               "cashier", "date", "datum", "table", "order", "total", "cash", "qty", "amount", "reg(?:istration)?",
               "roc", "co\\.? ?no", "company no", "formerly", "licensee", "seite", "page", "pagina", "página",
               "blad")
-# a company or tax registration number: "(867388-U)", "CO.REG: 933109-X", "Company No: 12345-A"
 # a company or tax registration number: "(867388-U)", "CO.REG: 933109-X", "(Co. No. 113825-W)"
 REGISTRATION = re.compile(
     r"\s*\(?\s*(?:(?:co|company|roc|br|reg|rfg|registration|no)\b\.?\s*){0,3}[:.]?\s*\(?\s*"
     r"[A-Z]{0,3}\d[\dA-Z]{3,}(?:\s?-\s?[A-Z])?\s*\)?\s*\)?(?=\s|$)", re.I)
-LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "berhad", "gmbh", "ag", "kg", "ohg", "e\\.?k\\.?", "ug", "ltd\\.?",
+LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "s/b", "berhad", "gmbh", "ag", "kg", "ohg", "e\\.?k\\.?", "ug", "ltd\\.?",
                "limited", "llc", "inc\\.?", "corp\\.?", "co\\.?", "plc", "llp", "s\\.?a\\.?", "s\\.?a\\.?s\\.?",
                "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
                "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?", "a\\.g\\.", "e\\.v\\.", "gbr", "kgaa", "sprl",
