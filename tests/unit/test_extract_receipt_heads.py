@@ -1,6 +1,7 @@
 """The head of a receipt as scans print it: a shop's name in large type over several rows, a
 brand or logo text above the legal name, the trade words before a legal form, a tax number
-between the name and the address, a branch's name over the street and under the country."""
+between the name and the address, a branch's name over the street and under the country; and
+the total printed under the rounding."""
 
 from __future__ import annotations
 
@@ -80,3 +81,14 @@ def test_a_receipt_whose_trade_name_stands_over_its_owner_keeps_the_address_as_t
             (60, 138, "TEL: +603-6262 1234", 11)]
     data = run(pdf(head + FOOT), RECEIPT_SCHEMA)["data"]
     assert data["address"] == "Plaza Wangi, Lot B-2-11, Block B No 1, Jalan PJU 9/1, Bandar Wangi 52000 Kuala Lumpur"
+
+
+def test_the_total_under_a_rounding_adjustment_is_the_total_paid() -> None:
+    """"Total incl. GST" says it is final, but a total printed under the rounding is the one paid."""
+    head = [(150, 40, "KEDAI WANGI SDN BHD", 12), (150, 56, "NO. 7, JALAN SERAI 2,", 10),
+            (150, 70, "41050 KLANG, SELANGOR.", 10), (100, 100, "Date: 03/04/2019", 10),
+            (100, 120, "NOODLES 2 x 10.63          21.26", 10),
+            (100, 140, "Total (Inclusive of GST):  23.26", 10), (100, 154, "Rounding Adj:              -0.01", 10),
+            (100, 168, "TOTAL:                     23.25", 10), (100, 182, "CASH                       50.00", 10),
+            (100, 196, "CHANGE                     26.75", 10)]
+    assert run(pdf(head), RECEIPT_SCHEMA)["data"]["total"] == "23.25"

@@ -126,6 +126,9 @@ WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|without|ohne|hors|sa
                      r"\s*\(?\s*[\w.-]+", re.I)
 
 
+ROUNDING = re.compile(r"\b(?:round(?:ing)?|rundung|arrondi\w*|afronding|redondeo|arrotondamento)\b", re.I)
+
+
 def amount(pages: list[PageResult], role: Role) -> Hit | None:
     """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
     best: tuple[int, float, Hit] | None = None
@@ -166,6 +169,9 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             if value is None:
                 continue
             rank = 1 if role.kind == "total" and BETTER_TOTAL.search(t) else 0
+            if role.kind == "total" and any(ROUNDING.search(p.text) and not TOTAL.search(p.text)
+                                            for p in rows[max(0, i - 2):i]):
+                rank = 2  # the total under a rounding adjustment is the one paid
             hit = Hit(value, r.page, where.box)
             # among totals of one rank the largest (a tax summary's "TOTAL : 52.00" is the net);
             # among subtotals and taxes the last one printed
