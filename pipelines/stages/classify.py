@@ -155,11 +155,23 @@ def page_vectors(texts: list[str]) -> np.ndarray:
     return out / np.clip(norms, 1e-12, None)
 
 
+# a payment taken at the counter: a line that is the change given back (with its amount or
+# not), and a line that says how it was paid. A shop's till slip that calls itself a "tax
+# invoice" (as GST receipts must) is still a receipt.
+CHANGE_LINE = re.compile(r"^\W*(?:change(?: due)?|r[üu]ckgeld|wechselgeld|monnaie(?: rendue)?|rendu|wisselgeld|"
+                         r"cambio|vuelto|resto)\b[^A-Za-z\n]{0,20}$", re.I | re.M)
+PAID_LINE = re.compile(r"^\W*(?:cash|tendered|paid|payment(?: mode)?|bar|bargeld|esp[èe]ces|contant|efectivo|"
+                       r"contanti|visa|master\s?card|card)\b", re.I | re.M)
+
+
 def glossed(text: str) -> str:
     """The page's text with English words for the kinds of document and label it names in another
     language (``lexicon.glosses_in``), so an English model and English class descriptions see
-    that ``Rechnung`` and ``Gesamtbetrag`` make an invoice."""
+    that ``Rechnung`` and ``Gesamtbetrag`` make an invoice; and "receipt" where the page shows
+    a payment taken at the counter (``CHANGE_LINE`` and ``PAID_LINE``)."""
     extra = glosses_in(text)
+    if CHANGE_LINE.search(text) and PAID_LINE.search(text):
+        extra.append("receipt: paid in cash, change given")
     return f"{' '.join(extra)}\n{text}" if extra else text
 
 

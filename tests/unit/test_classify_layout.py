@@ -53,3 +53,13 @@ def test_german_compounds_name_an_invoice_and_a_calculation_does_not() -> None:
     assert "invoice bill" in glosses_in("Beitragsrechnung\n24. Januar 2014")
     assert "invoice bill" in glosses_in("Stromrechnung Nr. 4711")
     assert "invoice bill" not in glosses_in("Berechnung der Zinsen")
+
+
+def test_a_till_slip_that_calls_itself_a_tax_invoice_is_glossed_as_a_receipt_and_a_manual_is_not() -> None:
+    slip = "TAX INVOICE\nInvoice #: OR1803\nNoodles 2.00\nTotal Amount: 6.90\nPayment Mode\nCASH\nChange\n6.90\n0.00"
+    assert "receipt" in classify.glossed(slip)
+    assert "receipt" in classify.glossed("Total 12.40\nVisa ****1234 12.40\nChange Due: 0.00")
+    # a manual speaks of change and of payment in sentences, not as a till's lines
+    manual = "Change the options below to suit your payment settings.\nCash flow is explained in chapter 3."
+    assert "receipt" not in classify.glossed(manual)
+    assert "receipt" not in classify.glossed("INVOICE 2024-17\nTotal due 120.00\nPayment: bank transfer")
