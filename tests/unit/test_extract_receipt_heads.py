@@ -92,3 +92,14 @@ def test_the_total_under_a_rounding_adjustment_is_the_total_paid() -> None:
             (100, 168, "TOTAL:                     23.25", 10), (100, 182, "CASH                       50.00", 10),
             (100, 196, "CHANGE                     26.75", 10)]
     assert run(pdf(head), RECEIPT_SCHEMA)["data"]["total"] == "23.25"
+
+
+def test_a_total_beside_a_count_in_its_row_is_read_and_a_zero_total_does_not_win() -> None:
+    head = [(150, 40, "KEDAI WANGI SDN BHD", 12), (150, 56, "NO. 7, JALAN SERAI 2,", 10),
+            (150, 70, "41050 KLANG, SELANGOR.", 10), (100, 100, "Date: 03/04/2019", 10),
+            (100, 120, "NOODLES 4 x 19.30          77.20", 10),
+            (100, 140, "Item 2", 10), (200, 140, "Total with GST @6%", 10), (400, 140, "77.20", 10),
+            (100, 154, "Qty 4", 10), (200, 154, "Rounding", 10), (400, 154, "0.00", 10),
+            (100, 168, "Total Saving", 10), (200, 168, "Total", 10), (300, 168, "0.00", 10),
+            (100, 182, "CASH", 10), (400, 182, "100.00", 10)]
+    assert run(pdf(head), RECEIPT_SCHEMA)["data"]["total"] == "77.20"

@@ -129,6 +129,15 @@ WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|without|ohne|hors|sa
 ROUNDING = re.compile(r"\b(?:round(?:ing)?|rundung|arrondi\w*|afronding|redondeo|arrotondamento)\b", re.I)
 
 
+def _total_cell(text: str) -> bool:
+    """A row of cells (two spaces apart) where one cell says a total with no count or discount
+    in it, and its amount: "Item 2  Total with GST @6%  77.20" is a total beside a count."""
+    cells = text.split("  ")
+    return any(TOTAL.search(c) and not NOT_TOTAL.search(c) and not SUBTOTAL.search(c) and
+               (AMOUNT.search(c) or (k + 1 < len(cells) and AMOUNT.fullmatch(cells[k + 1].strip())))
+               for k, c in enumerate(cells))
+
+
 def amount(pages: list[PageResult], role: Role) -> Hit | None:
     """The amount a total (subtotal, tax) row prints, on its row or the row below it."""
     best: tuple[int, float, Hit] | None = None
@@ -147,7 +156,7 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
                     best = (rank, second, Hit(value, r.page, where.box))
                 continue
             if role.kind == "total":
-                if not TOTAL.search(t) or NOT_TOTAL.search(t):
+                if not TOTAL.search(t) or NOT_TOTAL.search(t) and not _total_cell(t):
                     continue
                 if SUBTOTAL.search(t) and not FINAL.search(t):
                     if not TAX.search(t) and (value := _amount_on(r, TOTAL)) is not None \
@@ -172,6 +181,8 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             if role.kind == "total" and any(ROUNDING.search(p.text) and not TOTAL.search(p.text)
                                             for p in rows[max(0, i - 2):i]):
                 rank = 2  # the total under a rounding adjustment is the one paid
+            if role.kind == "total" and _value(value) == 0:
+                rank = -1  # "Total Saving 0.00", "Balance 0.00": only when nothing else says a total
             hit = Hit(value, r.page, where.box)
             # among totals of one rank the largest (a tax summary's "TOTAL : 52.00" is the net);
             # among subtotals and taxes the last one printed
