@@ -25,13 +25,13 @@ import re
 from typing import Any
 
 from pipelines.core.models import Citation, PageResult
-from pipelines.stages.extract.lexicon import gloss
+from pipelines.stages.extract.lexicon import gloss, item_gloss
 from pipelines.stages.extract.roles import AMOUNT, Row, rows_of, totals_row
 from pipelines.stages.extract.schema import Field, Records
 from pipelines.stages.extract.values import coerce
 
 KINDS = {"description": "description", "quantity": "quantity", "unit price": "unit_price",
-         "amount": "amount", "total amount": "amount", "subtotal net amount": "amount"}
+         "amount": "amount", "total amount": "amount", "subtotal net amount": "amount", "amount line total": "amount"}
 _HEAD = {
     "description": re.compile(r"descri\w*|bezeichnung|beschreibung|artikel\w*|d[ée]signation|omschrijving|"
                               r"concepto|item|product|article|leistung|service|libell[ée]", re.I),
@@ -76,7 +76,16 @@ def wordy(text: str) -> bool:
 
 
 def _is_header(row: Row) -> bool:
-    return sum(bool(p.search(row.text)) for p in _HEAD.values()) >= 2 and not AMOUNT.search(row.text)
+    """A row naming two kinds of item column or more, by the English words or, cell by cell,
+    by the lexicon's in any of its languages (``Beskrivelse  Enhetspris  Sum``)."""
+    if AMOUNT.search(row.text):
+        return False
+    kinds = {k for k, p in _HEAD.items() if p.search(row.text)}
+    for cell in row.text.split("  "):
+        for word in (cell, *cell.split()):
+            if (kind := KINDS.get(item_gloss(word.strip()))) is not None:
+                kinds.add(kind)
+    return len(kinds) >= 2
 
 
 def _ends(row: Row) -> bool:
