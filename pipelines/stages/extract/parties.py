@@ -1,7 +1,7 @@
 """Seller and buyer on invoices: address blocks found by their postcode line, read as a clerk reads
 an envelope window.
 
-A receipt names its seller at the top and no buyer; ``finders.seller_block`` reads that. An
+A receipt names its seller at the top and no buyer; ``blocks.seller_block`` reads that. An
 invoice prints two parties, usually without a label: the buyer in the address window at the top
 left (often under a one-line sender address), the seller in the letterhead or beside it, and much
 of it inside tables the parser found. Here every line of the page, table cells included, is
