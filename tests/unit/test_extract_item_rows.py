@@ -3,7 +3,13 @@ is known by its columns' words in any of the lexicon's languages, cell by cell."
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from tests.support.extract_pdf import pdf, run
+
+# the real-invoice bench's schema, written from the field list alone
+BENCH_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "bench" / "invoices" / "schema.json").read_text())
 
 SCHEMA = {"type": "object", "properties": {
     "invoice_number": {"type": "string"},
@@ -21,3 +27,32 @@ def test_a_norwegian_list_of_items_whose_prices_stand_apart_from_their_names() -
     items = run(pdf(lines), SCHEMA)["data"]["line_items"]
     assert [(i["description"], i["unit_price"], i["amount"]) for i in items] == [
         ("Flere", 5000.0, 6000.0), ("Ulike", 8000.0, 9600.0)]
+
+
+
+def test_a_column_headed_total_ht_over_the_items_is_not_the_net_total() -> None:
+    """"Total HT" heads the items' amount column and labels the net total under the list; the
+    first item's amount under the header is not the net total."""
+    lines = [(40, 40, "FACTURE", 18), (400, 40, "N° F-2024-031", 9), (400, 52, "Date : 5 mars 2024", 9),
+             (40, 80, "Atelier Durand SARL", 11), (40, 94, "8 rue des Lilas", 9), (40, 106, "69003 Lyon", 9),
+             (320, 140, "Client", 9), (320, 152, "Boulangerie Martin", 9), (320, 164, "22 avenue Foch", 9),
+             (320, 176, "75016 Paris", 9),
+             (40, 220, "Désignation", 9), (280, 220, "Qté", 9), (340, 220, "Prix unitaire HT", 9), (470, 220, "Total HT", 9),
+             (40, 234, "Réparation four", 9), (280, 234, "1", 9), (340, 234, "450,00", 9), (470, 234, "450,00", 9),
+             (40, 248, "Déplacement", 9), (280, 248, "2", 9), (340, 248, "25,00", 9), (470, 248, "50,00", 9),
+             (340, 280, "Total HT", 9), (470, 280, "500,00 €", 9), (340, 292, "TVA 20 %", 9), (470, 292, "100,00 €", 9),
+             (340, 304, "Total TTC", 9), (470, 304, "600,00 €", 9)]
+    data = run(pdf(lines), BENCH_SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (500.0, 100.0, 600.0)
+
+
+def test_a_currency_sign_before_the_price_is_not_part_of_the_description() -> None:
+    lines = [(40, 40, "Bakkerij de Vries B.V.", 14), (40, 58, "Dorpsstraat 12, 1234 AB Utrecht", 9),
+             (40, 110, "Factuur", 16), (40, 130, "Factuurnummer: 2024-0088", 9),
+             (330, 110, "Aan:", 9), (330, 122, "Café Het Hoekje", 9), (330, 134, "Marktplein 3", 9),
+             (330, 146, "3511 LK Utrecht", 9),
+             (40, 190, "Omschrijving", 9), (280, 190, "Aantal", 9), (340, 190, "Prijs", 9), (470, 190, "Bedrag", 9),
+             (40, 204, "Roggebrood", 9), (280, 204, "20", 9), (340, 204, "€ 3,50", 9), (470, 204, "€ 70,00", 9),
+             (340, 240, "Subtotaal", 9), (470, 240, "€ 70,00", 9), (340, 264, "Totaal", 9), (470, 264, "€ 76,30", 9)]
+    item = run(pdf(lines), BENCH_SCHEMA)["data"]["line_items"][0]
+    assert (item["description"], item["quantity"], item["unit_price"], item["amount"]) == ("Roggebrood", 20, 3.5, 70.0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
+from pipelines.stages.extract.items import is_header
 from pipelines.stages.extract.lines import Hit
 from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
@@ -173,7 +174,7 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
             if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:
                 value, where = nth
-            if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text):
+            if value is None and i + 1 < len(rows) and not TOTAL.search(rows[i + 1].text) and not is_header(r):
                 value, where = _amount_on(rows[i + 1]), rows[i + 1]
             if value is None:
                 continue

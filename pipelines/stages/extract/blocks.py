@@ -320,6 +320,8 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             name, address = _as_blocks(window)
     elif window is not None and other is not None:
         name, address = _as_blocks(other)
+        if not address and name and (head := seller_block(pages))[0] and head[0][0][1] is name[0][1]:
+            address = head[1]  # a letterhead's name with its address under it on one line
     elif (under := buyer_block(pages, SELLER))[0]:  # under a seller label ("Bill From:", "Lieferant")
         name, address = under
     else:

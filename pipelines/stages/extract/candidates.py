@@ -4,8 +4,11 @@ labels with their value beside or below them."""
 from __future__ import annotations
 
 from pipelines.core.models import PageResult
+from pipelines.stages.extract.items import is_header
 from pipelines.stages.extract.lines import (
+    Box,
     Candidate,
+    Line,
     _below,
     _is_short_label,
     _right_of,
@@ -13,6 +16,7 @@ from pipelines.stages.extract.lines import (
     lines_of,
     split_pairs,
 )
+from pipelines.stages.extract.roles import rows_of
 from pipelines.stages.extract.tables import table_candidates
 
 
@@ -65,6 +69,7 @@ def candidates(page: PageResult) -> list[Candidate]:
                     out.append(Candidate(lab, val, ln.page, right.box, "right"))
             elif len(pairs) == 1 and (below := _below(ln, lines)) is not None:
                 out.append(Candidate(pairs[0][0], below.text, ln.page, below.box, "below"))
+    heads = [r.box for r in rows_of(page) if r.box and is_header(r)]  # items' column headers
     for ln in lines:
         if pairs := split_pairs(ln.text):
             continue
@@ -74,6 +79,13 @@ def candidates(page: PageResult) -> list[Candidate]:
         if right is not None and not split_pairs(right.text):
             out.append(Candidate(ln.text, right.text, ln.page, right.box, "right"))
         below = _below(ln, lines)
-        if below is not None and not split_pairs(below.text):
+        if below is not None and not split_pairs(below.text) and not _in_rows(ln, heads):
             out.append(Candidate(ln.text, below.text, ln.page, below.box, "below"))
     return out
+
+
+def _in_rows(ln: Line, rows: list[Box]) -> bool:
+    """Is ``ln`` one of these rows' cells? (Under an items list's column header, "Total HT" over
+    "450,00", stands the first item's amount, not the document's total.)"""
+    b = ln.box
+    return b is not None and any(min(b["y2"], r["y2"]) - max(b["y1"], r["y1"]) > 0.5 * (b["y2"] - b["y1"]) for r in rows)

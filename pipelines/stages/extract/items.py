@@ -40,7 +40,8 @@ _HEAD = {
     "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo", re.I),
     "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total", re.I),
 }
-UNIT = re.compile(r"^(?:x|stk\.?|st\.?|pcs?\.?|pc|ea\.?|h|hrs?|std\.?|kg|m|l|unit[ée]?s?|u\.?)$", re.I)
+UNIT = re.compile(r"^(?:x|stk\.?|st\.?|pcs?\.?|pc|ea\.?|h|hrs?|std\.?|kg|m|l|unit[ée]?s?|u\.?|[€$£]|eur|usd|gbp|chf)$",
+                  re.I)  # (a currency printed before the price: "20 € 3,50")
 NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
 MAX_CONTINUATION = 2
 MAX_ITEM_WORDS = 30  # a paragraph that ends in an amount is not an item
@@ -75,7 +76,7 @@ def wordy(text: str) -> bool:
     return sum(ch.isalpha() for ch in text) > max(2, sum(ch.isdigit() for ch in text))
 
 
-def _is_header(row: Row) -> bool:
+def is_header(row: Row) -> bool:
     """A row naming two kinds of item column or more, by the English words or, cell by cell,
     by the lexicon's in any of its languages (``Beskrivelse  Enhetspris  Sum``)."""
     if AMOUNT.search(row.text):
@@ -139,7 +140,7 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
         return []
     for page in pages:
         rows = rows_of(page)
-        start = next((i for i, r in enumerate(rows) if _is_header(r)), None)
+        start = next((i for i, r in enumerate(rows) if is_header(r)), None)
         if start is None:
             continue
         items: list[tuple[dict[str, str], Row, int]] = []

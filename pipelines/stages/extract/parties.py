@@ -34,6 +34,9 @@ POSTCODE = re.compile(
     r"|[A-Z]{2}\s\d{5}(?:-\d{4})?)(?=$|[\s,])")  # WA 98109-5210
 SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|"
                         r"sr\.?|sra\.?|sig\.?|sig\.ra|attn:?|z\.? ?hd\.?)$", re.I)
+# a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
+CONTACT_LINE = re.compile(r"^(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|mme\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?|"
+                          r"attn\.?:?|attention:?|z\.? ?hd\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)
 # the rows of a party set out as a form under its label (``Name:``, ``Anschrift:``)
 NAME_LABEL = re.compile(r"^(?:(?:(?:firmen|company|customer|client|full|business) ?)?(?:name|nom|naam|nombre|nome)|"
                         r"firma|raison sociale|raz[oó]n social|ragione sociale|denominaci[oó]n(?: social)?|"
@@ -152,6 +155,9 @@ def _block(lines: list[Line], post: Line) -> Party | None:
             addressed = True
             break  # "Herrn" / "Max Mustermann": the name is the line after the salutation
     kept = name[:1] if name and not LEGAL.search(" ".join(n.text for n in name)) else name
+    if len(kept) > 1 and any(LEGAL.search(n.text) for n in kept):
+        # "Beispiel AG" / "Herrn Max Mustermann": the firm is the party, the person its contact
+        kept = [n for n in kept if not CONTACT_LINE.match(n.text.strip())] or kept
     return Party(kept, address, addressed)
 
 
