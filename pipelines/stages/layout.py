@@ -39,6 +39,7 @@ _TOC_LINE = re.compile(r"(\.\s?){4,}\s*[\divxlc]{1,5}$|\s{2,}[\divxlc]{1,5}$", r
 _LEADER = re.compile(r"^[.·…_]+$")
 _PAGE_REF = re.compile(r"^([\d]{1,4}|[ivxlc]{1,6})$", re.I)
 MARGIN_BAND = 0.075  # share of the page height treated as header / footer zone
+FOOT_SHARE = 0.85  # the body's font size is measured above this share of the page height
 
 
 @dataclass
@@ -241,7 +242,9 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
     unit = statistics.median([w.h for w in words]) if words else 10.0
     words = glue_markers(words, unit)
     head, main, foot = split_margins(words, height, unit)
-    body = body or body_size(main or words)
+    # (the foot of the page left out: an invoice's legal and bank lines in small print there
+    # can outnumber the words of a short page)
+    body = body or body_size([w for w in main if w.y1 < FOOT_SHARE * height] or main or words)
     blocks = margin_blocks(head, "page_header", unit)
     stream = main if text_layer else None
     for leaf in reading_order([*main, *regions], unit, line_gap(main, unit), stream):

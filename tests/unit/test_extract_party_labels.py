@@ -56,3 +56,39 @@ def test_a_dutch_buyer_under_aan_and_the_seller_address_on_the_letterhead_line()
     data = run(pdf(lines), SCHEMA)["data"]
     assert (data["seller_name"], data["seller_address"]) == ("Bakkerij de Vries B.V.", "Dorpsstraat 12, 1234 AB Utrecht")
     assert (data["buyer_name"], data["buyer_address"]) == ("Café Het Hoekje", "Marktplein 3 3511 LK Utrecht")
+
+
+def test_a_german_invoice_with_a_sender_line_a_details_box_and_small_print_at_its_foot() -> None:
+    """The window holds the buyer under the sender's one-line address; the details box beside it
+    lines up with the window into one table; the legal and bank lines at the foot, in small
+    print, outnumber the page's other words and do not make the totals' labels a heading."""
+    lines = [(40, 110, "Musterfirma GmbH · Ringstr. 3 · 50667 Köln", 6),
+             (40, 124, "Elektro Schmitz KG", 9), (40, 136, "Am Markt 8", 9), (40, 148, "53111 Bonn", 9),
+             (40, 200, "Rechnung", 16),
+             (360, 124, "Rechnungsnummer", 8), (460, 124, "RE-2024-0815", 8),
+             (360, 136, "Rechnungsdatum", 8), (460, 136, "04.03.2024", 8),
+             (360, 148, "Kundennummer", 8), (460, 148, "10023", 8),
+             (360, 300, "Summe netto", 8), (470, 300, "130,00 €", 8), (360, 312, "USt. 19 %", 8), (470, 312, "24,70 €", 8),
+             (360, 324, "Gesamtbetrag", 8), (470, 324, "154,70 €", 8),
+             (40, 360, "Zahlbar innerhalb von 14 Tagen bis 18.03.2024.", 8),
+             (40, 780, "Musterfirma GmbH · Ringstraße 3 · 50667 Köln · Geschäftsführer: Hans Muster · HRB 12345 Köln · "
+                       "USt-IdNr. DE123456789", 6),
+             (40, 790, "Kreissparkasse Köln · IBAN DE12 3705 0299 0000 1234 56 · BIC COKSDE33", 6)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"], data["due_date"]) == ("RE-2024-0815", "2024-03-04",
+                                                                                 "2024-03-18")
+    assert (data["seller_name"], data["seller_address"]) == ("Musterfirma GmbH", "Ringstr. 3, 50667 Köln")
+    assert (data["buyer_name"], data["buyer_address"]) == ("Elektro Schmitz KG", "Am Markt 8 53111 Bonn")
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (130.0, 24.7, 154.7)
+
+
+def test_an_italian_invoice_numbered_n_and_a_buyer_under_spettabile() -> None:
+    lines = [(40, 40, "Rossi Impianti S.r.l.", 14), (40, 56, "Via Roma 10", 9), (40, 68, "20121 Milano (MI)", 9),
+             (330, 110, "Spett.le", 9), (330, 122, "Bianchi Costruzioni S.p.A.", 9), (330, 134, "Corso Italia 22", 9),
+             (330, 146, "10121 Torino (TO)", 9), (40, 180, "Fattura n. 12/2024 del 15/03/2024", 11),
+             (350, 260, "Imponibile", 9), (470, 260, "200,00", 9), (350, 272, "IVA 22%", 9), (470, 272, "44,00", 9),
+             (350, 284, "Totale documento", 9), (470, 284, "244,00", 9)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("12/2024", "2024-03-15")
+    assert (data["buyer_name"], data["buyer_address"]) == ("Bianchi Costruzioni S.p.A.", "Corso Italia 22 10121 Torino (TO)")
+    assert data["total_amount"] == 244.0

@@ -205,7 +205,8 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     typical = body[len(body) // 2]
     # the rest of the head's row (a big name set in two columns of words), left to right
     row = sorted([ln for ln in lines if ln is not head and ln.box and head.box
-                  and _overlap_y(ln.box, head.box) > 0.5 and _name_like(ln.text)] + [head],
+                  and _overlap_y(ln.box, head.box) > 0.5 and _name_like(ln.text)
+                  and _near(ln.box, head.box)] + [head],
                  key=lambda ln: ln.box["x1"])  # type: ignore[index]
     span = Line(head.page, head.text, union_box([ln.box for ln in row]), head.frag, head.idx, head.n)
     below = [ln for ln in _column(lines, span, 0.0) if ln not in row]  # under the whole name
@@ -260,6 +261,13 @@ def _around_postcode(lines: list[Line]) -> Block:
 def _stop(text: str) -> bool:
     return bool(STOP.search(text) or _is_title(text) or AMOUNT.search(text) or parties.labelled(text)
                 or PHONE.search(text) or DATE.search(text))
+
+
+def _near(a: Box, b: Box) -> bool:
+    """Two pieces of one row close enough to be words of one name: at most eight times the line's
+    height apart (``POPULAR`` ``BOOK``; not the buyer's name and a label across the page)."""
+    gap = max(a["x1"] - b["x2"], b["x1"] - a["x2"], 0.0)
+    return gap <= 8 * max(a["y2"] - a["y1"], b["y2"] - b["y1"])
 
 
 def _overlap_y(a: Box, b: Box) -> float:

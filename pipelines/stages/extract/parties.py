@@ -33,7 +33,7 @@ POSTCODE = re.compile(
     r"|[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}"  # EC1A 1BB
     r"|[A-Z]{2}\s\d{5}(?:-\d{4})?)(?=$|[\s,])")  # WA 98109-5210
 SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|"
-                        r"sr\.?|sra\.?|sig\.?|sig\.ra|attn:?|z\.? ?hd\.?)$", re.I)
+                        r"sr\.?|sra\.?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
 CONTACT_LINE = re.compile(r"^(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|mme\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?|"
                           r"attn\.?:?|attention:?|z\.? ?hd\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)
@@ -220,9 +220,10 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
             (upper[1] if len(upper) >= 2 else window[0] if window else None)
         head = _letterhead(page_lines(page), found, height) if buyer is not None and len(found) == 1 else []
         if buyer is not None and len(found) == 1 and not buyer.addressed and \
-                (not head or head[-1].frag == (buyer.name + buyer.address)[0].frag >= 0):
-            # the page's one address, nobody else named, or named in the same block of text:
-            # the sender's (a receipt's head)
+                (not head or head[-1].frag == (buyer.name + buyer.address)[0].frag >= 0) and \
+                sender_line(page, buyer.top) is None:
+            # the page's one address, nobody else named (no sender's line over it), or named in
+            # the same block of text: the sender's (a receipt's head)
             return None, None
         others = [p for p in found if p is not buyer]
     if buyer is None and not labelled:

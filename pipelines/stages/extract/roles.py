@@ -149,7 +149,7 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
     r"facture|avoir|factuur|factura|fattura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
-    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?(?:s(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
 
