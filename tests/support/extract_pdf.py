@@ -42,6 +42,27 @@ def pdf(lines: list[tuple[float, float, str, float]]) -> bytes:
     return buf.getvalue()
 
 
+def drawn_pdf(texts: list[tuple], rules: list[tuple[float, float, float]] = (),
+              shades: list[tuple[float, float, float, float]] = ()) -> bytes:
+    """A one-page PDF as office and invoicing software draw one: texts (x, y from the top, text,
+    size, and a style: "R" sets the text's right edge at x, "B" bold), horizontal rules (x1, x2, y) and grey
+    boxes (x, y, width, height) behind the text."""
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    h = A4[1]
+    c.setFillGray(0.88)
+    for x, y, w, hh in shades:
+        c.rect(x, h - y - hh, w, hh, stroke=0, fill=1)
+    c.setFillGray(0)
+    for x1, x2, y in rules:
+        c.line(x1, h - y, x2, h - y)
+    for x, y, text, size, *style in texts:
+        c.setFont("Helvetica-Bold" if size > 12 or "B" in "".join(style) else "Helvetica", size)
+        (c.drawRightString if "R" in "".join(style) else c.drawString)(x, h - y, text)
+    c.save()
+    return buf.getvalue()
+
+
 def run(data: bytes, schema: dict) -> dict:
     pages = convert(DocumentInput(data=data)).pages
     return extract.extract_pages(pages, StructuredExtractionOptions(schema_name="s", json_schema=schema,

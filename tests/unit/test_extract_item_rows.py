@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.extract_pdf import pdf, run
+from tests.support.extract_pdf import drawn_pdf, pdf, run
 
 # the real-invoice bench's schema, written from the field list alone
 BENCH_SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "bench" / "invoices" / "schema.json").read_text())
@@ -56,3 +56,22 @@ def test_a_currency_sign_before_the_price_is_not_part_of_the_description() -> No
              (340, 240, "Subtotaal", 9), (470, 240, "€ 70,00", 9), (340, 264, "Totaal", 9), (470, 264, "€ 76,30", 9)]
     item = run(pdf(lines), BENCH_SCHEMA)["data"]["line_items"][0]
     assert (item["description"], item["quantity"], item["unit_price"], item["amount"]) == ("Roggebrood", 20, 3.5, 70.0)
+
+
+def test_items_of_a_ruled_list_whose_table_was_found_only_in_part() -> None:
+    """A shaded header over ruled items, numbers set right: the table found may hold only the
+    number columns; the list read row by row then gives each item's description and amount."""
+    texts = [(60, 55, "Gruber Elektrotechnik e.U.", 15), (60, 135, "Gruber Elektrotechnik e.U., Hauptplatz 9, 8010 Graz", 6.5),
+             (60, 152, "Hotel Sonnhof Betriebs GmbH", 10), (60, 165, "Linzer Gasse 40", 10), (60, 178, "5020 Salzburg", 10),
+             (60, 230, "RECHNUNG", 14), (60, 252, "Rechnung Nr.:", 9), (160, 252, "24/0087", 9),
+             (62, 330, "Bezeichnung", 8.5, "B"), (330, 330, "Menge", 8.5, "RB"), (430, 330, "Einzelpreis", 8.5, "RB"),
+             (540, 330, "Betrag", 8.5, "RB"),
+             (62, 346, "LED-Panel 60x60 inkl. Montage", 8.5), (330, 346, "14", 8.5, "R"), (430, 346, "89,00", 8.5, "R"),
+             (540, 346, "1.246,00", 8.5, "R"),
+             (62, 362, "Notlicht-Prüfung nach ÖVE/ÖNORM", 8.5), (330, 362, "1", 8.5, "R"), (430, 362, "320,00", 8.5, "R"),
+             (540, 362, "320,00", 8.5, "R"),
+             (330, 388, "Summe netto", 9.5), (540, 388, "1.566,00", 9.5, "R"), (330, 403, "USt 20 %", 9.5),
+             (540, 403, "313,20", 9.5, "R"), (330, 418, "Gesamtbetrag EUR", 9.5), (540, 418, "1.879,20", 9.5, "R")]
+    data = run(drawn_pdf(texts, rules=[(58, 545, 335), (58, 545, 367)], shades=[(58, 319, 487, 16)]), BENCH_SCHEMA)["data"]
+    got = [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in data["line_items"]]
+    assert got == [("LED-Panel 60x60 inkl. Montage", 14, 89.0, 1246.0), ("Notlicht-Prüfung nach ÖVE/ÖNORM", 1, 320.0, 320.0)]

@@ -131,6 +131,9 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
             rows = match_records(rec, sections)
             if not rows or not any(len(cites) >= 2 for _, cites in rows):  # no table of items found
                 rows = items.read_items(rec, pages) or rows
+            elif not {"description", "amount"} <= _kinds(rec, rows) and \
+                    {"description", "amount"} <= _kinds(rec, listed := items.read_items(rec, pages)):
+                rows = listed  # the table found was part of the list (its number columns only)
             if rows:
                 _put(data, rec.path, [obj for obj, _ in rows])
             for i, (_, cites) in enumerate(rows):
@@ -141,6 +144,12 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
     numbers = sorted(used) or [p.page_number for p in pages]
     return StructuredData(schema_name=opt.schema_name, data=data, page_numbers=numbers,
                           citations=citations if opt.provide_citations else None)
+
+
+def _kinds(rec: Records, rows: list) -> set[str]:
+    """The item columns (description, amount…) a reading of the items found values for."""
+    names = {f.name: k for f in rec.fields if (k := items.kind_of(f)) is not None}
+    return {names[n] for _, cites in rows for n in cites if n in names}
 
 
 def _key(path: tuple) -> str:

@@ -123,7 +123,8 @@ def _value(text: str) -> float:
 
 
 # "excl. taxes", "without VAT", "ohne MwSt": a tax named only as what a net amount leaves out
-WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|without|ohne|hors|sans|before|zonder|sin|senza)(?!\w)"
+WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|without|ohne|hors|sans|before|zonder|sin|"
+                     r"senza)(?!\w)"
                      r"\s*\(?\s*[\w.-]+", re.I)
 
 

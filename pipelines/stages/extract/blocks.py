@@ -116,8 +116,10 @@ VAT_ID = re.compile(r"^[A-Z]{2}\s?[0-9A-Z][0-9A-Z ]{6,14}[0-9A-Z]$")
 COUNTRY_LAST = re.compile(r"[\s,](?:malaysia|singapore|indonesia|deutschland|germany|france|belgique|belgi[eë]|"
                           r"nederland|netherlands|espa[ñn]a|spain|italia|italy|[öo]sterreich|austria|schweiz|suisse|"
                           r"switzerland|united kingdom|uk|usa|united states)\W*$", re.I)
+EMAIL_LINE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # a tax number's line: "(GST ID No : 001147416576)", "GST REG NO: 000800589824", "VAT no. 1234567"
-TAX_LINE = re.compile(r"\W*(?:gst|sst|vat|tax|ust|tva|btw|iva)\b[^:]{0,16}:?\s*[\w-]+\W*$", re.I)
+TAX_LINE = re.compile(r"\W*(?:gst|sst|vat|tax|ust|tva|btw|iva|nif|cif|nie|uid|siret|siren|p\.? ?iva|c\.?f\.?|"
+                      r"steuer-?nr\.?)\b[^:]{0,16}:?\s*[\w-]+\W*$", re.I)
 
 
 ADDRESS_LEAD = re.compile(r"^[\w -]{0,20}?\b(?:address|adresse|anschrift|adres|direcci[oó]n|indirizzo)\s*:\s*", re.I)
@@ -143,14 +145,14 @@ def _address(lines: list[Line], started: bool = False) -> Block:
                 passed += 1
                 continue
             t = t[m.end():].strip(" :,.")
-        if not out and not started and passed < 2 and TAX_LINE.match(t) and sum(ch.isdigit() for ch in t) >= 6:
-            passed += 1  # the seller's tax number between its name and its address
+        if not out and passed < 2 and TAX_LINE.match(t) and sum(ch.isdigit() for ch in t) >= 6:
+            passed += 1  # the party's tax number between its name and its address
             continue
         if not out and not started and DATE.search(t) and passed < 2:
             passed += 1
             continue
         if STOP.search(t) or _is_title(t) or AMOUNT.search(t) or parties.labelled(t) or PHONE.search(t) \
-                or (out and DATE.search(t)):
+                or (out and DATE.search(t)) or EMAIL_LINE.search(t):
             break
         if not out and passed < 2 and re.search(r"\d{6,}", t) and _letters(t) <= 4:
             passed += 1  # an identifier over the name ("GLN 4304171000002")
@@ -225,13 +227,16 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
             continue
         break
     address = _address(below)
-    if not any(POSTCODE.search(t) for t, _ in address):
+    if not any(POSTCODE.search(t) and not parties.STREET_LINE.match(t) for t, _ in address):
         address = _around_postcode(below) or address
     return name, address
 
 
 POSTCODE = re.compile(r"(?<![\w:/-])(?:[A-Z]{1,2}-)?\d{4,5},?\s+[A-Za-zÄÖÜÉÈ][\w'’.-]+"
-                      r"|(?<!\w)[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?=$|[\s,])")
+                      r"|(?<!\w)[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?=$|[\s,])"
+                      r"|(?<!\w)[A-Z]{2}\s\d{5}(?:-\d{4})?(?=$|[\s,])"  # US: OR 97405
+                      r"|(?<!\w)[A-Z]\d[A-Z]\s?\d[A-Z]\d(?=$|[\s,])"  # Canada: M8V 1K3
+                      r"|(?<!\w)(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}(?=$|[\s,])")  # Australia: VIC 3191
 
 
 def _around_postcode(lines: list[Line]) -> Block:
@@ -240,7 +245,8 @@ def _around_postcode(lines: list[Line]) -> Block:
     ``NO.53, JALAN BESAR,``, ``TAMAN DAYA,``; a branch or trade name above them is not the
     address) and a one- or two-word state or country line under it. Empty without a postcode."""
     rows = lines[:ADDRESS_ROWS + 4]
-    k = next((i for i, ln in enumerate(rows) if POSTCODE.search(ln.text) and not _stop(ln.text)), None)
+    k = next((i for i, ln in enumerate(rows) if POSTCODE.search(ln.text) and not _stop(ln.text)
+              and not parties.STREET_LINE.match(ln.text)), None)
     if k is None:
         return []
     start = k
@@ -278,7 +284,7 @@ def _overlap_y(a: Box, b: Box) -> float:
 def _street_and_town(block: Block) -> Block:
     """An address cut to its street and postcode lines when it has a postcode line (a contact
     person above the street, a country or an id below the town are not the address)."""
-    k = next((i for i, (t, _) in enumerate(block) if parties.POSTCODE.search(t)), None)
+    k = next((i for i, (t, _) in enumerate(block) if parties.postcode_line(t)), None)
     if k is None:
         return block
     start = k - 1 if k >= 1 and re.search(r"\d", block[k - 1][0]) else k

@@ -31,7 +31,20 @@ from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 POSTCODE = re.compile(
     r"(?:^|[\s,])(?:(?:[A-Z]{1,2}-)?\d{4,5}\s+[A-ZÄÖÜÉÈ][\w'’.-]+"  # 80333 München, D-63571 Gelnhausen
     r"|[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}"  # EC1A 1BB
-    r"|[A-Z]{2}\s\d{5}(?:-\d{4})?)(?=$|[\s,])")  # WA 98109-5210
+    r"|[A-Z]{2}\s\d{5}(?:-\d{4})?"  # WA 98109-5210
+    r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada: M8V 1K3
+    r"|(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}"  # Australia: VIC 3191
+    r"|(?:[A-Z][a-z]+\s){1,2}\d{5}(?:-\d{4})?(?=\s*$))(?=$|[\s,])")  # California 94104
+# a street's line, whose house number can look like a postcode: "2210 Alder St", "3050 Lake Shore Blvd W"
+STREET_LINE = re.compile(r"^\s*\d{1,5}[A-Za-z]?\s+.*\b(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|"
+                         r"lane|way|ct|court|pl|place|hwy|highway|pkwy|parkway|ter|terrace|cres|crescent)\.?"
+                         r"(?:\s+(?:[NSEW]|NE|NW|SE|SW))?,?\s*(?:(?:suite|ste|unit|apt)\.?\s*#?\w+)?,?\s*$", re.I)
+
+
+def postcode_line(text: str) -> bool:
+    """Does ``text`` hold a postcode with its town (``80333 München``, ``Springfield, IL 62704``),
+    not a street line whose number looks like one (``2210 Alder St``)?"""
+    return bool(POSTCODE.search(text)) and not STREET_LINE.match(text)
 SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|"
                         r"sr\.?|sra\.?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
@@ -174,7 +187,7 @@ def blocks(page: PageResult) -> list[Party]:
     out = []
     for ln in lines:
         # (a line of three parts or more is a one-line sender address: ``sender_line``)
-        if POSTCODE.search(ln.text) and len(ln.text) <= 60 and len(SEPARATORS.split(ln.text.strip().rstrip(","))) < 3:
+        if postcode_line(ln.text) and len(ln.text) <= 60 and len(SEPARATORS.split(ln.text.strip().rstrip(","))) < 3:
             if (party := _block(lines, ln)) is not None and party.name:
                 out.append(party)
     return out

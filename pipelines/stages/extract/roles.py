@@ -42,12 +42,13 @@ def _words(*alts: str) -> re.Pattern[str]:
 
 SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "invoiced by", "issued by",
                 "remit(?:tance)? to", "(?:make )?(?:cheques?|checks?) payable to", "payable to", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
-                "issued", "sender", "from", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
+                "sender", "from", "cedente", "prestatore", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
 BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
                "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
-               "klant", "koper", "afnemer", "comprador", "destinatario", "acquirente", "committente", "cliente",
+               "klant", "koper", "afnemer", "comprador", "destinatario(?! \\w)", "acquirente", "committente", "cessionario",
+               "cliente",
                "billing address", "invoice(?:d)? to", "facturée? [àa]", "adresse de facturation",
                "rechnungs(?:adresse|anschrift)", "factuuradres", "direcci[óo]n de facturaci[óo]n",
                "indirizzo di fatturazione", "intestat[oa] a", "(?:aan|to|an)(?=\\s*:)")
@@ -61,11 +62,11 @@ TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOT
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale",
                "att betala", "totalt")
-SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "zwischensumme", "nettobetrag", "netto",
+SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$€(]|\\s*$|\\s+[£$€]?\\s*\\d[\\d,.]*[.,]\\d\\d\\b)", "exkl\\.?", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
                   "sans tva", "\\w*grunnlag", "ekskl\\.?")
-TAX = _words("tax(?:es)?", "vat", "gst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
+TAX = _words("tax(?:es)?", "vat", "gst", "hst", "pst", "qst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
              "iva", "impuesto", "imposta", "mva", "moms")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
                 "code")
@@ -73,12 +74,12 @@ NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "
                    "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt\\w*", "remises?", "korting",
                    "abschl[äa]ge?", "zuschl[äa]ge?", "nachl[äa]ss\\w*", "skonto", "allowances?", "descuentos?",
                    "sconto")
-BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inclusive",
+BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inclusive",
                       "includes?", "including", "with (?:vat|tax|gst)",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
                       "à payer", "te betalen", "a pagar", "da pagare")
 # what makes a net or sub-total row the final one ("Net Total Rounded", "Total Incl. of GST")
-FINAL = _words("grand", "rounded", "incl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
+FINAL = _words("grand", "rounded", "incl\\.?", "inkl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
@@ -209,7 +210,8 @@ def label_says(role: Role, label: str) -> bool:
     if role.kind == "subtotal":
         return bool(SUBTOTAL.search(text))
     if role.kind == "tax":
-        return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text)
+        return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text) \
+            and not SUBTOTAL.search(label)  # "Total exkl. MWST" is the net, not the tax
     if role.kind == "date":
         # a delivery or order date names another date than the one asked for
         return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text)) and \
@@ -243,6 +245,8 @@ def fits(role: Role, text: str) -> bool:
         return bool(DATE.search(text))
     if role.kind in ("name", "address") and (_party_label(text) or TITLE.fullmatch(text.strip()) or _labels_only(text)):
         return False  # "Lieferant" beside "Käufer" (two labels), "Customer" beside "INVOICE" (a title)
+    if role.kind == "name" and re.fullmatch(r"\s*(?=\S*\d)[A-Z0-9/_.-]+\s*", text):
+        return False  # a code ("M5UXCR1", "INV-0193"), not a name
     return sum(ch.isalpha() for ch in text) >= 2
 
 

@@ -1,0 +1,54 @@
+"""Invoices as businesses in several countries set them out, each with what it needs read:
+an Italian e-invoice's printout (Cedente/Prestatore beside Cessionario/Committente), a North
+American bill (a street number that looks like a postcode, a province and postal code, HST,
+an e-mail under the address), a UK bill (Net / VAT / Total) and a Swiss one (exkl. MWST)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.extract_pdf import drawn_pdf, run
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "bench" / "invoices" / "schema.json").read_text())
+
+
+def _lines(x: float, y: float, rows: list[str], size: float = 9) -> list[tuple]:
+    return [(x, y + 12 * i, t, size) for i, t in enumerate(rows)]
+
+
+def test_an_italian_e_invoice_printout_with_its_two_parties_side_by_side() -> None:
+    texts = [(45, 50, "Cedente/Prestatore", 9, "B"), (310, 50, "Cessionario/Committente", 9, "B"),
+             *_lines(45, 70, ["Officine Ravelli S.r.l.", "Via Emilia Est 214", "41122 Modena (MO)", "P.IVA IT01234567890"]),
+             *_lines(310, 70, ["Meccanica Bertoli S.p.A.", "Via dell'Industria 7", "24040 Stezzano (BG)",
+                               "Codice destinatario: M5UXCR1"]),
+             (45, 160, "Fattura n. 145/2024 del 28/03/2024", 13),
+             (380, 240, "Imponibile", 9.5), (550, 240, "2.640,00", 9.5, "R"), (380, 255, "IVA 22%", 9.5),
+             (550, 255, "580,80", 9.5, "R"), (380, 270, "Totale documento", 9.5, "B"), (550, 270, "€ 3.220,80", 9.5, "RB")]
+    data = run(drawn_pdf(texts, shades=[(40, 40, 250, 14), (305, 40, 250, 14)]), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Officine Ravelli S.r.l.", "Meccanica Bertoli S.p.A.")
+    assert data["buyer_address"] == "Via dell'Industria 7 24040 Stezzano (BG)"
+    assert (data["invoice_number"], data["total_amount"]) == ("145/2024", 3220.8)
+
+
+def test_a_north_american_bill_with_a_long_street_number_a_postal_code_and_hst() -> None:
+    texts = [(40, 50, "Maple Leaf Printing Inc.", 14), *_lines(40, 68, ["2210 Alder St", "Eugene, OR 97405"]),
+             (400, 50, "INVOICE", 18), (400, 70, "Invoice # 5521", 9), (400, 82, "Date: 04/15/2024", 9),
+             (40, 120, "BILL TO", 8, "B"),
+             *_lines(40, 132, ["Northshore Cafe Ltd.", "3050 Lake Shore Blvd W", "Etobicoke, ON M8V 1K3",
+                               "accounts@northshore.example"]),
+             (380, 250, "Subtotal", 9), (540, 250, "1,000.00", 9, "R"), (380, 262, "HST 13%", 9),
+             (540, 262, "130.00", 9, "R"), (380, 274, "Total", 9, "B"), (540, 274, "1,130.00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_address"] == "2210 Alder St Eugene, OR 97405"
+    assert (data["buyer_name"], data["buyer_address"]) == ("Northshore Cafe Ltd.",
+                                                          "3050 Lake Shore Blvd W Etobicoke, ON M8V 1K3")
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1000.0, 130.0, 1130.0)
+
+
+def test_net_vat_total_and_exkl_mwst() -> None:
+    for net, tax, total in (("Net", "VAT 20%", "Total £"), ("Total exkl. MWST", "MWST 8.1 %", "Total inkl. MWST")):
+        texts = [(40, 50, "Invoice 77", 14), (380, 250, net, 9), (540, 250, "1,200.00", 9, "R"), (380, 262, tax, 9),
+                 (540, 262, "240.00", 9, "R"), (380, 274, total, 9, "B"), (540, 274, "1,440.00", 9, "RB")]
+        data = run(drawn_pdf(texts), SCHEMA)["data"]
+        assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1200.0, 240.0, 1440.0), net
