@@ -75,3 +75,59 @@ def test_items_of_a_ruled_list_whose_table_was_found_only_in_part() -> None:
     data = run(drawn_pdf(texts, rules=[(58, 545, 335), (58, 545, 367)], shades=[(58, 319, 487, 16)]), BENCH_SCHEMA)["data"]
     got = [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in data["line_items"]]
     assert got == [("LED-Panel 60x60 inkl. Montage", 14, 89.0, 1246.0), ("Notlicht-Prüfung nach ÖVE/ÖNORM", 1, 320.0, 320.0)]
+
+
+
+def _table(cols: list[tuple[float, str]], y: float, header: list[str], rows: list[list[str]], x_end: float = 550
+           ) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """Texts, rules and the shade of a list of items as invoicing software draws one: a grey
+    header row in bold, a rule under it and under the last item, numbers set right."""
+    x0 = cols[0][0] - 4
+    texts = [(x, y, h, 8.5, al + "B") for (x, al), h in zip(cols, header)]
+    texts += [(x, y + 16 * (r + 1), cell, 8.5, al) for r, row in enumerate(rows) for (x, al), cell in zip(cols, row)]
+    return texts, [(x0, x_end, y + 5), (x0, x_end, y + 16 * len(rows) + 5)], [(x0, y - 11, x_end - x0, 16)]
+
+
+def _items(texts: list[tuple], table: tuple[list[tuple], list[tuple], list[tuple]]) -> list[tuple]:
+    got = run(drawn_pdf(texts + table[0], table[1], table[2]), BENCH_SCHEMA)["data"]["line_items"]
+    return [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in got]
+
+
+def test_quantity_before_the_description_net_and_gross_prices_and_a_count_with_decimals() -> None:
+    """Three ways items are printed: ``Pos. Menge Einheit Bezeichnung …`` (the count first), a
+    marketplace's net and gross unit prices around the tax rate, and a count with decimals."""
+    head = [(70, 265, "Rechnung", 13), (360, 150, "Rechnungsnummer:", 8.5), (460, 150, "RE-2024-0412", 8.5),
+            (70, 290, "Sehr geehrte Damen und Herren,", 10)]
+    assert _items(head, _table([(72, "L"), (125, "R"), (135, "L"), (180, "L"), (460, "R"), (540, "R")], 330,
+                               ["Pos.", "Menge", "Einheit", "Bezeichnung", "Einzelpreis", "Gesamtpreis"],
+                               [["1", "4", "Stk.", "Einbauschrank Eiche, nach Maß", "1.180,00 €", "4.720,00 €"],
+                                ["2", "12", "Std.", "Montage", "58,00 €", "696,00 €"]], x_end=545)) == [
+        ("Einbauschrank Eiche, nach Maß", 4, 1180.0, 4720.0), ("Montage", 12, 58.0, 696.0)]
+    head = [(40, 40, "Invoice", 18), (40, 70, "Invoice number GB4XK7QZ2AB", 9)]
+    assert _items(head, _table([(45, "L"), (290, "R"), (350, "R"), (400, "R"), (470, "R"), (550, "R")], 300,
+                               ["Description", "Qty", "Unit price", "VAT rate", "Unit price", "Item subtotal"],
+                               [["Cotton towel set (4 pcs)", "2", "£16.66", "20%", "£19.99", "£39.98"]])) == [
+        ("Cotton towel set (4 pcs)", 2, 19.99, 39.98)]
+    head = [(40, 40, "TAX INVOICE", 18), (40, 70, "Invoice Number INV-0193", 9)]
+    assert _items(head, _table([(45, "L"), (330, "R"), (400, "R"), (450, "R"), (550, "R")], 300,
+                               ["Description", "Quantity", "Unit Price", "GST", "Amount AUD"],
+                               [["Table centrepieces - native mix", "18.00", "45.00", "10%", "810.00"]])) == [
+        ("Table centrepieces - native mix", 18, 45.0, 810.0)]
+
+
+def test_an_address_set_larger_than_the_body_is_read_line_by_line() -> None:
+    """An address window in larger type than the rest: a block of three short lines, but a
+    street and a postcode, not a heading; the buyer's name and address come apart."""
+    texts = [(45, 52, "Van Damme Schilderwerken BV", 15),
+             *[(45, 68 + 11 * i, t, 8.5) for i, t in enumerate(["Kortrijksesteenweg 112", "9000 Gent",
+                                                               "BTW BE 0712.345.678"])],
+             (45, 150, "Klant", 8.5, "B"),
+             *[(45, 164 + 13 * i, t, 10) for i, t in enumerate(["Brasserie De Kaai", "Meir 48", "2000 Antwerpen"])],
+             (550, 150, "FACTUUR", 18, "R"), (380, 172, "Factuurnummer", 9), (550, 172, "2024/0156", 9, "R"),
+             (380, 185, "Factuurdatum", 9), (550, 185, "08-05-2024", 9, "R")]
+    table = _table([(47, "L"), (330, "R"), (440, "R"), (550, "R")], 260, ["Omschrijving", "Aantal", "Eenheidsprijs",
+                                                                         "Bedrag"],
+                   [["Voorbehandeling houtwerk", "1", "450,00", "450,00"], ["Schilderwerken ramen", "12", "35,00",
+                                                                          "420,00"]])
+    data = run(drawn_pdf(texts + table[0], table[1], table[2]), BENCH_SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Brasserie De Kaai", "Meir 48 2000 Antwerpen")

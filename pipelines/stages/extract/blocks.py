@@ -140,7 +140,7 @@ def _address(lines: list[Line], started: bool = False) -> Block:
             t = t[lab.end():]  # "Ship-from Address: 12 Mill Road": the label is not the address
         if VAT_ID.match(t) and sum(ch.isdigit() for ch in t) >= 7:
             continue  # a VAT number on a line of its own, under the name or the address
-        if not out and (m := REGISTRATION.match(t)):
+        if not out and (m := REGISTRATION.match(t)) and not parties.STREET_LINE.match(t):
             if _letters(t[m.end():]) <= 3:
                 passed += 1
                 continue

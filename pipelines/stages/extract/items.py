@@ -40,7 +40,8 @@ _HEAD = {
     "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo", re.I),
     "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total", re.I),
 }
-UNIT = re.compile(r"^(?:x|stk\.?|st\.?|pcs?\.?|pc|ea\.?|h|hrs?|std\.?|kg|m|l|unit[ée]?s?|u\.?|[€$£]|eur|usd|gbp|chf)$",
+UNIT = re.compile(r"^(?:x|stk\.?|st\.?|stück|pcs?\.?|pc|pce|ea\.?|h|hrs?|std\.?|kg|m|m2|m²|qm|lfm|l|ltr|set|pkg|"
+                  r"pausch\.?|psch\.?|pauschal|unit[ée]?s?|u\.?|[€$£]|eur|usd|gbp|chf)$",
                   re.I)  # (a currency printed before the price: "20 € 3,50")
 NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
 MAX_CONTINUATION = 2
@@ -119,10 +120,14 @@ def parse_row(text: str) -> dict[str, str] | None:
     out = {"amount": amounts[-1].group(0).strip()}
     if len(amounts) >= 2:
         out["unit_price"] = amounts[-2].group(0).strip()
-    head = text[:amounts[-2].start() if len(amounts) >= 2 else amounts[-1].start()].split()
+    if len(amounts) >= 3 and _times(amounts[0].group(0), amounts[1].group(0), amounts[-1].group(0)):
+        # a count printed with decimals: "18.00  45.00  10%  810.00" (18 × 45 = 810)
+        out["quantity"], out["unit_price"] = amounts[0].group(0).strip(), amounts[1].group(0).strip()
+    # (the words before the row's first amount: a row may print a net and a gross unit price)
+    head = text[:amounts[0].start()].split()
     while head and UNIT.match(head[-1]):
         head.pop()
-    if head and NUMBER.match(head[-1]) and not YEAR.match(head[-1]):  # "Exchange 2010" names, not counts
+    if "quantity" not in out and head and NUMBER.match(head[-1]) and not YEAR.match(head[-1]):  # not "Exchange 2010"
         out["quantity"] = head.pop()
     while head and UNIT.match(head[-1]):
         head.pop()
@@ -130,6 +135,13 @@ def parse_row(text: str) -> dict[str, str] | None:
     if sum(ch.isalpha() for ch in desc) >= 2:
         out["description"] = desc
     return out
+
+
+def _times(quantity: str, price: str, amount: str) -> bool:
+    from pipelines.stages.extract.values import parse_number
+
+    q, p, a = parse_number(quantity), parse_number(price), parse_number(amount)
+    return q is not None and p is not None and a is not None and a != 0 and abs(q * p - a) <= 0.011 * max(1.0, abs(a))
 
 
 def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
@@ -145,10 +157,13 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
             continue
         items: list[tuple[dict[str, str], Row, int]] = []
         above: Row | None = None
+        first = _quantity_first(rows[start].text)
         for row in rows[start + 1:]:
             if _ends(row) and items:
                 break
             parsed = parse_row(row.text) if len(row.text.split()) <= MAX_ITEM_WORDS else None
+            if parsed is not None and first is not None and "quantity" not in parsed:
+                parsed = _leading_quantity(parsed, positions=first)
             if parsed is not None:
                 items.append((parsed, row, 0))
             elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text) and not annotation(row.text) \
@@ -160,6 +175,32 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
         if items:
             return without_charges(rec, [_object(rec, kinds, parsed, row) for parsed, row, _ in items])
     return []
+
+
+POSITION = re.compile(r"^\W*(?:pos(?:ition)?\.?|#|nr\.?|no\.?|lfd\.?(?: nr\.?)?|line)(?=\W|$)", re.I)
+
+
+def _quantity_first(header: str) -> bool | None:
+    """Whether a header row puts the quantity before the description (``Pos. Menge Einheit
+    Bezeichnung …``, ``Qty Description …``): ``True`` with a position column before it, ``False``
+    without, ``None`` when the quantity comes later (or there is none)."""
+    q, d = _HEAD["quantity"].search(header), _HEAD["description"].search(header)
+    if q is None or d is None or q.start() > d.start():
+        return None
+    return bool(POSITION.match(header))
+
+
+def _leading_quantity(parsed: dict[str, str], positions: bool) -> dict[str, str]:
+    """The quantity printed before the description, under a header that puts it there:
+    ``1 4 Stk. Einbauschrank …`` (position, quantity, unit) → 4 and ``Einbauschrank …``."""
+    words = parsed.get("description", "").split()
+    k = 1 if positions and len(words) > 2 and re.fullmatch(r"\d{1,3}\.?", words[0]) else 0
+    if k + 1 < len(words) and NUMBER.match(words[k]):
+        quantity, k = words[k], k + 1
+        while k < len(words) - 1 and UNIT.match(words[k]):
+            k += 1
+        return {**parsed, "quantity": quantity, "description": " ".join(words[k:])}
+    return parsed
 
 
 def _close(above: Row | None, row: Row) -> bool:
