@@ -20,7 +20,16 @@ HYPHEN = "\ufffe"  # PDFium: a hyphen breaking a word at the end of a line
 
 def token(chars: str | list[str]) -> str:
     out = "".join(chars).replace(HYPHEN, "-")
-    return out if out.isascii() else unicodedata.normalize("NFKC", out)  # ligatures, full width
+    if out.isascii():
+        return out
+    # ligatures and full-width forms expanded (NFKC); superscripts, subscripts, ordinals and
+    # fractions kept as printed: "m²" is not "m2", "3º 2ª" not "3o 2a", "½" not "1⁄2"
+    return "".join(run if kept else unicodedata.normalize("NFKC", run)
+                   for kept, chars in itertools.groupby(out, key=lambda ch: unicodedata.decomposition(ch).startswith(KEPT))
+                   for run in ["".join(chars)])
+
+
+KEPT = ("<super>", "<sub>", "<fraction>")
 
 
 WORD_GAP = 0.2  # ems: a gap this wide between two glyphs of one token is a word space the layer left out

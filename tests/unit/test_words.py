@@ -314,3 +314,10 @@ def test_the_suite_fails_when_the_reader_loses_its_place(monkeypatch: pytest.Mon
     monkeypatch.setattr(pdf_text, "_page_text", shifted)
     result = convert(DocumentInput(data=_pdf(lambda c: c.drawString(40, 700, SENTENCE)), file_name="shift.pdf"))
     assert result.status.value == "failure" and "not placed whole" in result.errors[0].message
+
+
+def test_superscripts_and_ordinals_are_kept_as_printed_and_ligatures_expanded() -> None:
+    from pipelines.stages.word_gaps import token
+
+    assert token("m²") == "m²" and token("3º") == "3º" and token("½") == "½"  # not m2, 3o, 1⁄2
+    assert token("ﬁle") == "file" and token("Ａ") == "A" and token("cafe\u0301") == "café"
