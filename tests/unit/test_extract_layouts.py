@@ -52,3 +52,31 @@ def test_net_vat_total_and_exkl_mwst() -> None:
                  (540, 262, "240.00", 9, "R"), (380, 274, total, 9, "B"), (540, 274, "1,440.00", 9, "RB")]
         data = run(drawn_pdf(texts), SCHEMA)["data"]
         assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1200.0, 240.0, 1440.0), net
+
+
+def test_a_spanish_buyer_with_its_tax_number_between_name_and_street() -> None:
+    texts = [(45, 50, "Reformas Costa Brava S.L.", 14), (45, 66, "CIF B-17654321", 8.5),
+             (45, 78, "Carrer de la Riera 22", 8.5), (45, 90, "17300 Blanes", 8.5),
+             (380, 50, "FACTURA", 18), (380, 78, "Factura nº:", 9), (470, 78, "2024-A-0078", 9),
+             (45, 150, "Datos del cliente", 9, "B"),
+             *_lines(45, 164, ["Inmobiliaria Montseny S.A.", "NIF A-08123456", "Avda. Diagonal 401, 3º 2ª",
+                               "08008 Barcelona"]),
+             (380, 300, "Total", 9, "B"), (540, 300, "4.283,40 €", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Inmobiliaria Montseny S.A.",
+                                                          "Avda. Diagonal 401, 3º 2ª 08008 Barcelona")
+
+
+def test_a_credit_note_credits_the_party_under_credit_to_not_its_account_number() -> None:
+    texts = [(45, 50, "Pennant Office Supplies Ltd", 14), *_lines(45, 66, ["88 Commercial Road", "Swansea SA1 1NE"]),
+             (420, 50, "CREDIT NOTE", 16), (45, 120, "Credit to:", 9, "B"),
+             *_lines(45, 134, ["Ellis & Rowe Solicitors", "5 Walter Road", "Swansea SA1 5NF"]),
+             (330, 120, "Credit note no:", 9), (450, 120, "CN-00412", 9), (330, 132, "Date:", 9), (450, 132, "09/04/2024", 9),
+             (330, 156, "Customer account:", 9), (450, 156, "PEN-0077", 9),
+             (45, 220, "Description", 9, "B"), (330, 220, "Qty", 9, "RB"), (420, 220, "Unit price", 9, "RB"),
+             (540, 220, "Net", 9, "RB"),
+             (45, 236, "A4 paper 80gsm (box of 5 reams)", 9), (330, 236, "2", 9, "R"), (420, 236, "21.50", 9, "R"),
+             (540, 236, "43.00", 9, "R"), (420, 270, "Total credit", 9, "B"), (540, 270, "£43.00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Ellis & Rowe Solicitors", "5 Walter Road Swansea SA1 5NF")
+    assert data["line_items"][0]["description"] == "A4 paper 80gsm (box of 5 reams)"

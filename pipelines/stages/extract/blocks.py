@@ -145,8 +145,9 @@ def _address(lines: list[Line], started: bool = False) -> Block:
                 passed += 1
                 continue
             t = t[m.end():].strip(" :,.")
-        if not out and passed < 2 and TAX_LINE.match(t) and sum(ch.isdigit() for ch in t) >= 6:
-            passed += 1  # the party's tax number between its name and its address
+        if (not out and passed < 2 or started and len(out) == 1) and TAX_LINE.match(t) \
+                and sum(ch.isdigit() for ch in t) >= 6:
+            passed += 1  # the party's tax number between its name and its address ("NIF A-08123456")
             continue
         if not out and not started and DATE.search(t) and passed < 2:
             passed += 1
@@ -306,6 +307,8 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
                     label is not BUYER and not _party_label(ln.text) and not said):  # a seller's: the label alone
                 continue
             after = ln.text[m.end():].strip(" :.-,")
+            if re.match(r"(?:account|number|no\b|nr\b|id\b|code|ref|reference|vat|tax)", after, re.I):
+                continue  # "Customer account: PEN-0077", "Client No.": an identifier's label
             if after.startswith("/"):
                 after = ""  # "Käufer/Leistungsempfänger": one label in two words
             name, address = parties.form_party(page, ln)

@@ -67,8 +67,9 @@ def clean_description(text: str) -> str:
     columns (``1 TB100A4 Trennblätter A4`` → ``Trennblätter A4``)."""
     words = text.split()
     k = 0
-    while k < min(3, len(words) - 1) and any(ch.isdigit() for ch in words[k]) and len(words[k]) <= 16:
-        k += 1
+    while k < min(3, len(words) - 1) and len(words[k]) <= 16 and any(ch.isdigit() for ch in words[k]) and (
+            words[k].rstrip(".").isdigit() or len(words[k]) >= 3):
+        k += 1  # a position ("1", "2.") or an article number ("TB100A4", "KR3M"), not "A4 paper"
     return " ".join(words[k:])
 
 
