@@ -80,3 +80,15 @@ def test_a_credit_note_credits_the_party_under_credit_to_not_its_account_number(
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["buyer_name"], data["buyer_address"]) == ("Ellis & Rowe Solicitors", "5 Walter Road Swansea SA1 5NF")
     assert data["line_items"][0]["description"] == "A4 paper 80gsm (box of 5 reams)"
+
+
+def test_the_date_labelled_issued_is_the_invoice_date_not_the_first_items_date() -> None:
+    texts = [(45, 50, "INVOICE", 18), (330, 90, "Invoice no.", 9), (430, 90, "2024-07", 9),
+             (330, 102, "Issued", 9), (430, 102, "31/07/2024", 9), (330, 114, "Due", 9), (430, 114, "14/08/2024", 9),
+             (45, 160, "Date", 9, "B"), (110, 160, "Description", 9, "B"), (380, 160, "Hours", 9, "RB"),
+             (460, 160, "Rate", 9, "RB"), (540, 160, "Amount", 9, "RB"),
+             (45, 176, "02/07/2024", 9), (110, 176, "User interviews", 9), (380, 176, "6.5", 9, "R"),
+             (460, 176, "€75.00", 9, "R"), (540, 176, "€487.50", 9, "R"),
+             (460, 210, "Total", 9, "B"), (540, 210, "€487.50", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2024-07-31", "2024-08-14")

@@ -79,12 +79,16 @@ def wordy(text: str) -> bool:
 
 
 def is_header(row: Row) -> bool:
+    return header_text(row.text)
+
+
+def header_text(text: str) -> bool:
     """A row naming two kinds of item column or more, by the English words or, cell by cell,
     by the lexicon's in any of its languages (``Beskrivelse  Enhetspris  Sum``)."""
-    if AMOUNT.search(row.text):
+    if AMOUNT.search(text):
         return False
-    kinds = {k for k, p in _HEAD.items() if p.search(row.text)}
-    for cell in row.text.split("  "):
+    kinds = {k for k, p in _HEAD.items() if p.search(text)}
+    for cell in text.split("  "):
         for word in (cell, *cell.split()):
             if (kind := KINDS.get(item_gloss(word.strip()))) is not None:
                 kinds.add(kind)

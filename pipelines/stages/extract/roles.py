@@ -80,7 +80,8 @@ BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", 
                       "à payer", "te betalen", "a pagar", "da pagare")
 # what makes a net or sub-total row the final one ("Net Total Rounded", "Total Incl. of GST")
 FINAL = _words("grand", "rounded", "incl\\.?", "inkl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
-DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour")
+DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour", "issued", "ausgestellt",
+                  "émise? le", "emitida", "emessa")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
              "te betalen voor", "pagar antes", "pagare entro", "forfall\\w*", "forfald\\w*",

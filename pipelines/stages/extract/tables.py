@@ -7,7 +7,9 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import Fragment, PageResult
+from pipelines.stages.extract.items import header_text
 from pipelines.stages.extract.lines import Box, Candidate, Line, _is_short_label, _line_box, split_pairs
+from pipelines.stages.extract.roles import DATE_WORD
 
 
 def _table_rows(f: Fragment) -> list[list[str]]:
@@ -112,10 +114,13 @@ def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
                 loose.append(Line(page.page_number, filled[0][0], filled[0][1], -1 - fi, r, len(rows)))
         # header rows (the first, or a row of labels inside the table) → their columns below
         for sec in _sections(page, rows, boxes):
+            items = header_text("  ".join(h for h in sec.header if h))
             for c, head in enumerate(sec.header):
                 if not head or split_pairs(head):
                     continue
                 col = [row[c] for row in sec.rows if c < len(row) and _value_cell(row[c][0])]
+                if col and items and DATE_WORD.search(head):
+                    continue  # the items' dates ("Date" over each item's) are not the document's date
                 if col:
                     first = _sum_cell(col) or col[0]
                     out.append(Candidate(head, first[0], page.page_number, first[1], "table-column", col))
