@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pipelines.stages.extract.items import parse_row
 from tests.support.extract_pdf import drawn_pdf, run
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "bench" / "invoices" / "schema.json").read_text())
@@ -92,3 +93,25 @@ def test_the_date_labelled_issued_is_the_invoice_date_not_the_first_items_date()
              (460, 210, "Total", 9, "B"), (540, 210, "€487.50", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["invoice_date"], data["due_date"]) == ("2024-07-31", "2024-08-14")
+
+
+def test_portuguese_swedish_irish_and_indian_addresses_titles_and_taxes() -> None:
+    texts = [(45, 50, "FATURA", 18), (45, 80, "Oficina Ribeiro & Filhos, Lda.", 11),
+             *_lines(45, 94, ["Rua das Flores 120", "4050-107 Porto", "NIF 501234567"]),
+             (330, 80, "Exmos. Srs.", 9), *_lines(330, 94, ["Quinta do Vale, S.A.", "Av. da Liberdade 45", "1250-142 Lisboa"]),
+             (45, 160, "Fatura n.º FT 2024/118", 9), (45, 172, "Data de vencimento: 08/06/2024", 9),
+             (420, 270, "Total a pagar", 9, "B"), (540, 270, "29,52 €", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Oficina Ribeiro & Filhos, Lda.", "Rua das Flores 120 4050-107 Porto")
+    assert (data["buyer_name"], data["buyer_address"]) == ("Quinta do Vale, S.A.", "Av. da Liberdade 45 1250-142 Lisboa")
+    assert data["due_date"] == "2024-06-08"
+    # a unit word is a count's unit only after the count: "units" is the item's own word here
+    assert parse_row("Emergency lighting units  12.00  24.00") == {"amount": "24.00", "unit_price": "12.00",
+                                                                   "description": "Emergency lighting units"}
+    assert parse_row("Trennblätter A4 20 Stk. 9,90 198,00")["quantity"] == "20"
+    texts = [(45, 50, "Varbergs Snickeri AB", 14), *_lines(45, 66, ["Kungsgatan 12", "432 45 Varberg"]),
+             (380, 250, "Netto", 9), (540, 250, "18 880,00", 9, "R"), (380, 262, "Moms 25 %", 9),
+             (540, 262, "4 720,00", 9, "R"), (380, 274, "I alt", 9, "B"), (540, 274, "23 600,00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_address"] == "Kungsgatan 12 432 45 Varberg"
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (18880.0, 4720.0, 23600.0)

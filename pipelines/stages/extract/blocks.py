@@ -118,7 +118,7 @@ COUNTRY_LAST = re.compile(r"[\s,](?:malaysia|singapore|indonesia|deutschland|ger
                           r"switzerland|united kingdom|uk|usa|united states)\W*$", re.I)
 EMAIL_LINE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # a tax number's line: "(GST ID No : 001147416576)", "GST REG NO: 000800589824", "VAT no. 1234567"
-TAX_LINE = re.compile(r"\W*(?:gst|sst|vat|tax|ust|tva|btw|iva|nif|cif|nie|uid|siret|siren|p\.? ?iva|c\.?f\.?|"
+TAX_LINE = re.compile(r"\W*(?:gst(?:in)?|sst|vat|tax|ust|tva|btw|iva|nif|nip|cif|nie|uid|siret|siren|p\.? ?iva|c\.?f\.?|"
                       r"steuer-?nr\.?)\b[^:]{0,16}:?\s*[\w-]+\W*$", re.I)
 
 
@@ -237,7 +237,10 @@ POSTCODE = re.compile(r"(?<![\w:/-])(?:[A-Z]{1,2}-)?\d{4,5},?\s+[A-Za-zÄÖÜÉ�
                       r"|(?<!\w)[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?=$|[\s,])"
                       r"|(?<!\w)[A-Z]{2}\s\d{5}(?:-\d{4})?(?=$|[\s,])"  # US: OR 97405
                       r"|(?<!\w)[A-Z]\d[A-Z]\s?\d[A-Z]\d(?=$|[\s,])"  # Canada: M8V 1K3
-                      r"|(?<!\w)(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}(?=$|[\s,])")  # Australia: VIC 3191
+                      r"|(?<!\w)(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}(?=$|[\s,])"  # Australia: VIC 3191
+                      r"|(?<![\w-])\d{4}-\d{3}\s+[A-ZÀ-Ý][\w'’.-]+"  # Portugal: 4050-107 Porto
+                      r"|(?<![\w-])\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
+                      r"|(?<!\w)[A-Z]\d{2}\s[A-Z0-9]{4}(?=$|[\s,])")  # Ireland: P85 YK30
 
 
 def _around_postcode(lines: list[Line]) -> Block:
@@ -288,7 +291,7 @@ def _street_and_town(block: Block) -> Block:
     k = next((i for i, (t, _) in enumerate(block) if parties.postcode_line(t)), None)
     if k is None:
         return block
-    start = k - 1 if k >= 1 and re.search(r"\d", block[k - 1][0]) else k
+    start = k - 1 if k >= 1 and re.search(r"\d|,", block[k - 1][0]) else k  # a street, not a person
     return block[start:k + 1]
 
 

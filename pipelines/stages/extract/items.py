@@ -130,12 +130,15 @@ def parse_row(text: str) -> dict[str, str] | None:
         out["quantity"], out["unit_price"] = amounts[0].group(0).strip(), amounts[1].group(0).strip()
     # (the words before the row's first amount: a row may print a net and a gross unit price)
     head = text[:amounts[0].start()].split()
-    while head and UNIT.match(head[-1]):
-        head.pop()
-    if "quantity" not in out and head and NUMBER.match(head[-1]) and not YEAR.match(head[-1]):  # not "Exchange 2010"
+    units = 0
+    while units < len(head) and UNIT.match(head[-1 - units]):
+        units += 1
+    counted = units < len(head) and NUMBER.match(head[-1 - units]) and not YEAR.match(head[-1 - units])
+    if "quantity" not in out and counted:  # "20 Stk." / "3 h": the count and its unit ("Exchange 2010" names)
+        del head[len(head) - units:]
         out["quantity"] = head.pop()
-    while head and UNIT.match(head[-1]):
-        head.pop()
+        while head and UNIT.match(head[-1]):
+            head.pop()
     desc = " ".join(head).strip(" -:|")
     if sum(ch.isalpha() for ch in desc) >= 2:
         out["description"] = desc

@@ -34,6 +34,10 @@ POSTCODE = re.compile(
     r"|[A-Z]{2}\s\d{5}(?:-\d{4})?"  # WA 98109-5210
     r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada: M8V 1K3
     r"|(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}"  # Australia: VIC 3191
+    r"|\d{4}-\d{3}\s+[A-ZÀ-Ý][\w'’.-]+"  # Portugal: 4050-107 Porto
+    r"|\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
+    r"|[A-Z]\d{2}\s[A-Z0-9]{4}"  # Ireland: P85 YK30
+    r"|(?<=[A-Za-z])[\s,-]+\d{6}(?=\s*$)"  # India: Surat, Gujarat - 394221
     r"|(?:[A-Z][a-z]+\s){1,2}\d{5}(?:-\d{4})?(?=\s*$))(?=$|[\s,])")  # California 94104
 # a street's line, whose house number can look like a postcode: "2210 Alder St", "3050 Lake Shore Blvd W"
 STREET_LINE = re.compile(r"^\s*\d{1,5}[A-Za-z]?\s+.*\b(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|"
@@ -46,7 +50,7 @@ def postcode_line(text: str) -> bool:
     not a street line whose number looks like one (``2210 Alder St``)?"""
     return bool(POSTCODE.search(text)) and not STREET_LINE.match(text)
 SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|"
-                        r"sr\.?|sra\.?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
+                        r"sr\.?|sra\.?|exm[oa]s?\.?(?:\(s\))?(?:\s+sr[as]?\.?(?:\(s\))?|\s+sras\.?)?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
 CONTACT_LINE = re.compile(r"^(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|mme\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?|"
                           r"attn\.?:?|attention:?|z\.? ?hd\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)

@@ -60,13 +60,13 @@ ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "direc
 TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOTA1"
                "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
-               "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale",
+               "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale", "i alt",
                "att betala", "totalt")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$€(]|\\s*$|\\s+[£$€]?\\s*\\d[\\d,.]*[.,]\\d\\d\\b)", "exkl\\.?", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
-                  "sans tva", "\\w*grunnlag", "ekskl\\.?")
-TAX = _words("tax(?:es)?", "vat", "gst", "hst", "pst", "qst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
+                  "sans tva", "\\w*grunnlag", "ekskl\\.?", "before taxes", "total il[íi]quido")
+TAX = _words("tax(?:es)?", "vat", "gst", "[cisu]gst", "utgst", "hst", "pst", "qst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
              "iva", "impuesto", "imposta", "mva", "moms")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
                 "code")
@@ -83,7 +83,7 @@ FINAL = _words("grand", "rounded", "incl\\.?", "inkl\\.?", "inclusive", "include
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour", "issued", "ausgestellt",
                   "émise? le", "emitida", "emessa")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
-             "vervaldag", "vencimiento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
+             "vervaldag", "vencimiento", "vencimento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
              "te betalen voor", "pagar antes", "pagare entro", "forfall\\w*", "forfald\\w*",
              "förfallo\\w*")
 OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
@@ -94,9 +94,9 @@ AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "ve
 TITLE = _words("invoice", "tax ?invoice", "receipt", "official receipt", "cash bill", "cash sales?", "bill",
                "quotation", "credit note", "delivery note", "statement", "rechnung", "quittung", "beleg",
                "gutschrift", "facture", "reçu", "ticket", "factuur", "bon", "kassabon", "factura", "recibo",
-               "fattura", "ricevuta", "scontrino", "simplified tax invoice")
+               "fattura", "ricevuta", "scontrino", "simplified tax invoice", "fatura", "faktura")
 STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone", "tél", "fax", "hp", "mobile",
-              "e-?mail", "www", "http", "gst", "vat", "sst", "tax ?id", "tin", "ust-?id", "ust-?idnr", "siret",
+              "e-?mail", "www", "http", "gst", "gstin", "nip", "vat", "sst", "tax ?id", "tin", "ust-?id", "ust-?idnr", "siret",
               "siren", "tva", "btw", "kvk", "cif", "nif", "p\\.? ?iva", "partita iva", "invoice", "receipt",
               "cashier", "date", "datum", "table", "order", "total", "cash", "qty", "amount", "reg(?:istration)?",
               "roc", "co\\.? ?no", "company no", "formerly", "licensee", "seite", "page", "pagina", "página",
@@ -150,8 +150,8 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 # "Invoice # INV/2023/03/0008", "Rechnungsnummer: 471102", "Factuurnummer 16117778"
 DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
-    r"facture|avoir|factuur|factura|fattura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
-    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?(?:s(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
+    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?(?:s-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
 
