@@ -115,3 +115,11 @@ def test_portuguese_swedish_irish_and_indian_addresses_titles_and_taxes() -> Non
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["seller_address"] == "Kungsgatan 12 432 45 Varberg"
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (18880.0, 4720.0, 23600.0)
+
+
+def test_a_stamp_duty_is_no_tax() -> None:
+    texts = [(45, 50, "Fattura n. 9/2024 del 02/04/2024", 12), (380, 250, "Imponibile", 9), (540, 250, "600,00", 9, "R"),
+             (380, 262, "IVA 22%", 9), (540, 262, "132,00", 9, "R"), (380, 274, "Imposta di bollo", 9),
+             (540, 274, "2,00", 9, "R"), (380, 286, "Totale documento", 9, "B"), (540, 286, "734,00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (600.0, 132.0, 734.0)

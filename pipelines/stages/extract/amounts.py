@@ -128,6 +128,8 @@ WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|wi
                      r"\s*\(?\s*[\w.-]+", re.I)
 
 
+# a stamp duty is a charge, not the tax: "Imposta di bollo", "droit de timbre"
+STAMP = re.compile(r"\b(?:bollo|stamp duty|timbre|stempel\w*)\b", re.I)
 ROUNDING = re.compile(r"\b(?:round(?:ing)?|rundung|arrondi\w*|afronding|redondeo|arrotondamento)\b", re.I)
 
 
@@ -170,7 +172,8 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             elif role.kind == "subtotal":
                 if not SUBTOTAL.search(t):
                     continue
-            elif not TAX.search(WITHOUT.sub(" ", t)) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)):
+            elif not TAX.search(WITHOUT.sub(" ", t)) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)) \
+                    or STAMP.search(t):
                 continue  # "Total incl. tax" is the total, "Total (excl. taxes)" the net: neither the tax
             value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
             if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:

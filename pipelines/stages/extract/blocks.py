@@ -310,7 +310,8 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
                     label is not BUYER and not _party_label(ln.text) and not said):  # a seller's: the label alone
                 continue
             after = ln.text[m.end():].strip(" :.-,")
-            if re.match(r"(?:account|number|no\b|nr\b|id\b|code|ref|reference|vat|tax)", after, re.I):
+            if re.match(r"(?:account|number|no\b|nr\b|id\b|code|ref|reference|vat|tax|service|care|support)",
+                        after, re.I):
                 continue  # "Customer account: PEN-0077", "Client No.": an identifier's label
             if after.startswith("/"):
                 after = ""  # "Käufer/Leistungsempfänger": one label in two words
