@@ -123,3 +123,10 @@ def test_a_stamp_duty_is_no_tax() -> None:
              (540, 274, "2,00", 9, "R"), (380, 286, "Totale documento", 9, "B"), (540, 286, "734,00", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (600.0, 132.0, 734.0)
+
+
+def test_a_totals_table_whose_amounts_group_thousands_with_spaces() -> None:
+    texts = [(45, 50, "FACTURE N° 2024-88", 14), (300, 250, "Total HT", 9, "B"), (380, 250, "TVA", 9, "B"),
+             (460, 250, "Total TTC", 9, "B"), (300, 264, "1 200,00", 9), (380, 264, "240,00", 9), (460, 264, "1 440,00", 9)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1200.0, 240.0, 1440.0)

@@ -92,6 +92,17 @@ def _rate(words: list[str]) -> bool:
                                                 and not any(ch.isalnum() for ch in words[1])))
 
 
+def _tokens(text: str) -> list[str]:
+    """A row's words, each amount one word however it groups its thousands (``18 880,00``)."""
+    out: list[str] = []
+    pos = 0
+    for m in AMOUNT.finditer(text):
+        out += text[pos:m.start()].split()
+        out.append(m.group(0).strip())
+        pos = m.end()
+    return out + text[pos:].split()
+
+
 def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     """A totals table: a header row of labels (``Nettobetrag MwSt-Betrag MwSt-% Endbetrag``) over
     rows of amounts, one per tax rate, the last of them their sum. The amount under the label in
@@ -110,7 +121,7 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     last = [_value(a) for a in AMOUNT.findall(body[-1].text)]
     if len(body) > 1 and abs(sum(_value(AMOUNT.findall(r.text)[-1]) for r in body[:-1]) - last[-1]) > 0.011:
         return None
-    tokens = body[-1].text.split()
+    tokens = _tokens(body[-1].text)
     if after >= len(tokens) or not AMOUNT.fullmatch(tokens[-1 - after]):
         return None
     return tokens[-1 - after], body[-1]
