@@ -235,12 +235,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
 
 POSTCODE = re.compile(r"(?<![\w:/-])(?:[A-Z]{1,2}-)?\d{4,5},?\s+[A-Za-zÄÖÜÉÈ][\w'’.-]+"
                       r"|(?<!\w)[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?=$|[\s,])"
-                      r"|(?<!\w)[A-Z]{2}\s\d{5}(?:-\d{4})?(?=$|[\s,])"  # US: OR 97405
-                      r"|(?<!\w)[A-Z]\d[A-Z]\s?\d[A-Z]\d(?=$|[\s,])"  # Canada: M8V 1K3
-                      r"|(?<!\w)(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}(?=$|[\s,])"  # Australia: VIC 3191
-                      r"|(?<![\w-])\d{4}-\d{3}\s+[A-ZÀ-Ý][\w'’.-]+"  # Portugal: 4050-107 Porto
-                      r"|(?<![\w-])\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
-                      r"|(?<!\w)[A-Z]\d{2}\s[A-Z0-9]{4}(?=$|[\s,])")  # Ireland: P85 YK30
+                      rf"|(?<![\w-])(?:{parties.ABROAD})(?=$|[\s,])")
 
 
 def _around_postcode(lines: list[Line]) -> Block:

@@ -28,15 +28,18 @@ from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, pe
 from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, _party_label, rows_of
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
+# postcodes outside the Continent's "80333 München" and the UK's "EC1A 1BB" (shared with
+# ``blocks.POSTCODE``, which reads a receipt's head)
+ABROAD = (r"[A-Z]{2}\s\d{5}(?:-\d{4})?"  # US: WA 98109-5210
+          r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada: M8V 1K3
+          r"|(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}"  # Australia: VIC 3191
+          r"|\d{4}-\d{3}\s+[A-ZÀ-Ý][\w'’.-]+"  # Portugal: 4050-107 Porto
+          r"|\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
+          r"|[A-Z]\d{2}\s[A-Z0-9]{4}")  # Ireland: P85 YK30
 POSTCODE = re.compile(
     r"(?:^|[\s,])(?:(?:[A-Z]{1,2}-)?\d{4,5}\s+[A-ZÄÖÜÉÈ][\w'’.-]+"  # 80333 München, D-63571 Gelnhausen
     r"|[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}"  # EC1A 1BB
-    r"|[A-Z]{2}\s\d{5}(?:-\d{4})?"  # WA 98109-5210
-    r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada: M8V 1K3
-    r"|(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}"  # Australia: VIC 3191
-    r"|\d{4}-\d{3}\s+[A-ZÀ-Ý][\w'’.-]+"  # Portugal: 4050-107 Porto
-    r"|\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
-    r"|[A-Z]\d{2}\s[A-Z0-9]{4}"  # Ireland: P85 YK30
+    rf"|{ABROAD}"
     r"|(?<=[A-Za-z])[\s,-]+\d{6}(?=\s*$)"  # India: Surat, Gujarat - 394221
     r"|(?:[A-Z][a-z]+\s){1,2}\d{5}(?:-\d{4})?(?=\s*$))(?=$|[\s,])")  # California 94104
 # a street's line, whose house number can look like a postcode: "2210 Alder St", "3050 Lake Shore Blvd W"
