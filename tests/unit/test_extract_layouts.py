@@ -8,6 +8,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pipelines.core.models import Fragment, PageResult
+from pipelines.core.requests import StructuredExtractionOptions
+from pipelines.stages import extract
 from pipelines.stages.extract.items import parse_row
 from tests.support.extract_pdf import drawn_pdf, run
 
@@ -130,3 +133,58 @@ def test_a_totals_table_whose_amounts_group_thousands_with_spaces() -> None:
              (460, 250, "Total TTC", 9, "B"), (300, 264, "1 200,00", 9), (380, 264, "240,00", 9), (460, 264, "1 440,00", 9)]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1200.0, 240.0, 1440.0)
+
+
+def test_an_indian_gst_invoice_in_lakhs_with_its_tax_split_in_two() -> None:
+    """Amounts grouped the Indian way (1,03,900.00), a "Taxable Value" for the net, and the tax
+    printed as its central and state halves: the tax is their sum, since net + both = total."""
+    texts = [(40, 50, "Shree Ganesh Textiles Pvt. Ltd.", 12), (400, 50, "Invoice No.: SGT/24-25/0193", 9),
+             (360, 250, "Taxable Value", 9), (540, 250, "1,03,900.00", 9, "R"),
+             (360, 262, "CGST @ 2.5%", 9), (540, 262, "2,597.50", 9, "R"),
+             (360, 274, "SGST @ 2.5%", 9), (540, 274, "2,597.50", 9, "R"),
+             (360, 290, "Grand Total", 11, "B"), (540, 290, "₹ 1,09,095.00", 11, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (103900.0, 5195.0, 109095.0)
+
+
+def test_two_tax_rows_that_do_not_add_up_to_the_total_are_not_summed() -> None:
+    """A VAT row and its repetition in a summary: net + one of them is the total, so one is the tax."""
+    texts = [(40, 50, "Invoice 88", 14), (380, 250, "Net", 9), (540, 250, "500.00", 9, "R"),
+             (380, 262, "VAT 20%", 9), (540, 262, "100.00", 9, "R"), (380, 274, "VAT amount", 9),
+             (540, 274, "100.00", 9, "R"), (380, 290, "Total", 9, "B"), (540, 290, "600.00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (500.0, 100.0, 600.0)
+
+
+def test_a_header_of_labels_of_several_words_over_one_row_of_sums() -> None:
+    """A Swedish bill's sums: a header of four labels, two of them two words, over four amounts
+    that group their thousands with spaces; each label reads the amount under it."""
+    texts = [(40, 50, "Faktura 20417", 14), (300, 250, "Exkl. moms  Moms 25 %  Öresavrundning  Att betala", 8),
+             (300, 262, "18 880,00  4 720,00  0,00  SEK 23 600,00", 9)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (18880.0, 4720.0, 23600.0)
+
+
+
+def test_a_hotel_folio_with_its_details_beside_the_guest_and_a_vat_summary_of_labels() -> None:
+    """A hotel's folio as the parser reads it: one table whose rows hold the guest's address, then
+    a label and its value (Room 214, Arrival…, Folio No. 88172), and a VAT summary whose header
+    says Rate / Net / VAT / Gross over one row."""
+    rows = [["Mr Tomasz Brandt", "", "Room", "214"], ["Veridian Surveys Ltd", "", "Arrival", "03/06/2024"],
+            ["44 Albion Street", "", "Departure", "06/06/2024"], ["Glasgow G1 1LH", "", "Folio No.", "88172"],
+            ["", "", "Invoice Date", "06/06/2024"], ["", "", "Cashier", "ANNA"]]
+    page = PageResult(page_number=1, width=595, height=842, fragments=[
+        Fragment(fragment_type="section_header", content={"content": "The Harbour View Hotel", "level": 1},
+                 bbox=_box(200, 40, 400, 60)),
+        Fragment(fragment_type="table", content={"rows": rows}, bbox=_box(40, 120, 555, 200)),
+        Fragment(fragment_type="text", content={"content": "Total Charges"}, bbox=_box(300, 300, 380, 310)),
+        Fragment(fragment_type="text", content={"content": "352.50"}, bbox=_box(520, 300, 550, 310)),
+        Fragment(fragment_type="text", content={"content": "Rate  Net  VAT  Gross\n20%  293.75  58.75  352.50"},
+                 bbox=_box(40, 340, 300, 365))])
+    data = extract.extract_pages([page], StructuredExtractionOptions(schema_name="s", json_schema=SCHEMA)).data
+    assert (data["invoice_number"], data["invoice_date"]) == ("88172", "2024-06-06")
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (293.75, 58.75, 352.5)
+
+
+def _box(x1: float, y1: float, x2: float, y2: float) -> dict:
+    return {"x1": x1, "y1": y1, "x2": x2, "y2": y2}

@@ -62,13 +62,16 @@ def _in_label_order(rows: list[Row], i: int) -> tuple[str, Row] | None:
     return amounts[k]
 
 
+NET = re.compile(r"(?<![\w-])(?:net|nett|netto)(?![\w-])", re.I)
+
+
 def _header_label(text: str, kind: str) -> int | None:
     """How many words of a header row of labels follow the last label that names ``kind``."""
     def spans(pat: re.Pattern[str]) -> list[tuple[int, int]]:
         return [m.span() for m in pat.finditer(text)]
     sub, tax = spans(SUBTOTAL), spans(TAX)
     if kind == "subtotal":
-        found = sub
+        found = sub or spans(NET)  # "Rate  Net  VAT  Gross": a column's label says net alone
     elif kind == "tax":
         found = [t for t in tax if not any(a <= t[0] < b for a, b in sub)]
     else:
@@ -81,7 +84,7 @@ def _header_label(text: str, kind: str) -> int | None:
     while end < len(text) and not text[end].isspace():
         end += 1
     rest = text[end:].split()
-    while rest and re.fullmatch(r"\(?(?:ttc|ht|brutto|netto|incl\.?|excl\.?|gross|net)\)?", rest[0], re.I):
+    while kind != "tax" and rest and re.fullmatch(r"\(?(?:ttc|ht|brutto|netto|incl\.?|excl\.?|gross|net)\)?", rest[0], re.I):
         rest = rest[1:]  # the label's own qualifier: "TOTAL TTC", "Summe Brutto"
     return sum(1 for w in rest if any(ch.isalnum() for ch in w))  # "VAT %" is one label
 
@@ -121,10 +124,27 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     last = [_value(a) for a in AMOUNT.findall(body[-1].text)]
     if len(body) > 1 and abs(sum(_value(AMOUNT.findall(r.text)[-1]) for r in body[:-1]) - last[-1]) > 0.011:
         return None
+    amounts = [m.group(0).strip() for m in AMOUNT.finditer(body[-1].text)]
+    labels = _labels(rows[i].text)
+    if len(labels) == len(amounts):  # one label over each amount: "Exkl. moms  Moms 25 %  Att betala"
+        k = max((n for n, seg in enumerate(labels) if _header_label(seg, kind) is not None), default=None)
+        return (amounts[k], body[-1]) if k is not None else None
     tokens = _tokens(body[-1].text)
     if after >= len(tokens) or not AMOUNT.fullmatch(tokens[-1 - after]):
         return None
     return tokens[-1 - after], body[-1]
+
+
+def _labels(text: str) -> list[str]:
+    """A header row's labels where each begins with a capital and goes on in small letters,
+    figures or signs (``Exkl. moms``, ``Moms 25 %``, ``Att betala``)."""
+    out: list[str] = []
+    for w in text.split():
+        if w[0].isupper() or not out:
+            out.append(w)
+        else:
+            out[-1] += " " + w
+    return out
 
 
 def _value(text: str) -> float:
@@ -208,3 +228,42 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
     if best is None and net is not None:  # "SUB TOTAL 150.00 / NET TOTAL 174.90 / CASH 200.00"
         return net[1]
     return best[2] if best else None
+
+
+def tax_parts(pages: list[PageResult]) -> list[list[tuple[float, Row]]]:
+    """Runs of two or more tax rows printed one under another, each with its amount: a tax the
+    document splits by authority or rate (``CGST @ 2.5%`` / ``SGST @ 2.5%``, ``GST`` / ``PST``,
+    ``VAT 20%`` / ``VAT 5%``). Whether a run is the tax is for the caller to check against the
+    subtotal and the total."""
+    runs: list[list[tuple[float, Row]]] = []
+    for page in pages:
+        run: list[tuple[float, Row]] = []
+        for r in rows_of(page):
+            t = r.text
+            part = TAX.search(WITHOUT.sub(" ", t)) and not TOTAL.search(t) and not SUBTOTAL.search(t) \
+                and not STAMP.search(t) and not NOT_TOTAL.search(t) and (value := _amount_on(r)) is not None
+            if part:
+                run.append((_value(value), r))
+                continue
+            if len(run) >= 2:
+                runs.append(run)
+            run = []
+        if len(run) >= 2:
+            runs.append(run)
+    return runs
+
+
+def split_tax(pages: list[PageResult], one: Hit | None, subtotal: Hit | None, total: Hit | None) -> Hit | None:
+    """The tax as the sum of its parts when the subtotal and those parts add up to the total and
+    the one tax row found does not; ``None`` otherwise."""
+    if subtotal is None or total is None:
+        return None
+    sub, tot = _value(subtotal.text), _value(total.text)
+    if one is not None and abs(sub + _value(one.text) - tot) <= 0.011:
+        return None
+    for run in reversed(tax_parts(pages)):
+        if abs(sub + sum(v for v, _ in run) - tot) <= 0.011:
+            first = run[0][1]
+            return Hit(f"{sum(v for v, _ in run):.2f}", first.page, first.box)
+    return None
+

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.amounts import amount
+from pipelines.stages.extract.amounts import amount, split_tax
 from pipelines.stages.extract.blocks import party
 from pipelines.stages.extract.lines import Hit
 from pipelines.stages.extract.roles import (
@@ -113,4 +113,7 @@ def find(pages: list[PageResult], role: Role) -> Hit | None:
         return party(pages, role)
     if role.kind == "date":
         return date(pages, role)
+    if role.kind == "tax":
+        one = amount(pages, role)
+        return split_tax(pages, one, amount(pages, Role("subtotal")), amount(pages, Role("total"))) or one
     return amount(pages, role)

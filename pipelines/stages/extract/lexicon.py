@@ -19,7 +19,8 @@ GLOSSES: list[tuple[str, str]] = [
     (r"[a-zäöüß]*rechnungs?(?:\s*\(\w{1,6}\))?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
-     r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura" + _R + r"(?:nummer|nr|no)", "invoice number"),
+     r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura" + _R + r"(?:nummer|nr|no)|"
+     r"folio" + _R + r"(?:number|no|nr|#)", "invoice number"),  # a hotel's bill, Mexico's invoices
     (r"kunden" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?client|client" + _R + r"(?:n|no)|"
      r"klant" + _R + r"(?:nummer|nr)|n[uú]mero de cliente|codice cliente", "customer number"),
     (r"bestell" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?commande|bestel" + _R + r"(?:nummer|nr)|"

@@ -65,7 +65,8 @@ TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOT
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$€(]|\\s*$|\\s+[£$€]?\\s*\\d[\\d,.]*[.,]\\d\\d\\b)", "exkl\\.?", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
-                  "sans tva", "\\w*grunnlag", "ekskl\\.?", "before taxes", "total il[íi]quido")
+                  "sans tva", "\\w*grunnlag", "ekskl\\.?", "before taxes", "total il[íi]quido",
+                  "taxable (?:value|amount)")
 TAX = _words("tax(?:es)?", "vat", "gst", "[cisu]gst", "utgst", "hst", "pst", "qst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
              "iva", "impuesto", "imposta", "mva", "moms")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
@@ -115,7 +116,8 @@ DATE = re.compile(
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
     r"|[A-Za-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})(?:\b|(?=\d{1,2}:\d{2})|(?=T\d))")  # a time glued on
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
-AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|[$€£¥]|EUR|USD|GBP|CHF)(?=\d))?-?(?:\d{1,3}(?:[.,' ]\d{3})+|\d{1,7})"
+AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|[$€£¥₹]|EUR|USD|GBP|CHF|INR)(?=\d))?-?"
+                    r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,' ]\d{3})+|\d{1,7})"  # lakh grouping: 1,03,900.00
                     r"[.,]\d{2}"
                     r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)
 PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b|\b0\d{1,3}-\d{6,8}\b")

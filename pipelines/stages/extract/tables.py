@@ -41,6 +41,23 @@ def _labelish_row(row: list[str]) -> bool:
     return len(filled) >= 3 and all(_is_short_label(c) and not any(ch.isdigit() for ch in c) for c in filled)
 
 
+def _pair_columns(rows: list[list[str]]) -> list[int]:
+    """Columns of labels with each one's value in the next column, beside other columns (the
+    buyer's address left of ``Room 214`` / ``Arrival 03/06/2024`` / ``Folio No. 88172``): three
+    or more distinct labels without figures, values mostly with figures, and the first row one
+    of the pairs (not a header over item rows)."""
+    out = []
+    for c in range(max(map(len, rows)) - 1):
+        pairs = [(r[c], r[c + 1]) for r in rows if c + 1 < len(r) and r[c] and r[c + 1]]
+        if len(pairs) < 3 or not (len(rows[0]) > c + 1 and any(ch.isdigit() for ch in rows[0][c + 1])):
+            continue
+        if all(_is_short_label(a) and not any(ch.isdigit() for ch in a) for a, _ in pairs) \
+                and len({a.lower() for a, _ in pairs}) == len(pairs) \
+                and 2 * sum(any(ch.isdigit() for ch in b) for _, b in pairs) >= len(pairs):
+            out.append(c)
+    return out
+
+
 @dataclass
 class Section:
     """A header row of a table and the rows under it (up to the next header row)."""
@@ -112,6 +129,10 @@ def table_candidates(page: PageResult) -> tuple[list[Candidate], list[Line]]:
                 out.append(Candidate(filled[0][0], filled[1][0], page.page_number, filled[1][1], "table-row"))
             if len(filled) == 1 and filled[0][0].endswith(":") and filled[0][1]:
                 loose.append(Line(page.page_number, filled[0][0], filled[0][1], -1 - fi, r, len(rows)))
+        for c in _pair_columns(rows):  # a column of labels beside their values, beside other text
+            out += [Candidate(row[c], row[c + 1], page.page_number, boxes[r][c + 1], "table-row")
+                    for r, row in enumerate(rows) if c + 1 < len(row) and row[c] and row[c + 1]
+                    and len([x for x in row if x]) > 2]
         # header rows (the first, or a row of labels inside the table) → their columns below
         for sec in _sections(page, rows, boxes):
             items = header_text("  ".join(h for h in sec.header if h))
