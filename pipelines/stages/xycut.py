@@ -181,7 +181,7 @@ class _Cutter:
         return self.unit * (1.1 if lines > 1.4 else 2.5)
 
     def columns(self, items: list[Item]) -> list[list[Item]]:
-        cols = self.split_x(items, self.x_gap(items))
+        cols = _whole_lines(self.split_x(items, self.x_gap(items)))
         if len(cols) > 1 and any(all(isinstance(i, Region) and i.kind == "key_value_region"
                                      for i in col) for col in cols):
             return [items]  # a column of form fields beside their labels: read row by row
@@ -326,6 +326,30 @@ class _Cutter:
             cy = (it.y1 + it.y2) / 2
             bands[sum(1 for c in cuts if cy >= c)].append(it)
         return [b for b in bands if b]
+
+
+def _whole_lines(parts: list[list[Item]]) -> list[list[Item]]:
+    """Parts of a cut joined again where one is a piece of a single line that goes on across the
+    gutter at a word space of its own size: a heading set in larger type over narrow code stops
+    the code's gutter at ``colour  and  LATEX``, which is not three columns."""
+    out = [parts[0]]
+    for part in parts[1:]:
+        prev = out[-1]
+        if _one_line(prev) or _one_line(part):
+            left = [w for w in prev if isinstance(w, Word)]
+            right = [w for w in part if isinstance(w, Word)]
+            if any(0 <= b.x1 - a.x2 < 0.75 * max(a.y2 - a.y1, b.y2 - b.y1) and abs(a.cy - b.cy) < 0.3 * (a.y2 - a.y1)
+                   for a in left for b in right):
+                out[-1] = prev + part
+                continue
+        out.append(part)
+    return out
+
+
+def _one_line(part: list[Item]) -> bool:
+    words = [w for w in part if isinstance(w, Word)]
+    return len(words) == len(part) and max(w.y2 for w in words) - min(w.y1 for w in words) \
+        < 1.5 * statistics.median(w.y2 - w.y1 for w in words)
 
 
 def _is_caption(items: list[Item]) -> bool:

@@ -82,3 +82,24 @@ def test_two_columns_written_in_order_kept() -> None:
     text = _text(_two_columns(interleave=False))
     names = [f"Left{k:02d}" for k in range(20)] + [f"Right{k:02d}" for k in range(20)]
     assert _order(text, names) == names
+
+
+def test_a_heading_in_large_type_over_narrow_code_stays_one_line() -> None:
+    # a justified heading in 12 pt bold whose word spaces (6 pt) are wider than the gutter the
+    # small code above it allows: the words right of the code's edge are not columns of their own
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Courier", 7)
+        for k in range(6):
+            c.drawString(72, 700 - 9 * k, f"\\code{{line{k}}} & value{k} \\\\")
+        c.setFont("Helvetica-Bold", 12)
+        x = 72.0
+        for word in ("Listings", "with", "a", "background", "colour", "and", "escaped", "formulas"):
+            c.drawString(x, 630, word)
+            x += c.stringWidth(word, "Helvetica-Bold", 12) + 6
+        c.drawString(72, 615, "in frames")
+        c.setFont("Helvetica", 10)
+        for k in range(4):
+            c.drawString(72, 590 - 12 * k, "Body text of the section goes on here for a while.")
+    r = convert(DocumentInput(data=_pdf(draw)))
+    texts = [str(f.content.get("content", "")) for f in r.pages[0].fragments]
+    assert any("colour and escaped formulas" in t.replace("\n", " ") for t in texts), texts
