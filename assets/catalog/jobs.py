@@ -332,6 +332,15 @@ def get_jobs_by_ids(engine: Engine, job_ids: list[str]) -> dict[str, Job]:
     return {r["id"]: Job.from_row(r) for r in rows}
 
 
+@waits_out_outages
+def leases(engine: Engine, job_ids: list[str]) -> dict[str, tuple[str | None, str, int]]:
+    """(lease owner, status, attempts) of each of ``job_ids`` still in the catalog."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(jobs.c.id, jobs.c.lease_owner, jobs.c.status, jobs.c.attempts)
+                            .where(jobs.c.id.in_(job_ids))).all()
+    return {r.id: (r.lease_owner, r.status, r.attempts) for r in rows}
+
+
 def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: str) -> None:
     with write_txn(engine) as conn:
         conn.execute(update(jobs).where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner)
@@ -341,7 +350,7 @@ def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: st
 @waits_out_outages
 def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: JobStatus | str,
            error: str | None, result_key: str | None, total_pages: int | None,
-           parsed_pages_count: int) -> bool:
+           parsed_pages_count: int, org: str | None = None, project: str | None = None) -> bool:
     """Close a claimed job (and queue its webhook events); False if this worker no longer holds it
     (someone else took over)."""
     with write_txn(engine) as conn:
@@ -354,7 +363,7 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: Job
                     lease_owner=None, lease_expires_us=None)
         ).rowcount)
         if done:  # the job's webhook events, in the same transaction: never one without the other
-            webhooks.enqueue(conn, job_id)
+            webhooks.enqueue(conn, job_id, org, project)
         return done
 
 

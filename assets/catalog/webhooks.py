@@ -61,9 +61,15 @@ def delete_webhook(engine: Engine, p: Principal, webhook_id: str) -> bool:
     return bool(gone)
 
 
-def enqueue(conn: Connection, job_id: str) -> int:
+enqueued = [0]  # deliveries written by this process so far (the dispatcher wakes its sender on news)
+
+
+def enqueue(conn: Connection, job_id: str, org: str | None = None, project: str | None = None) -> int:
     """Deliveries of a just-finished job's event to every webhook that wants it (call inside the
     transaction that finished the job); how many."""
+    if org is not None and project is not None and conn.execute(select(webhooks.c.id).where(
+            webhooks.c.organization_id == org, webhooks.c.project_id == project).limit(1)).first() is None:
+        return 0  # no webhook in the project: nothing to read
     job = conn.execute(select(jobs).where(jobs.c.id == job_id)).mappings().first()
     event = EVENT_OF.get(job["status"]) if job else None
     if event is None:
@@ -91,6 +97,7 @@ def enqueue(conn: Connection, job_id: str) -> int:
              project_id=h["project_id"], event=event, job_id=job["id"], payload=payload,
              status=DeliveryStatus.pending.value, attempts=0, next_attempt_us=now, created_us=now)
         for h in hooks])
+    enqueued[0] += len(hooks)
     return len(hooks)
 
 

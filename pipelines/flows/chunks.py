@@ -55,6 +55,9 @@ async def convert_pages(job: Job, inp: DocumentInput, page_range: str, deadline:
     return await asyncio.to_thread(documents.convert_part, current(), job, inp, page_range, deadline)
 
 
+# the jobs of the chunks running in this process, by id (their flow holds them already)
+_known: dict[str, Job] = {}
+
 # what to call as each job of a chunk ends (the dispatcher frees its room), by hook id
 _hooks: dict[str, Callable[[str], None]] = {}
 
@@ -64,13 +67,20 @@ async def process_chunk(job_ids: list[str], owner: str, hook: str = "") -> State
     """The jobs of one chunk, at once. Its task run completes with the outcomes counted ("11
     successful, 1 failure"); each job's outcome is its data."""
     rt = current()
-    held = await asyncio.to_thread(jobs_repo.get_jobs_by_ids, rt.engine, job_ids)
+    known = {i: _known[i] for i in job_ids if i in _known}
+    if len(known) == len(job_ids):  # the flow's own Job objects: only their leases are read again
+        now = await asyncio.to_thread(jobs_repo.leases, rt.engine, job_ids)
+        held = {i: j for i, j in known.items()
+                if now.get(i) == (owner, JobStatus.processing.value, j.attempts)}
+    else:
+        held = {i: j for i, j in (await asyncio.to_thread(jobs_repo.get_jobs_by_ids, rt.engine, job_ids)).items()
+                if j.lease_owner == owner and j.status == JobStatus.processing}
     done = _hooks.get(hook)
 
     async def one(job_id: str) -> str:
         try:
             job = held.get(job_id)
-            if job is None or job.lease_owner != owner or job.status != JobStatus.processing:
+            if job is None:
                 return SKIPPED
             return await run_held_job(job, owner)
         finally:
@@ -237,10 +247,13 @@ async def run_jobs(jobs: list[Job], owner: str, extra_tags: Callable[[Job], list
             [j.id for j in part], owner, hook, return_state=True)
 
     parts = chunks(jobs)
+    _known.update((j.id, j) for j in jobs)
     try:
         states = await asyncio.gather(*(one(p) for p in parts), return_exceptions=True)
     finally:
         _hooks.pop(hook, None)
+        for j in jobs:
+            _known.pop(j.id, None)
     outcomes: dict[str, str] = {}
     for part, st in zip(parts, states, strict=True):
         if isinstance(st, BaseException):

@@ -309,7 +309,8 @@ def fail(rt: Runtime, job: Job, owner: str, message: str) -> JobStatus | None:
     log.info("job_failed", job_id=job.id, kind=job.kind.value, attempt=job.attempts, error=message)
     _remove(rt, work_folder(job))
     ok = jobs_repo.finish(rt.engine, owner, job.id, job.attempts, status=JobStatus.failure, error=message,
-                          result_key=None, total_pages=None, parsed_pages_count=0)
+                          result_key=None, total_pages=None, parsed_pages_count=0,
+                          org=job.organization_id, project=job.project_id)
     return JobStatus.failure if ok else None
 
 
@@ -331,7 +332,8 @@ def complete(rt: Runtime, job: Job, owner: str, result: DocumentResult) -> JobSt
         _remove(rt, attempt_key(job))
     ok = jobs_repo.finish(rt.engine, owner, job.id, job.attempts, status=status,
                           error=result.error_message(), result_key=key,
-                          total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count)
+                          total_pages=result.total_pages, parsed_pages_count=result.parsed_pages_count,
+                          org=job.organization_id, project=job.project_id)
     if not ok and key:  # another worker owns this job now; its result is the one kept
         _remove(rt, key)
         if filed is not None:
