@@ -335,7 +335,7 @@ def _whole_lines(parts: list[list[Item]]) -> list[list[Item]]:
     out = [parts[0]]
     for part in parts[1:]:
         prev = out[-1]
-        if _one_line(prev) or _one_line(part):
+        if _larger_line(prev, part) or _larger_line(part, prev):
             left = [w for w in prev if isinstance(w, Word)]
             right = [w for w in part if isinstance(w, Word)]
             if any(0 <= b.x1 - a.x2 < 0.75 * max(a.y2 - a.y1, b.y2 - b.y1) and abs(a.cy - b.cy) < 0.3 * (a.y2 - a.y1)
@@ -344,6 +344,15 @@ def _whole_lines(parts: list[list[Item]]) -> list[list[Item]]:
                 continue
         out.append(part)
     return out
+
+
+def _larger_line(part: list[Item], other: list[Item]) -> bool:
+    """Is ``part`` one line set clearly larger than the words of ``other`` (a heading's piece
+    beside the smaller text it stands over; pieces of a line of the same size, a label's
+    ``vom 03.06.2026``, stay parts)?"""
+    words = [w for w in other if isinstance(w, Word)]
+    return _one_line(part) and bool(words) and \
+        statistics.median(w.y2 - w.y1 for w in part) >= 1.15 * statistics.median(w.y2 - w.y1 for w in words)
 
 
 def _one_line(part: list[Item]) -> bool:
