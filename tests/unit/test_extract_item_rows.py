@@ -131,3 +131,33 @@ def test_an_address_set_larger_than_the_body_is_read_line_by_line() -> None:
                                                                           "420,00"]])
     data = run(drawn_pdf(texts + table[0], table[1], table[2]), BENCH_SCHEMA)["data"]
     assert (data["buyer_name"], data["buyer_address"]) == ("Brasserie De Kaai", "Meir 48 2000 Antwerpen")
+
+
+def test_a_code_column_before_the_count_and_a_unit_column_after_it() -> None:
+    """Under "Description of Goods  HSN  Qty" the figure before the count is the HSN code, not
+    the name's; under "Antal  Enhet" any short word after the count is its unit; a unit word
+    inside the name ("tryk 500 stk.") stays when the count comes after it."""
+    from pipelines.stages.extract.items import columns, parse_row
+
+    assert columns("Sr Description of Goods HSN Qty Rate Amount (₹)") == (True, False)
+    assert columns("Benämning Antal Enhet À-pris Belopp") == (False, True)
+    assert columns("Description  Qty  Unit price  Amount") == (False, False)
+    assert parse_row("1  Cotton saree fabric (m)  5208  500  185.00  92,500.00", code=True) == {
+        "amount": "92,500.00", "unit_price": "185.00", "quantity": "500", "description": "1  Cotton saree fabric (m)"
+        .replace("  ", " ")}
+    assert parse_row("Montering 6 tim 650,00 3 900,00", unit=True)["quantity"] == "6"
+    assert parse_row("Montering 6 tim 650,00 3 900,00")["description"] == "Montering 6 tim"
+    assert parse_row("Visitkort, tryk 500 stk.  2  650,00  1.300,00")["description"] == "Visitkort, tryk 500 stk."
+    assert parse_row("Cable reel x 3  9,90  29,70") == {"amount": "29,70", "unit_price": "9,90", "quantity": "3",
+                                                       "description": "Cable reel"}
+
+
+def test_a_swedish_bill_with_hours_in_its_unit_column() -> None:
+    lines = [(40, 60, "Faktura", 16), (300, 90, "Fakturanummer 20417", 9),
+             (40, 200, "Benämning Antal Enhet À-pris Belopp", 9),
+             (40, 218, "Platsbyggd bokhylla ek 1 st 14 500,00 14 500,00", 9),
+             (40, 236, "Montering 6 tim 650,00 3 900,00", 9),
+             (300, 300, "Att betala", 9), (420, 300, "18 400,00", 9)]
+    items = run(pdf(lines), SCHEMA)["data"]["line_items"]
+    assert [(i["description"], i["quantity"], i["amount"]) for i in items] == [
+        ("Platsbyggd bokhylla ek", 1, 14500.0), ("Montering", 6, 3900.0)]

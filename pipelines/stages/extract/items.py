@@ -36,7 +36,7 @@ _HEAD = {
     "description": re.compile(r"descri\w*|bezeichnung|beschreibung|artikel\w*|d[ée]signation|omschrijving|"
                               r"concepto|item|product|article|leistung|service|libell[ée]", re.I),
     "quantity": re.compile(r"\b(?:qty|quantity|menge|anzahl|quantit[ée]|qt[ée]|aantal|cantidad|quantit[àa]|"
-                           r"units?)\b", re.I),
+                           r"units?|antal|m[æe]ngde|ilo[śs][ćc])\b", re.I),
     "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo", re.I),
     "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total", re.I),
 }
@@ -44,6 +44,12 @@ UNIT = re.compile(r"^(?:x|stk\.?|st\.?|stück|pcs?\.?|pc|pce|ea\.?|h|hrs?|std\.?
                   r"pausch\.?|psch\.?|pauschal|unit[ée]?s?|u\.?|[€$£]|eur|usd|gbp|chf)$",
                   re.I)  # (a currency printed before the price: "20 € 3,50")
 NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
+UNIT_WORD = re.compile(r"^[^\W\d_]{1,5}\.?$")  # a unit under a header's unit column: "tim", "svc", "m²"
+# the column heads that say a code column or a unit column is there (``columns``)
+CODE_HEAD = re.compile(r"(?<![\w-])(?:hsn(?:/sac)?|sac|sku|ean|gtin|art(?:ikel)?\.?-?nr\.?|item code|code|"
+                       r"r[ée]f\.?|hs code)(?![\w-])", re.I)
+UNIT_HEAD = re.compile(r"(?<![\w-])(?:unit|uom|u/m|enhet|enhed|einheit|eh|unit[ée]|eenheid|unidad|unit[àa]|"
+                       r"jedn\.?|me)(?![\w-])(?!\s*(?:price|cost|rate|value|amount|pris|preis|prix))", re.I)
 MAX_CONTINUATION = 2
 MAX_ITEM_WORDS = 30  # a paragraph that ends in an amount is not an item
 MAX_CONTINUATION_WORDS = 10
@@ -116,9 +122,12 @@ def annotation(text: str) -> bool:
     return bool(re.match(r"^[^:]{2,40}:(?!//)", text.strip()))
 
 
-def parse_row(text: str) -> dict[str, str] | None:
+def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, str] | None:
     """``"Trennblätter A4 20 Stk. 9,90 198,00"`` → description, quantity, unit_price, amount
-    (as printed); ``None`` when the row ends in no amount."""
+    (as printed); ``None`` when the row ends in no amount. Under a header with a code column
+    between the description and the quantity (``code``: HSN, SKU) the figure before the count
+    is that code; with a unit column after the quantity (``unit``) any short word after the
+    count is its unit (``6 tim``, ``1 svc``)."""
     amounts = _amounts(text)
     if not amounts:
         return None
@@ -133,12 +142,16 @@ def parse_row(text: str) -> dict[str, str] | None:
     units = 0
     while units < len(head) and UNIT.match(head[-1 - units]):
         units += 1
+    if unit and not units and len(head) >= 2 and UNIT_WORD.match(head[-1]) and NUMBER.match(head[-2]):
+        units = 1
     counted = units < len(head) and NUMBER.match(head[-1 - units]) and not YEAR.match(head[-1 - units])
     if "quantity" not in out and counted:  # "20 Stk." / "3 h": the count and its unit ("Exchange 2010" names)
         del head[len(head) - units:]
         out["quantity"] = head.pop()
-        while head and UNIT.match(head[-1]):
+        while head and head[-1] in ("x", "X", "×", "*"):  # "Item x 3": not "500 stk." in the name
             head.pop()
+        if code and len(head) >= 2 and any(ch.isdigit() for ch in head[-1]):
+            head.pop()  # "Cotton saree fabric (m)  5208  500": the HSN code before the count
     desc = " ".join(head).strip(" -:|")
     if sum(ch.isalpha() for ch in desc) >= 2:
         out["description"] = desc
@@ -166,10 +179,11 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
         items: list[tuple[dict[str, str], Row, int]] = []
         above: Row | None = None
         first = _quantity_first(rows[start].text)
+        code, unit = columns(rows[start].text)
         for row in rows[start + 1:]:
             if _ends(row) and items:
                 break
-            parsed = parse_row(row.text) if len(row.text.split()) <= MAX_ITEM_WORDS else None
+            parsed = parse_row(row.text, code, unit) if len(row.text.split()) <= MAX_ITEM_WORDS else None
             if parsed is not None and first is not None and "quantity" not in parsed:
                 parsed = _leading_quantity(parsed, positions=first)
             if parsed is not None:
@@ -183,6 +197,18 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
         if items:
             return without_charges(rec, [_object(rec, kinds, parsed, row) for parsed, row, _ in items])
     return []
+
+
+def columns(header: str) -> tuple[bool, bool]:
+    """Whether a header row has a code column between the description and the quantity
+    (``Description of Goods  HSN  Qty``), and a unit column right after the quantity
+    (``Antal  Enhet``, ``Qty  Unit  Net price``)."""
+    d, q = _HEAD["description"].search(header), _HEAD["quantity"].search(header)
+    if q is None:
+        return False, False
+    code = d is not None and any(d.end() <= m.start() < q.start() for m in CODE_HEAD.finditer(header))
+    after = header[q.end():].split()
+    return code, bool(after) and UNIT_HEAD.match(" ".join(after)) is not None
 
 
 POSITION = re.compile(r"^\W*(?:pos(?:ition)?\.?|#|nr\.?|no\.?|lfd\.?(?: nr\.?)?|line)(?=\W|$)", re.I)
