@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pipelines.core.models import Fragment, PageResult
+from pipelines.core.models import DocumentInput, Fragment, PageResult
 from pipelines.core.requests import StructuredExtractionOptions
+from pipelines.engine.document import convert
 from pipelines.stages import extract
+from pipelines.stages.extract.blocks import seller_block
 from pipelines.stages.extract.items import parse_row
 from tests.support.extract_pdf import drawn_pdf, run
 
@@ -188,3 +190,21 @@ def test_a_hotel_folio_with_its_details_beside_the_guest_and_a_vat_summary_of_la
 
 def _box(x1: float, y1: float, x2: float, y2: float) -> dict:
     return {"x1": x1, "y1": y1, "x2": x2, "y2": y2}
+
+
+def test_a_dutch_letterhead_whose_street_follows_a_large_name() -> None:
+    """A name set large over its street in a slightly smaller size: ``Wilgenlaan 17`` is the
+    street (its number last, as Continental Europe writes it), not the name going on."""
+    texts = [(40, 50, "FACTUUR", 20, "B"), (555, 48, "Klusbedrijf De Vries", 12, "RB"),
+             (555, 64, "Wilgenlaan 17", 10, "R"), (555, 76, "3581 KD Utrecht", 10, "R"),
+             (555, 88, "KvK 81234567", 10, "R"), (40, 130, "Aan:", 8),
+             *_lines(40, 142, ["Bouwbedrijf Van Leeuwen B.V.", "Industrieweg 44", "3542 AD Utrecht"], 8),
+             *_lines(340, 142, ["Factuurnummer: 2024-0412", "Factuurdatum: 30-04-2024", "Vervaldatum: 30-05-2024"], 8),
+             *[(40, 220 + 10 * k, f"Timmerwerk week {k} (uren)  38  € 42,50  € 1.615,00", 7.5) for k in range(12)],
+             (380, 330, "Totaal", 9, "B"), (540, 330, "€ 12.920,00", 9, "RB")]
+    pdf = drawn_pdf(texts)
+    data = run(pdf, SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Klusbedrijf De Vries", "Wilgenlaan 17 3581 KD Utrecht")
+    name, address = seller_block(convert(DocumentInput(data=pdf)).pages)  # the letterhead's own reading
+    assert ([t for t, _ in name], [t for t, _ in address]) == (["Klusbedrijf De Vries"],
+                                                               ["Wilgenlaan 17", "3581 KD Utrecht"])

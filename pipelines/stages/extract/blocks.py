@@ -221,7 +221,8 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
                           key=lambda ln: ln.box["x1"])  # type: ignore[index]
         text = " ".join(_without_id(ln.text) for ln in same_row)
         dangling = re.search(r"(?:&|\band|\bund|\bet|-)$", name[-1][0].strip(), re.I) is not None
-        if _legal_only(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text)) \
+        street = parties.STREET_LINE.match(text) or parties.STREET_NUMBER_LAST.match(text)
+        if _legal_only(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text) and not street) \
                 or (dangling and _name_like(text)):
             name.append((text, nxt))
             below = [ln for ln in below if ln not in same_row]

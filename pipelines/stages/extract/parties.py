@@ -48,6 +48,11 @@ STREET_LINE = re.compile(r"^\s*\d{1,5}[A-Za-z]?\s+.*\b(?:st|street|ave|avenue|rd
                          r"(?:\s+(?:[NSEW]|NE|NW|SE|SW))?,?\s*(?:(?:suite|ste|unit|apt)\.?\s*#?\w+)?,?\s*$", re.I)
 
 
+# a street as Continental Europe writes it: its name, then the number (``Wilgenlaan 17``,
+# ``Mühlweg 3a``, ``Via Emilia Est 214``, ``Calle Mayor 12-14``)
+STREET_NUMBER_LAST = re.compile(r"^\s*[^\W\d_][^\d,:@]{2,40}\s\d{1,4}\s?[a-zA-Z]?(?:\s?[-/]\s?\d{1,4}[a-zA-Z]?)?,?\s*$")
+
+
 def postcode_line(text: str) -> bool:
     """Does ``text`` hold a postcode with its town (``80333 München``, ``Springfield, IL 62704``),
     not a street line whose number looks like one (``2210 Alder St``)?"""
