@@ -208,3 +208,17 @@ def test_a_dutch_letterhead_whose_street_follows_a_large_name() -> None:
     name, address = seller_block(convert(DocumentInput(data=pdf)).pages)  # the letterhead's own reading
     assert ([t for t, _ in name], [t for t, _ in address]) == (["Klusbedrijf De Vries"],
                                                                ["Wilgenlaan 17", "3581 KD Utrecht"])
+
+
+def test_a_letterhead_line_with_the_address_then_telephone_and_e_mail_after_dots() -> None:
+    """An Irish letterhead prints its address, telephone and e-mail on one line between dots:
+    the address is the part before the telephone, not the customer's lines further down."""
+    texts = [(40, 45, "Murphy & Kinsella Electrical Ltd", 15, "B"),
+             (40, 62, "Unit 7, Ballybrit Business Park, Galway H91 X2C4 · 091 770 215 · accounts@mkelectrical.ie", 8),
+             (40, 74, "VAT No. IE 3456789KH · CRO 612345", 8), (40, 110, "VAT INVOICE", 14, "B"),
+             (40, 140, "Customer:", 8, "B"),
+             *_lines(40, 152, ["O'Donovan's Pharmacy", "14 Main Street", "Clonakilty, Co. Cork", "P85 YK30"]),
+             (380, 300, "Invoice Total €", 9, "B"), (540, 300, "853.64", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_address"] == "Unit 7, Ballybrit Business Park, Galway H91 X2C4"
+    assert data["buyer_address"] == "14 Main Street Clonakilty, Co. Cork P85 YK30"

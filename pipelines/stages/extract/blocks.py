@@ -152,6 +152,9 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if not out and not started and DATE.search(t) and passed < 2:
             passed += 1
             continue
+        if (kept := _before_contacts(t)) is not None:
+            out.append((kept, ln))  # "Unit 7, Ballybrit Business Park, Galway H91 X2C4 · 091 770 215 · …"
+            break
         if STOP.search(t) or _is_title(t) or AMOUNT.search(t) or parties.labelled(t) or PHONE.search(t) \
                 or (out and DATE.search(t)) or EMAIL_LINE.search(t):
             break
@@ -167,6 +170,20 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if len(out) == ADDRESS_ROWS or COUNTRY_LAST.search(t):
             break  # (an address ends with its country: a branch's name may follow)
     return out
+
+
+def _contact(part: str) -> bool:
+    return bool(STOP.search(part) or PHONE.search(part) or EMAIL_LINE.search(part) or TAX_LINE.match(part))
+
+
+def _before_contacts(text: str) -> str | None:
+    """The address at the head of a letterhead's one line that goes on, after a dot or a bar,
+    with the telephone, e-mail or tax number; ``None`` for any other line."""
+    parts = [p.strip() for p in re.split(r"\s*[·•|]\s*", text) if p.strip()]
+    k = next((i for i, p in enumerate(parts) if _contact(p)), len(parts))
+    if len(parts) < 2 or k == 0 or k == len(parts) or not any(ch.isdigit() for ch in " ".join(parts[:k])):
+        return None
+    return " ".join(parts[:k])
 
 
 def _gap(above: Line, ln: Line) -> bool:
@@ -287,7 +304,12 @@ def _street_and_town(block: Block) -> Block:
     k = next((i for i, (t, _) in enumerate(block) if parties.postcode_line(t)), None)
     if k is None:
         return block
-    start = k - 1 if k >= 1 and re.search(r"\d|,", block[k - 1][0]) else k  # a street, not a person
+    start = k
+    # up over the street and town lines (a figure or a comma: not a person), and over the town
+    # above a postcode printed alone (``Clonakilty, Co. Cork`` / ``P85 YK30``, ``Glasgow`` / ``G1 1LH``)
+    while start > 0 and k - start < 3 and (re.search(r"\d|,", block[start - 1][0])
+                                           or (start == k and _letters(POSTCODE.sub("", block[k][0])) == 0)):
+        start -= 1
     return block[start:k + 1]
 
 
