@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.support.extract_pdf import pdf, run
+from tests.support.extract_pdf import drawn_pdf, pdf, run
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "bench" / "invoices" / "schema.json").read_text())
 
@@ -92,3 +92,27 @@ def test_an_italian_invoice_numbered_n_and_a_buyer_under_spettabile() -> None:
     assert (data["invoice_number"], data["invoice_date"]) == ("12/2024", "2024-03-15")
     assert (data["buyer_name"], data["buyer_address"]) == ("Bianchi Costruzioni S.p.A.", "Corso Italia 22 10121 Torino (TO)")
     assert data["total_amount"] == 244.0
+
+
+def test_labels_the_layout_joined_and_a_label_beside_another_label() -> None:
+    """A header row of labels read as one cell ("Invoice no. Issue date" over "OA-0772
+    2024-07-01") gives each label its word; "Billed To" beside "Date of Issue" has no value there
+    (its name is below it); an identifier under "Käufer" is not the buyer's name."""
+    texts = [(40, 45, "Orrin Acoustics Ltd", 14, "B"), (40, 62, "Studio 12, Tanner's Yard", 8),
+             (40, 74, "Bristol BS1 4RN", 8),
+             (40, 120, "Invoice no. Issue date", 8, "B"), (40, 132, "OA-0772 2024-07-01", 9),
+             (40, 170, "Billed To", 8, "B"), (200, 170, "Date of Issue", 8, "B"),
+             (40, 182, "Fenwick Hollis Architects", 9), (200, 182, "02/07/2024", 9),
+             (40, 194, "9 Broad Quay", 9), (40, 206, "Bristol BS1 4DJ", 9),
+             (380, 300, "Total", 9, "B"), (540, 300, "2,937.60", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("OA-0772", "2024-07-01")
+    assert data["buyer_name"] == "Fenwick Hollis Architects"
+
+
+def test_portuguese_number_and_issue_date_labels() -> None:
+    from pipelines.stages.extract.lexicon import gloss, known_label
+
+    assert [gloss(t) for t in ("Fatura n.º", "Fatura-recibo n.º", "Data de emissão", "Issue date")] == [
+        "invoice number", "invoice number", "invoice date", "invoice date"]
+    assert known_label("Date of Issue") and not known_label("MUSTER-KUNDE GMBH")

@@ -10,7 +10,7 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
-from pipelines.stages.extract.lines import Hit
+from pipelines.stages.extract.lines import Hit, capital_labels
 from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
     AMOUNT,
@@ -125,7 +125,7 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     if len(body) > 1 and abs(sum(_value(AMOUNT.findall(r.text)[-1]) for r in body[:-1]) - last[-1]) > 0.011:
         return None
     amounts = [m.group(0).strip() for m in AMOUNT.finditer(body[-1].text)]
-    labels = _labels(rows[i].text)
+    labels = capital_labels(rows[i].text)
     if len(labels) == len(amounts):  # one label over each amount: "Exkl. moms  Moms 25 %  Att betala"
         k = max((n for n, seg in enumerate(labels) if _header_label(seg, kind) is not None), default=None)
         return (amounts[k], body[-1]) if k is not None else None
@@ -134,17 +134,6 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
         return None
     return tokens[-1 - after], body[-1]
 
-
-def _labels(text: str) -> list[str]:
-    """A header row's labels where each begins with a capital and goes on in small letters,
-    figures or signs (``Exkl. moms``, ``Moms 25 %``, ``Att betala``)."""
-    out: list[str] = []
-    for w in text.split():
-        if w[0].isupper() or not out:
-            out.append(w)
-        else:
-            out[-1] += " " + w
-    return out
 
 
 def _value(text: str) -> float:

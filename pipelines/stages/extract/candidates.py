@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
+from pipelines.stages.extract.lexicon import known_label
 from pipelines.stages.extract.lines import (
     Box,
     Candidate,
@@ -13,6 +14,7 @@ from pipelines.stages.extract.lines import (
     _is_short_label,
     _right_of,
     _text,
+    capital_labels,
     lines_of,
     split_pairs,
 )
@@ -81,7 +83,24 @@ def candidates(page: PageResult) -> list[Candidate]:
         below = _below(ln, lines)
         if below is not None and not split_pairs(below.text) and not _in_rows(ln, heads):
             out.append(Candidate(ln.text, below.text, ln.page, below.box, "below"))
-    return out
+    # a label's neighbour that is itself a known label ("Billed To" beside "Date of Issue") is
+    # the next label, not its value
+    return [part for c in out for part in _unjoined(c)
+            if not (c.kind in ("right", "below") and known_label(c.value.strip()))]
+
+
+def _unjoined(c: Candidate) -> list[Candidate]:
+    """A candidate whose label is two known labels the layout joined (``Invoice no. Issue
+    date`` over ``OA-0772 2024-07-01``), as one candidate per label, when its value has one word
+    for each; else the candidate itself."""
+    labels = capital_labels(c.label)
+    words = c.value.split()
+    cells = [(cell.split(), box) for cell, box in c.column]
+    if not 2 <= len(labels) == len(words) or any(len(ws) != len(labels) for ws, _ in cells) \
+            or not all(map(known_label, labels)):
+        return [c]
+    return [Candidate(lab, words[k], c.page, c.box, c.kind, [(ws[k], box) for ws, box in cells])
+            for k, lab in enumerate(labels)]
 
 
 def _in_rows(ln: Line, rows: list[Box]) -> bool:

@@ -20,7 +20,7 @@ GLOSSES: list[tuple[str, str]] = [
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
      r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura" + _R + r"(?:nummer|nr|no)|"
-     r"folio" + _R + r"(?:number|no|nr|#)", "invoice number"),  # a hotel's bill, Mexico's invoices
+     r"folio" + _R + r"(?:number|no|nr|#)|fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)", "invoice number"),  # a hotel's bill, Mexico's invoices
     (r"kunden" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?client|client" + _R + r"(?:n|no)|"
      r"klant" + _R + r"(?:nummer|nr)|n[uú]mero de cliente|codice cliente", "customer number"),
     (r"bestell" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?commande|bestel" + _R + r"(?:nummer|nr)|"
@@ -28,7 +28,7 @@ GLOSSES: list[tuple[str, str]] = [
     # dates
     (r"rechnungsdatum|date de (?:la )?facture|date de facturation|factuurdatum|fecha de (?:la )?factura|"
      r"data (?:della )?fattura|ausstellungsdatum|date d'[ée]mission|fecha de emisi[oó]n|data di emissione|"
-     r"fakturadato|fakturadatum",
+     r"fakturadato|fakturadatum|issue date|date of issue|date issued|issued on|data de emiss[ãa]o",
      "invoice date"),
     (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
      r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
@@ -104,6 +104,12 @@ def item_gloss(header: str) -> str:
 
 _COMPILED = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*$", re.I), gloss) for pat, gloss in GLOSSES]
 _INSIDE = [(re.compile(rf"(?<![a-zà-ÿ])(?:{pat})(?![a-zà-ÿ])", re.I), gloss) for pat, gloss in GLOSSES]
+
+
+def known_label(text: str) -> bool:
+    """Is ``text`` a whole label of a known kind (``Date of Issue``, ``Rechnungsnummer:``), not
+    a value that only contains such words (``MUSTER-KUNDE GMBH``)?"""
+    return any(pat.match(text) for pat, _ in _COMPILED)
 
 
 @functools.lru_cache(maxsize=8192)

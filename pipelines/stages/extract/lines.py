@@ -232,3 +232,15 @@ def per_page(store: list[tuple[PageResult, T]], page: PageResult, make: Callable
     del store[REMEMBERED:]
     return value
 
+
+def capital_labels(text: str) -> list[str]:
+    """A row of labels cut where each begins with a capital and goes on in small letters,
+    figures or signs (``Exkl. moms``, ``Moms 25 %``, ``Att betala``; ``Invoice no.``,
+    ``Issue date``)."""
+    out: list[str] = []
+    for w in text.split():
+        if w[0].isupper() or not out:
+            out.append(w)
+        else:
+            out[-1] += " " + w
+    return out
