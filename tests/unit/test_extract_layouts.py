@@ -222,3 +222,32 @@ def test_a_letterhead_line_with_the_address_then_telephone_and_e_mail_after_dots
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["seller_address"] == "Unit 7, Ballybrit Business Park, Galway H91 X2C4"
     assert data["buyer_address"] == "14 Main Street Clonakilty, Co. Cork P85 YK30"
+
+
+def test_a_mexican_cfdi_printout_with_its_tax_lines_a_receptor_and_a_stated_currency() -> None:
+    """The issuer's RFC and tax regime between its name and its street, the buyer under
+    "Receptor" as a form, and "Moneda: MXN" over the "$" of its amounts."""
+    texts = [(40, 45, "Distribuidora de Limpieza del Bajío, S.A. de C.V.", 12, "B"), (430, 45, "FACTURA", 16, "B"),
+             *_lines(40, 62, ["RFC: DLB150312KT9", "Régimen fiscal: 601 General de Ley Personas Morales",
+                              "Blvd. Adolfo López Mateos 2310 Ote., Col. Jardines del Moral",
+                              "C.P. 37160, León, Guanajuato"], 8.5),
+             (40, 130, "Receptor", 9, "B"), (40, 144, "Nombre:", 8.5), (140, 144, "Abarrotes La Esperanza, S.A. de C.V.", 8.5),
+             (40, 156, "RFC:", 8.5), (140, 156, "ALE0807224N1", 8.5),
+             (380, 250, "Subtotal", 9), (540, 250, "$27,192.50", 9, "R"), (380, 262, "IVA Trasladado 16%", 9),
+             (540, 262, "$4,350.80", 9, "R"), (380, 274, "Total", 9, "B"), (540, 274, "$31,543.30", 9, "RB"),
+             (40, 300, "Moneda:  MXN - Peso Mexicano", 8.5)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_address"] == "Blvd. Adolfo López Mateos 2310 Ote., Col. Jardines del Moral C.P. 37160, León, Guanajuato"
+    assert (data["buyer_name"], data["currency"]) == ("Abarrotes La Esperanza, S.A. de C.V.", "MXN")
+
+
+def test_an_address_ends_before_a_trn_line_and_currencies_of_more_countries() -> None:
+    from pipelines.stages.extract.roles import currencies
+
+    texts = [(40, 45, "Falcon Logistics LLC", 13, "B"),
+             *_lines(40, 62, ["Office 1204, Al Moosa Tower 2", "Sheikh Zayed Road, P.O. Box 118245", "Dubai",
+                              "TRN 100345678900003"], 8.5),
+             (380, 250, "Total", 9, "B"), (540, 250, "AED12,495.00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_address"] == "Office 1204, Al Moosa Tower 2 Sheikh Zayed Road, P.O. Box 118245 Dubai"
+    assert currencies("Celkem 57 142,00 Kč") == ["CZK"] and currencies("AED12,495.00") == ["AED"]

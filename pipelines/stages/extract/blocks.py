@@ -119,9 +119,13 @@ COUNTRY_LAST = re.compile(r"[\s,](?:malaysia|singapore|indonesia|deutschland|ger
 EMAIL_LINE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 # a tax number's line: "(GST ID No : 001147416576)", "GST REG NO: 000800589824", "VAT no. 1234567"
 TAX_LINE = re.compile(r"\W*(?:gst(?:in)?|sst|vat|tax|ust|tva|btw|iva|nif|nip|cif|nie|uid|siret|siren|p\.? ?iva|c\.?f\.?|"
-                      r"steuer-?nr\.?)\b[^:]{0,16}:?\s*[\w-]+\W*$", re.I)
+                      r"steuer-?nr\.?|trn|rfc|cnpj|abn|ein|uen|di[čc]|ičo|mva|org\.? ?nr|cvr)\b[^:]{0,16}:?\s*[\w-]+\W*$",
+                      re.I)
 
 
+# a labelled line of the party's tax registration, whatever follows the label
+TAX_LABEL = re.compile(r"\W*(?:gst(?:in)?|vat|tax|ust|tva|btw|iva|nif|nip|cif|siret|siren|p\.? ?iva|steuer-?nr\.?|trn|rfc|"
+                       r"cnpj|abn|ein|uen|di[čc]|ičo|mva|org\.? ?nr|cvr|r[ée]gimen fiscal)\b[^:]{0,20}:", re.I)
 ADDRESS_LEAD = re.compile(r"^[\w -]{0,20}?\b(?:address|adresse|anschrift|adres|direcci[oó]n|indirizzo)\s*:\s*", re.I)
 
 
@@ -148,6 +152,9 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if (not out and passed < 2 or started and len(out) == 1) and TAX_LINE.match(t) \
                 and sum(ch.isdigit() for ch in t) >= 6:
             passed += 1  # the party's tax number between its name and its address ("NIF A-08123456")
+            continue
+        if not out and passed < 3 and TAX_LABEL.match(t):
+            passed += 1  # "Régimen fiscal: 601 General de Ley Personas Morales" under the name
             continue
         if not out and not started and DATE.search(t) and passed < 2:
             passed += 1

@@ -13,6 +13,7 @@ from pipelines.stages.extract.blocks import party
 from pipelines.stages.extract.lines import Hit
 from pipelines.stages.extract.roles import (
     AMOUNT,
+    CURRENCY_NAME,
     DATE,
     DATE_WORD,
     DOC_NUMBER,
@@ -79,11 +80,14 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
 
 
 def currency(pages: list[PageResult]) -> Hit | None:
-    """The currency the document names most (codes and symbols), as its ISO code."""
+    """The currency the document names most (codes and symbols), as its ISO code; the one a
+    label states (``Moneda: MXN - Peso Mexicano``, ``Currency: CAD``) over the symbols ("$")."""
     counts: dict[str, int] = {}
     first: dict[str, Hit] = {}
     for page in pages:
         for r in rows_of(page):
+            if (m := CURRENCY_NAME.search(r.text)) and (stated := currencies(r.text[m.end():m.end() + 24])):
+                return Hit(stated[0], r.page, r.box)
             for code in currencies(r.text):
                 counts[code] = counts.get(code, 0) + 1
                 first.setdefault(code, Hit(code, r.page, r.box))

@@ -42,13 +42,13 @@ def _words(*alts: str) -> re.Pattern[str]:
 
 SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "invoiced by", "issued by",
                 "remit(?:tance)? to", "(?:make )?(?:cheques?|checks?) payable to", "payable to", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
-                "sender", "from", "cedente", "prestatore", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
+                "sender", "from", "cedente", "prestatore", "emisor", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
 BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
                "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
                "klant", "koper", "afnemer", "comprador", "destinatario(?! \\w)", "acquirente", "committente", "cessionario",
-               "cliente",
+               "cliente", "receptor",
                "billing address", "invoice(?:d)? to", "facturée? [àa]", "adresse de facturation",
                "rechnungs(?:adresse|anschrift)", "factuuradres", "direcci[óo]n de facturaci[óo]n",
                "indirizzo di fatturazione", "intestat[oa] a", "credit(?:ed)? to", "(?:aan|to|an)(?=\\s*:)")
@@ -101,7 +101,8 @@ STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone"
               "siren", "tva", "btw", "kvk", "cif", "nif", "p\\.? ?iva", "partita iva", "invoice", "receipt",
               "cashier", "date", "datum", "table", "order", "total", "cash", "qty", "amount", "reg(?:istration)?",
               "roc", "co\\.? ?no", "company no", "formerly", "licensee", "seite", "page", "pagina", "página",
-              "blad")
+              "blad", "trn", "rfc", "cnpj", "cpf", "r[ée]gimen fiscal", "abn", "acn", "ein", "uen", "di[čc]", "ičo",
+              "org\\.? ?nr", "cvr", "uid", "steuer-?nr")  # tax and company numbers of more countries
 # a company or tax registration number: "(867388-U)", "CO.REG: 933109-X", "(Co. No. 113825-W)"
 REGISTRATION = re.compile(
     r"\s*\(?\s*(?:(?:co|company|roc|br|reg|rfg|registration|no)\b\.?\s*){0,3}[:.]?\s*\(?\s*"
@@ -129,9 +130,10 @@ CURRENCY_NAME = _words("currency", "currency code", "währung", "devise", "monna
                       "divisa")
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "RM": "MYR", "S$": "SGD", "US$": "USD",
             "CHF": "CHF", "Fr.": "CHF", "kr": "SEK", "zł": "PLN", "Kč": "CZK"}
-_CODES = re.compile(r"(?<![A-Za-z])(EUR|USD|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK|PLN|CZK|HUF|MYR|SGD|CNY|HKD|NZD|ZAR)"
+_CODES = re.compile(r"(?<![A-Za-z])(EUR|USD|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK|PLN|CZK|HUF|MYR|SGD|CNY|HKD|NZD|ZAR|"
+                    r"MXN|BRL|AED|SAR|QAR|KRW|TRY|RON|BGN|ISK|THB|IDR|VND|ILS|EGP|NGN|KES|ARS|CLP|COP|TWD)"
                     r"(?![A-Za-z])")
-_SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)")
+_SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)|Kč|zł")
 
 
 def currencies(text: str) -> list[str]:
