@@ -251,3 +251,23 @@ def test_an_address_ends_before_a_trn_line_and_currencies_of_more_countries() ->
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["seller_address"] == "Office 1204, Al Moosa Tower 2 Sheikh Zayed Road, P.O. Box 118245 Dubai"
     assert currencies("Celkem 57 142,00 Kč") == ["CZK"] and currencies("AED12,495.00") == ["AED"]
+
+
+def test_a_czech_tax_document_with_spaced_dates_and_its_own_words_for_the_sums() -> None:
+    texts = [(40, 45, "FAKTURA – DAŇOVÝ DOKLAD", 14, "B"), (40, 70, "Stavebniny Horák s.r.o.", 10, "B"),
+             (40, 120, "Datum vystavení:", 8.5), (170, 120, "12. 3. 2024", 8.5),
+             (40, 132, "Datum splatnosti:", 8.5), (170, 132, "26. 3. 2024", 8.5),
+             (330, 250, "Základ", 9), (540, 250, "47 225,00", 9, "R"), (330, 262, "DPH 21 %", 9),
+             (540, 262, "9 917,25", 9, "R"), (330, 274, "Celkem k úhradě", 9, "B"), (540, 274, "57 142,25", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2024-03-12", "2024-03-26")
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (47225.0, 9917.25, 57142.25)
+
+
+def test_a_number_after_its_sign_under_the_title_and_an_amount_with_its_code_glued() -> None:
+    texts = [(40, 45, "Al Noor Facility Services L.L.C", 12, "B"), (555, 45, "TAX INVOICE", 18, "RB"),
+             (555, 68, "# INV-000318", 9, "R"), (380, 250, "Sub Total", 9), (540, 250, "11,900.00", 9, "R"),
+             (380, 262, "VAT (5%)", 9), (540, 262, "595.00", 9, "R"), (380, 274, "Total", 9, "B"),
+             (540, 274, "AED12,495.00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["total_amount"], data["currency"]) == ("INV-000318", 12495.0, "AED")

@@ -96,8 +96,15 @@ def currency(pages: list[PageResult]) -> Hit | None:
     return first[max(counts, key=lambda c: counts[c])]
 
 
+# a number printed on a line of its own near the title, after a sign that says "number"
+# (``# INV-000318``, ``Nº 2024/118``, ``č. 2024-0318``)
+BARE_NUMBER = re.compile(r"^\s*(?:#|n[°º]|no\.|nr\.|č\.)\s*(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})\s*$",
+                         re.I)
+
+
 def doc_number(pages: list[PageResult]) -> Hit | None:
-    """The document's own number where its title or label prints it (``Facture n°562044387``)."""
+    """The document's own number where its title or label prints it (``Facture n°562044387``),
+    or a number alone after its sign in the first rows of the first page (``# INV-000318``)."""
     for page in pages:
         for r in rows_of(page):
             for m in DOC_NUMBER.finditer(r.text):
@@ -105,6 +112,10 @@ def doc_number(pages: list[PageResult]) -> Hit | None:
                 if DATE.fullmatch(ident) or AMOUNT.fullmatch(ident):
                     continue
                 return Hit(ident, r.page, r.box)
+    for r in rows_of(pages[0])[:8] if pages else []:
+        for ln in r.lines:
+            if (m := BARE_NUMBER.match(ln.text)) and not DATE.fullmatch(m.group("id")):
+                return Hit(m.group("id"), r.page, ln.box)
     return None
 
 

@@ -20,7 +20,8 @@ GLOSSES: list[tuple[str, str]] = [
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
      r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura" + _R + r"(?:nummer|nr|no)|"
-     r"folio" + _R + r"(?:number|no|nr|#)|fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)", "invoice number"),  # a hotel's bill, Mexico's invoices
+     r"folio" + _R + r"(?:number|no|nr|#)|fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)|"
+     r"(?:pi|proforma(?: invoice)?)" + _R + r"(?:number|no|nr|#)|serie y folio|[čc]íslo faktury", "invoice number"),  # a hotel's bill, Mexico's invoices
     (r"kunden" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?client|client" + _R + r"(?:n|no)|"
      r"klant" + _R + r"(?:nummer|nr)|n[uú]mero de cliente|codice cliente", "customer number"),
     (r"bestell" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?commande|bestel" + _R + r"(?:nummer|nr)|"
@@ -28,12 +29,14 @@ GLOSSES: list[tuple[str, str]] = [
     # dates
     (r"rechnungsdatum|date de (?:la )?facture|date de facturation|factuurdatum|fecha de (?:la )?factura|"
      r"data (?:della )?fattura|ausstellungsdatum|date d'[ée]mission|fecha de emisi[oó]n|data di emissione|"
-     r"fakturadato|fakturadatum|issue date|date of issue|date issued|issued on|data de emiss[ãa]o",
+     r"fakturadato|fakturadatum|issue date|date of issue|date issued|issued on|data de emiss[ãa]o|"
+     r"datum vystaven[íi]|data wystawienia|laskun p[äa]iv[äa]m[äa][äa]r[äa]",
      "invoice date"),
     (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
      r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
      r"f[öo]rfallodatum|betalingsfrist|(?:payment )?deadline|pay(?:able)? (?:by|before)|[àa] payer avant(?: le)?|"
-     r"pagar antes de(?:l)?|te betalen voor|da pagare entro(?: il)?", "due date"),
+     r"pagar antes de(?:l)?|te betalen voor|da pagare entro(?: il)?|datum splatnosti|termin p[łl]atno[śs]ci|"
+     r"er[äa]p[äa]iv[äa]", "due date"),
     (r"liefer(?:datum|tag)|leistungsdatum|date de livraison|leverdatum|fecha de entrega|data di consegna",
      "delivery date"),
     (r"datum|fecha|data", "date"),

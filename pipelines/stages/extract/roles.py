@@ -61,14 +61,15 @@ TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOT
                "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale", "i alt",
-               "att betala", "totalt")
+               "att betala", "totalt", "celkem", "k úhradě", "do zapłaty", "razem", "yhteensä", "maksettava")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$€(]|\\s*$|\\s+[£$€]?\\s*\\d[\\d,.]*[.,]\\d\\d\\b)", "exkl\\.?", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
                   "sans tva", "\\w*grunnlag", "ekskl\\.?", "before taxes", "total il[íi]quido",
-                  "taxable (?:value|amount)")
+                  "taxable (?:value|amount)", "z[áa]klad(?: dan[ěe])?", "bez dph", "summe positionen",
+                  "(?:iva|vat|tva|mwst) esclusa", "esclusa iva", "warto[śs][ćc] netto")
 TAX = _words("tax(?:es)?", "vat", "gst", "[cisu]gst", "utgst", "hst", "pst", "qst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
-             "iva", "impuesto", "imposta", "mva", "moms")
+             "iva", "impuesto", "imposta", "mva", "moms", "dph", "alv", "kdv", "consumption tax")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
                 "code")
 NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "saved", "weight", "points?",
@@ -86,7 +87,7 @@ DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "vencimento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
              "te betalen voor", "pagar antes", "pagare entro", "forfall\\w*", "forfald\\w*",
-             "förfallo\\w*")
+             "förfallo\\w*", "splatnost\\w*", "termin płatności", "eräpäivä")
 OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
                     "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
 AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "verbatim", "exactly", "copied",
@@ -114,10 +115,12 @@ LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "s/b", "berhad", "gmbh", "ag", "kg
                "bvba", "ltda", "pvt\\.? ltd\\.?", "private limited", "a/s", "aps", "oy")
 DATE = re.compile(
     r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
+    r"|\d{1,2}\. \d{1,2}\. \d{4}"  # "12. 3. 2024"
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
     r"|[A-Za-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})(?:\b|(?=\d{1,2}:\d{2})|(?=T\d))")  # a time glued on
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
-AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|[$€£¥₹]|EUR|USD|GBP|CHF|INR)(?=\d))?-?"
+AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|[$€£¥₹]|EUR|USD|GBP|CHF|INR|AED|SAR|QAR|MXN|BRL|CAD|AUD|NZD|SGD|"
+                    r"HKD|JPY|CNY|ZAR)(?=\d))?-?"
                     r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,' ]\d{3})+|\d{1,7})"  # lakh grouping: 1,03,900.00
                     r"[.,]\d{2}"
                     r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)

@@ -103,6 +103,7 @@ def month_first(text: str) -> bool:
 def parse_date(text: str) -> str | None:
     s = re.sub(r"\s+", " ", text.strip().rstrip("."))
     s = re.sub(r"(\d)(st|nd|rd|th|er|º|°)\b", r"\1", s)
+    s = re.sub(r"\b(\d{1,2})\. (\d{1,2})\. (\d{4})\b", r"\1.\2.\3", s)  # "12. 3. 2024" (Czech, Slovak)
     s = _english_months(s)
     candidates = [s] + re.findall(r"\d{4}[./-]\d{1,2}[./-]\d{1,2}(?!\d)|(?<!\d)\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|"
                                   r"[A-Za-z]{3,9}\.? \d{1,2},? \d{4}|\d{1,2}[ /-][A-Za-z]{3,9}\.?[ /-]\d{2,4}", s)
