@@ -271,3 +271,24 @@ def test_a_number_after_its_sign_under_the_title_and_an_amount_with_its_code_glu
              (540, 274, "AED12,495.00", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["invoice_number"], data["total_amount"], data["currency"]) == ("INV-000318", 12495.0, "AED")
+
+
+def test_the_total_of_an_invoice_with_a_deposit_is_not_the_balance_left_to_pay() -> None:
+    """Total 8,848.85, a deposit of 2,500.00, balance due 6,348.85 (also repeated in the header
+    box): the invoice's total is 8,848.85."""
+    texts = [(40, 45, "Hartwell Home Renovations LLC", 13, "B"), (380, 110, "Balance Due (USD):  $6,348.85", 9),
+             (300, 250, "Subtotal:", 9), (550, 250, "$8,612.50", 9, "R"), (300, 262, "Sales Tax 7.25%:", 9),
+             (550, 262, "$236.35", 9, "R"), (300, 274, "Total:", 9, "B"), (550, 274, "$8,848.85", 9, "RB"),
+             (300, 286, "Deposit received May 6, 2024:", 9), (550, 286, "-$2,500.00", 9, "R"),
+             (300, 298, "Balance Due (USD):", 9, "B"), (550, 298, "$6,348.85", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["total_amount"] == 8848.85
+
+
+def test_a_marketplace_seller_label_and_a_contact_line_under_the_buyer() -> None:
+    texts = [(40, 45, "amazon.it", 14, "B"), (40, 80, "Venduto da: Ferramenta Moretti S.r.l.", 9),
+             (40, 92, "Via Roma 18, 20121 Milano", 9), (330, 80, "Rechnungsadresse", 8, "B"),
+             *_lines(330, 92, ["Fliesen Aigner KG", "z. H. Herrn Stefan Aigner", "Industriezeile 36", "4020 Linz"]),
+             (380, 250, "Totale", 9, "B"), (540, 250, "86,37", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Ferramenta Moretti S.r.l.", "Fliesen Aigner KG")

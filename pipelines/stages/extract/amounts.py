@@ -153,6 +153,23 @@ STAMP = re.compile(r"\b(?:bollo|stamp duty|timbre|stempel\w*)\b", re.I)
 ROUNDING = re.compile(r"\b(?:round(?:ing)?|rundung|arrondi\w*|afronding|redondeo|arrotondamento)\b", re.I)
 
 
+# a payment already made, printed between an invoice's total and the balance left to pay
+PAID = re.compile(r"\b(?:deposit|paid|payments?(?: received)?|received|anzahlung|bereits bezahlt|acompte|"
+                  r"anticipo|already paid|credit applied|retainer)\b", re.I)
+
+
+def _paid_above(rows: list[Row], i: int) -> bool:
+    """Is a payment (``Deposit received … -$2,500.00``) printed between a plain total above row
+    ``i`` and it? The balance due is then what is left to pay, not the invoice's total."""
+    for r in reversed(rows[max(0, i - 4):i]):
+        if TOTAL.search(r.text) and not BETTER_TOTAL.search(r.text):
+            return False
+        if PAID.search(r.text) and (value := _amount_on(r)) is not None and _value(value) != 0:
+            return any(TOTAL.search(p.text) and not BETTER_TOTAL.search(p.text) and not SUBTOTAL.search(p.text)
+                       for p in rows[max(0, i - 6):rows.index(r)])
+    return False
+
+
 def _total_cell(text: str) -> bool:
     """A row of cells (two spaces apart) where one cell says a total with no count or discount
     in it, and its amount: "Item 2  Total with GST @6%  77.20" is a total beside a count."""
@@ -169,6 +186,9 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
     order = 0
     for page in pages:
         rows = rows_of(page)
+        # the balances left to pay after a deposit or payment (also where the header repeats one)
+        left = {_value(v) for k, r in enumerate(rows) if role.kind == "total" and BETTER_TOTAL.search(r.text)
+                and _paid_above(rows, k) and (v := _amount_on(r)) is not None}
         for i, r in enumerate(rows):
             t = r.text
             order += 1
@@ -202,7 +222,7 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
                 value, where = _amount_on(rows[i + 1]), rows[i + 1]
             if value is None:
                 continue
-            rank = 1 if role.kind == "total" and BETTER_TOTAL.search(t) else 0
+            rank = 1 if role.kind == "total" and BETTER_TOTAL.search(t) and _value(value) not in left else 0
             if role.kind == "total" and any(ROUNDING.search(p.text) and not TOTAL.search(p.text)
                                             for p in rows[max(0, i - 2):i]):
                 rank = 2  # the total under a rounding adjustment is the one paid

@@ -334,7 +334,7 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
             if m is None or len(ln.text) > 60 or (m.start() > 3 and not heading) or not parties.labelled(ln.text) or (
                     label is not BUYER and not _party_label(ln.text) and not said):  # a seller's: the label alone
                 continue
-            after = ln.text[m.end():].strip(" :.-,")
+            after = ln.text[m.end():].lstrip(" :.-,").rstrip(" :-,")  # (keeps "S.r.l.")
             if re.match(r"(?:account|number|no\b|nr\b|id\b|code|ref|reference|vat|tax|service|care|support)",
                         after, re.I):
                 continue  # "Customer account: PEN-0077", "Client No.": an identifier's label

@@ -61,7 +61,7 @@ SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|ml
                         r"sr\.?|sra\.?|exm[oa]s?\.?(?:\(s\))?(?:\s+sr[as]?\.?(?:\(s\))?|\s+sras\.?)?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
 CONTACT_LINE = re.compile(r"^(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|mme\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?|"
-                          r"attn\.?:?|attention:?|z\.? ?hd\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)
+                          r"attn\.?:?|attention:?|z\.? ?hd?\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)
 # the rows of a party set out as a form under its label (``Name:``, ``Anschrift:``)
 NAME_LABEL = re.compile(r"^(?:(?:(?:firmen|company|customer|client|full|business) ?)?(?:name|nom|naam|nombre|nome)|"
                         r"firma|raison sociale|raz[oó]n social|ragione sociale|denominaci[oó]n(?: social)?|"

@@ -42,7 +42,7 @@ def _words(*alts: str) -> re.Pattern[str]:
 
 SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "invoiced by", "issued by",
                 "remit(?:tance)? to", "(?:make )?(?:cheques?|checks?) payable to", "payable to", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
-                "sender", "from", "cedente", "prestatore", "emisor", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
+                "sender", "from", "cedente", "prestatore", "emisor", "venduto da", "vendu par", "verkauft von", "vendido por", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
 BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
