@@ -292,3 +292,16 @@ def test_a_marketplace_seller_label_and_a_contact_line_under_the_buyer() -> None
              (380, 250, "Totale", 9, "B"), (540, 250, "86,37", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("Ferramenta Moretti S.r.l.", "Fliesen Aigner KG")
+
+
+def test_the_due_date_a_sentence_of_payment_terms_gives() -> None:
+    """"by 28th May 2024", "vence el 14 de abril de 2024", and of SAP's two dates the one
+    without the discount ("bis 28.03.2024 abzüglich 2 % Skonto, bis 13.04.2024 ohne Abzug")."""
+    for terms, due in (("Payment terms: 14 days, i.e. by 28th May 2024.", "2024-05-28"),
+                       ("Condiciones de pago:  Crédito 30 días, vence el 14 de abril de 2024", "2024-04-14"),
+                       ("Zahlungsbedingungen: bis 28.03.2024 abzüglich 2 % Skonto,", "2024-04-13")):
+        texts = [(40, 45, "Invoice 2024-118", 14, "B"), (40, 70, "Date: 14.03.2024", 9),
+                 (380, 250, "Total", 9, "B"), (540, 250, "1,850.00", 9, "RB"), (40, 300, terms, 8.5),
+                 (40, 312, "bis 13.04.2024 ohne Abzug." if "Skonto" in terms else "Thank you.", 8.5)]
+        data = run(drawn_pdf(texts), SCHEMA)["data"]
+        assert data["due_date"] == due, terms

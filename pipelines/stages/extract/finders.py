@@ -33,7 +33,13 @@ def _datelike(text: str) -> bool:
 # a table of payments to make ("Payment Term" over "Date  Amount"): its dates are due dates
 PAYMENT_TERMS = re.compile(r"(?<![a-zà-ÿ])(?:payment terms?|payment schedule|zahlungs(?:bedingungen|plan|termine?)|"
                            r"[ée]ch[ée]ancier|conditions de (?:paiement|r[èe]glement)|betalingsvoorwaarden|"
-                           r"t[ée]rminos de pago|vencimientos|scadenze|termini di pagamento)(?![a-zà-ÿ])", re.I)
+                           r"t[ée]rminos de pago|condiciones de pago|vencimientos|scadenze|termini di pagamento|"
+                           r"terms of payment|betalingsbetingelser|betalningsvillkor)(?![a-zà-ÿ])", re.I)
+# in payment terms, what puts the date the invoice is due after it: "i.e. by 28th May 2024",
+# "bis 13.04.2024 ohne Abzug", "vence el 14 de abril de 2024"; not a discount's earlier date
+BY = re.compile(r"(?<![a-zà-ÿ])(?:by|bis|until|vence(?: el)?|avant le|uiterlijk|entro il|hasta el|senest)\s*$", re.I)
+DISCOUNT = re.compile(r"(?<![a-zà-ÿ])(?:skonto|discount|abz[üu]glich|escompte|descuento|sconto|korting)(?![a-zà-ÿ])",
+                      re.I)
 
 
 def _labels(text: str) -> list[str]:
@@ -59,10 +65,13 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
             if above and i >= 2 and PAYMENT_TERMS.search(rows[i - 2].text) and not DATE.search(rows[i - 2].text):
                 above = ["due" if k == "issue" else k for k in above]  # "Payment Term" / "Date Amount" / …
             dates = [m for m in DATE.finditer(r.text) if _datelike(m.group(0))]
+            terms = PAYMENT_TERMS.search(r.text) or (i and PAYMENT_TERMS.search(rows[i - 1].text))
             for k, m in enumerate(dates):
                 order += 1
                 before = r.text[:m.start()]
                 due, other, labelled = DUE.search(before), OTHER_DATE.search(before), DATE_WORD.search(before)
+                if not due and terms and BY.search(before) and not DISCOUNT.search(r.text[m.end():m.end() + 40]):
+                    due = BY.search(before)
                 if not (due or other or labelled) and len(above) == len(dates):
                     kind = above[k]
                     due, other, labelled = kind == "due", kind == "other", True
