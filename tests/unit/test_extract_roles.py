@@ -388,3 +388,12 @@ def test_item_columns_named_nettopreis_and_in_norwegian() -> None:
                                                for x, t in zip((40, 250, 360, 470), cells)]
         item = run(pdf(lines), INVOICE_SCHEMA)["data"]["line_items"][0]
         assert (item["description"], item["quantity"], item["unit_price"], item["amount"]) == (row[0], 2, 86.55, 173.1)
+
+
+def test_a_whole_amount_with_grouped_thousands_fits_an_amount_field() -> None:
+    """A currency without cents prints "1,056,000" and "¥1,161,600": amounts for a total, while a
+    rate or a note's mark is not."""
+    from pipelines.stages.extract.roles import Role, fits
+
+    assert fits(Role("subtotal"), "1,056,000") and fits(Role("total"), "¥1,161,600")
+    assert not fits(Role("tax"), "10%") and not fits(Role("total"), "[1]")

@@ -245,7 +245,9 @@ def fits(role: Role, text: str) -> bool:
     if role.kind in ("total", "subtotal", "tax"):  # an amount, not an identifier's digits or a rate
         if "%" in text or re.fullmatch(r"\s*[\[(]\d{1,3}[\])]\s*", text):  # nor a note's mark, "[1]"
             return False
-        return bool(AMOUNT.search(text)) or bool(re.fullmatch(r"\s*\D{0,4}-?\d{1,7}\s*\D{0,4}", text))
+        # (or a whole amount, its thousands grouped: "¥1,161,600", "1,056,000" in a currency without cents)
+        return bool(AMOUNT.search(text)) or bool(re.fullmatch(r"\s*\D{0,4}-?(?:\d{1,7}|\d{1,3}(?:,\d{3})+)\s*\D{0,4}",
+                                                              text))
     if role.kind == "currency":
         return bool(CURRENCY_OF(text))
     if role.kind == "number":  # an identifier has a digit
