@@ -161,3 +161,28 @@ def test_a_swedish_bill_with_hours_in_its_unit_column() -> None:
     items = run(pdf(lines), SCHEMA)["data"]["line_items"]
     assert [(i["description"], i["quantity"], i["amount"]) for i in items] == [
         ("Platsbyggd bokhylla ek", 1, 14500.0), ("Montering", 6, 3900.0)]
+
+
+def test_an_odoo_invoice_whose_items_name_their_tax_rate_and_whose_logo_word_tops_the_name() -> None:
+    """Each item prints "TVA 20%" in its own column: the list goes on to the net total; and the
+    logo's word set large over the seller's name is not part of it."""
+    texts = [(40, 45, "LUMEN", 18), *[(40, 70 + 11 * k, t, 8.5) for k, t in enumerate(
+                 ["Lumen Domotique SAS", "14 avenue Jean Jaurès", "69007 Lyon", "France"])],
+             *[(330, 145 + 12 * k, t, 9.5) for k, t in enumerate(
+                 ["Brasserie du Vieux Port SARL", "3 quai du Port", "13002 Marseille", "France"])],
+             (40, 235, "Facture FAC/2024/00187", 16),
+             *[(x, 310, h, 8.5, a) for x, h, a in ((45, "Description", ""), (330, "Quantité", "R"),
+                                                  (400, "Prix unitaire", "R"), (470, "Taxes", "R"), (550, "Montant", "R"))],
+             *[t for k, row in enumerate((("Passerelle domotique KNX-IP", "2,00 Unité(s)", "389,00", "778,00 €"),
+                                         ("Détecteur de présence plafond", "6,00 Unité(s)", "74,50", "447,00 €"),
+                                         ("Mise en service (heures)", "5,00 Heure(s)", "68,00", "340,00 €")))
+               for t in ((45, 326 + 16 * k, row[0], 8.5), (330, 326 + 16 * k, row[1], 8.5, "R"),
+                         (400, 326 + 16 * k, row[2], 8.5, "R"), (470, 326 + 16 * k, "TVA 20%", 8.5, "R"),
+                         (550, 326 + 16 * k, row[3], 8.5, "R"))],
+             (360, 390, "Montant hors taxes", 9), (550, 390, "1 565,00 €", 9, "R"),
+             (360, 402, "TVA 20%", 9), (550, 402, "313,00 €", 9, "R"), (360, 414, "Total", 9), (550, 414, "1 878,00 €", 9, "R")]
+    data = run(drawn_pdf(texts), BENCH_SCHEMA)["data"]
+    assert [(i["description"], i["quantity"], i["amount"]) for i in data["line_items"]] == [
+        ("Passerelle domotique KNX-IP", 2, 778.0), ("Détecteur de présence plafond", 6, 447.0),
+        ("Mise en service (heures)", 5, 340.0)]
+    assert data["seller_name"] == "Lumen Domotique SAS"

@@ -366,6 +366,10 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             name, address = _as_blocks(window)
     elif window is not None and other is not None:
         name, address = _as_blocks(other)
+        legal = [(t, ln) for t, ln in name if LEGAL.search(t) and not _legal_only(t)]
+        if len(name) > 1 and len(legal) == 1 and all(_height(ln) > 1.3 * _height(legal[0][1])
+                                                     for _, ln in name if ln is not legal[0][1]):
+            name = legal  # a logo's word set large over the name with its legal form ("LUMEN" / "Lumen Domotique SAS")
         if not address and name and (head := seller_block(pages))[0] and head[0][0][1] is name[0][1]:
             address = head[1]  # a letterhead's name with its address under it on one line
     elif (under := buyer_block(pages, SELLER))[0]:  # under a seller label ("Bill From:", "Lieferant")

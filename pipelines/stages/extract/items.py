@@ -158,6 +158,12 @@ def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, st
     return out
 
 
+def _priced(parsed: dict[str, str] | None) -> bool:
+    """Is a parsed row an item by its figures: a count times a unit price makes its amount?"""
+    return parsed is not None and all(k in parsed for k in ("quantity", "unit_price", "amount")) \
+        and _times(parsed["quantity"], parsed["unit_price"], parsed["amount"])
+
+
 def _times(quantity: str, price: str, amount: str) -> bool:
     from pipelines.stages.extract.values import parse_number
 
@@ -181,9 +187,9 @@ def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, An
         first = _quantity_first(rows[start].text)
         code, unit = columns(rows[start].text)
         for row in rows[start + 1:]:
-            if _ends(row) and items:
-                break
             parsed = parse_row(row.text, code, unit) if len(row.text.split()) <= MAX_ITEM_WORDS else None
+            if _ends(row) and items and not _priced(parsed):
+                break  # (an item with its count and price may name its tax rate: "… 389,00  TVA 20%  778,00")
             if parsed is not None and first is not None and "quantity" not in parsed:
                 parsed = _leading_quantity(parsed, positions=first)
             if parsed is not None:
