@@ -116,3 +116,17 @@ def test_portuguese_number_and_issue_date_labels() -> None:
     assert [gloss(t) for t in ("Fatura n.º", "Fatura-recibo n.º", "Data de emissão", "Issue date")] == [
         "invoice number", "invoice number", "invoice date", "invoice date"]
     assert known_label("Date of Issue") and not known_label("MUSTER-KUNDE GMBH")
+
+
+def test_a_credit_note_gives_its_own_number_and_date_not_those_of_the_invoice_it_corrects() -> None:
+    texts = [(40, 45, "Baustoffe Wimmer GmbH", 13, "B"), (330, 90, "Linz, am 18. April 2024", 9),
+             (40, 140, "GUTSCHRIFT", 16, "B"),
+             (40, 170, "Gutschrift-Nr.:", 9), (160, 170, "GS-2024-0009", 9),
+             (40, 182, "zu Rechnung Nr.:", 9), (160, 182, "RE-2024-0412 vom 2. April 2024", 9),
+             (380, 300, "Gutschriftsbetrag", 9, "B"), (540, 300, "-288,00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("GS-2024-0009", "2024-04-18")
+    from pipelines.stages.extract.roles import own_numbers
+
+    assert [m.group("id") for m in own_numbers("BILL TO  Invoice Number:  0031")] == ["0031"]
+    assert own_numbers("zu Rechnung Nr.:  RE-2024-0412") == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
-from pipelines.stages.extract.lexicon import known_label
+from pipelines.stages.extract.lexicon import gloss, known_label
 from pipelines.stages.extract.lines import (
     Box,
     Candidate,
@@ -18,7 +18,7 @@ from pipelines.stages.extract.lines import (
     lines_of,
     split_pairs,
 )
-from pipelines.stages.extract.roles import rows_of
+from pipelines.stages.extract.roles import REFERENCE_LEAD, rows_of
 from pipelines.stages.extract.tables import table_candidates
 
 
@@ -86,7 +86,13 @@ def candidates(page: PageResult) -> list[Candidate]:
     # a label's neighbour that is itself a known label ("Billed To" beside "Date of Issue") is
     # the next label, not its value
     return [part for c in out for part in _unjoined(c)
-            if not (c.kind in ("right", "below") and known_label(c.value.strip()))]
+            if not (c.kind in ("right", "below") and known_label(c.value.strip())) and not _referenced(c.label)]
+
+
+def _referenced(label: str) -> bool:
+    """Does a label name another document's number ("zu Rechnung Nr.", "against invoice no.")?"""
+    m = REFERENCE_LEAD.match(label)
+    return m is not None and gloss(label[m.end():]) == "invoice number"
 
 
 def _unjoined(c: Candidate) -> list[Candidate]:

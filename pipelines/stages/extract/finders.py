@@ -16,12 +16,12 @@ from pipelines.stages.extract.roles import (
     CURRENCY_NAME,
     DATE,
     DATE_WORD,
-    DOC_NUMBER,
     DUE,
     MONTHS,
     OTHER_DATE,
     Role,
     currencies,
+    own_numbers,
     rows_of,
 )
 
@@ -77,7 +77,7 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
                     due, other, labelled = kind == "due", kind == "other", True
                 if role.which == "due":
                     rank = 2 if due else -1 if other else 0
-                elif not (due or other) and DOC_NUMBER.search(before):
+                elif not (due or other) and own_numbers(before):
                     rank = 2  # the date the document's number is given with ("Rechnung Nr. 12 vom …")
                 else:
                     rank = -2 if due else -1 if other else 1 if labelled else 0
@@ -116,7 +116,7 @@ def doc_number(pages: list[PageResult]) -> Hit | None:
     or a number alone after its sign in the first rows of the first page (``# INV-000318``)."""
     for page in pages:
         for r in rows_of(page):
-            for m in DOC_NUMBER.finditer(r.text):
+            for m in own_numbers(r.text):
                 ident = m.group("id").rstrip(".")
                 if DATE.fullmatch(ident) or AMOUNT.fullmatch(ident):
                     continue

@@ -159,8 +159,24 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
-    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?(?:s-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
+
+# what makes a document number another document's: "zu Rechnung Nr. …", "against invoice …",
+# (not "to" or "for": "BILL TO  Invoice Number: 0031" is the invoice's own)
+# "Ref. invoice …", "sur facture …" (a credit note names the invoice it corrects)
+REFERENCE = re.compile(r"(?<![a-zà-ÿ])(?:zu|zur|zum|against|ref\.?|re:|bezüglich|betreffend|betr\.?|"
+                       r"gem\.?|laut|lt\.?|sur|à la|op|bij|concerning|regarding|corrects?|replaces?|storno)\s*$",
+                       re.I)
+
+
+REFERENCE_LEAD = re.compile(r"\s*(?:zu|zur|zum|against|ref\.?|re:|bezüglich|betreffend|betr\.?|sur|à la|op|"
+                            r"concerning|regarding)\s+", re.I)
+
+
+def own_numbers(text: str) -> list[re.Match[str]]:
+    """``DOC_NUMBER``'s matches in ``text`` that are not another document's (``zu Rechnung …``)."""
+    return [m for m in DOC_NUMBER.finditer(text) if not REFERENCE.search(text[:m.start()])]
 
 
 CONTACT = _words("e-?mail", "mail", "phone", "tel", "telephone", "fax", "mobile", "web", "website", "url", "iban",
