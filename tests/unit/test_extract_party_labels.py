@@ -130,3 +130,20 @@ def test_a_credit_note_gives_its_own_number_and_date_not_those_of_the_invoice_it
 
     assert [m.group("id") for m in own_numbers("BILL TO  Invoice Number:  0031")] == ["0031"]
     assert own_numbers("zu Rechnung Nr.:  RE-2024-0412") == []
+
+
+def test_an_e_mail_ending_in_co_is_neither_the_seller_nor_a_name() -> None:
+    """A letterhead set right whose last line is "studio@emberoak.co" ("co" reads as a legal
+    form): the seller is the firm's name at its head; an e-mail is never a name."""
+    from pipelines.stages.extract.roles import Role, fits
+
+    texts = [(40, 60, "EMBER & OAK", 18),
+             *[(555, 50 + 12 * i, t, 8.5, "RB" if i == 0 else "R") for i, t in enumerate(
+                 ["Ember & Oak Creative", "415 N Broadway, Suite 300", "Milwaukee, WI 53202", "(414) 555-0127",
+                  "studio@emberoak.co"])],
+             (40, 140, "Billed To", 8, "B"), (40, 153, "Lakeshore Dental Group", 9), (40, 165, "9100 W Bluemound Rd", 9),
+             (40, 177, "Wauwatosa, WI 53226", 9), (200, 140, "Date of Issue", 8, "B"), (200, 153, "02/12/2024", 9),
+             (380, 300, "Total", 9, "B"), (540, 300, "3,196.65", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Ember & Oak Creative", "Lakeshore Dental Group")
+    assert not fits(Role("name", "buyer"), "hello@orrinacoustics.co.uk") and fits(Role("name", "buyer"), "Orrin Ltd")

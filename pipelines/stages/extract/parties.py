@@ -74,6 +74,7 @@ BUYER_HEADING = re.compile(r"(?:datos|details?|informations?|données|dati|gegev
                            r"acquirente)|(?:customer|client|buyer) (?:details|information|data)|kundendaten|"
                            r"klantgegevens", re.I)
 FORM_ROWS = 8
+WEB = re.compile(r"\S+@\S+\.\w+|(?:https?://|www\.)\S+")
 SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
@@ -231,7 +232,8 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
     if not pages:
         return None, None
     page = pages[0]
-    found = blocks(page)
+    # (a block "named" by an e-mail or web address is a letterhead's contact lines, not a party)
+    found = [p for p in blocks(page) if not (p.name and WEB.fullmatch(p.name[0].text.strip()))]
     width, height = page.width or 1e9, page.height or 1e9
     if labelled:
         buyer = next((p for p in found if _same(p, labelled)), None)
@@ -276,7 +278,8 @@ def _letterhead(lines: list[Line], found: list[Party], height: float) -> list[Li
     for ln in lines:
         if ln.box is None or ln.box["y1"] >= top:
             break
-        if LEGAL.search(ln.text) and _name_like(ln.text) and not SEPARATORS.search(ln.text.strip()):
+        if LEGAL.search(ln.text) and _name_like(ln.text) and not SEPARATORS.search(ln.text.strip()) \
+                and not WEB.search(ln.text):  # ("studio@emberoak.co" ends in "co")
             up = _above(lines, ln)
             return [up, ln] if up is not None and _name_like(up.text) and not LEGAL.search(up.text) \
                 and not TITLE.search(up.text) and not labelled(up.text) else [ln]

@@ -274,6 +274,8 @@ def fits(role: Role, text: str) -> bool:
         return False  # "Lieferant" beside "Käufer" (two labels), "Customer" beside "INVOICE" (a title)
     if role.kind == "name" and re.fullmatch(r"\s*(?=\S*\d)[A-Z0-9/_.-]+\s*", text):
         return False  # a code ("M5UXCR1", "INV-0193"), not a name
+    if role.kind == "name" and re.fullmatch(r"\s*\S+@\S+\.\w+\s*|\s*(?:https?://|www\.)\S+\s*", text):
+        return False  # an e-mail or web address, not a name
     if role.kind == "name" and sum(ch.isdigit() for ch in text) >= 6 and sum(ch.isalpha() for ch in text) <= 4:
         return False  # an identifier with its label ("GLN 4304171000002", "VAT GB 391 2256 08")
     return sum(ch.isalpha() for ch in text) >= 2
