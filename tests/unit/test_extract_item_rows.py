@@ -150,6 +150,8 @@ def test_a_code_column_before_the_count_and_a_unit_column_after_it() -> None:
     assert parse_row("Visitkort, tryk 500 stk.  2  650,00  1.300,00")["description"] == "Visitkort, tryk 500 stk."
     assert parse_row("Cable reel x 3  9,90  29,70") == {"amount": "29,70", "unit_price": "9,90", "quantity": "3",
                                                        "description": "Cable reel"}
+    assert parse_row("Photo retouching  $45.00  24  $1,080.00")["quantity"] == "24"  # Rate  Qty  Line Total
+    assert "quantity" not in parse_row("Photo retouching  $45.00  7  $1,080.00")  # 7 × 45 is not 1,080
 
 
 def test_a_swedish_bill_with_hours_in_its_unit_column() -> None:

@@ -134,6 +134,9 @@ def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, st
     out = {"amount": amounts[-1].group(0).strip()}
     if len(amounts) >= 2:
         out["unit_price"] = amounts[-2].group(0).strip()
+        between = text[amounts[-2].end():amounts[-1].start()].split()
+        if len(between) == 1 and NUMBER.match(between[0]) and _times(between[0], out["unit_price"], out["amount"]):
+            out["quantity"] = between[0]  # "Rate  Qty  Line Total": "$45.00  24  $1,080.00"
     if len(amounts) >= 3 and _times(amounts[0].group(0), amounts[1].group(0), amounts[-1].group(0)):
         # a count printed with decimals: "18.00  45.00  10%  810.00" (18 × 45 = 810)
         out["quantity"], out["unit_price"] = amounts[0].group(0).strip(), amounts[1].group(0).strip()
