@@ -305,3 +305,16 @@ def test_the_due_date_a_sentence_of_payment_terms_gives() -> None:
                  (40, 312, "bis 13.04.2024 ohne Abzug." if "Skonto" in terms else "Thank you.", 8.5)]
         data = run(drawn_pdf(texts), SCHEMA)["data"]
         assert data["due_date"] == due, terms
+
+
+def test_a_chinese_exporter_whose_postcode_has_six_figures_before_the_country() -> None:
+    """"Ningbo, Zhejiang 315800, China" is the exporter's address line, not a reason to take
+    the buyer's Dutch postcode further down for it."""
+    texts = [(150, 45, "NINGBO HAIRUN HOUSEWARE CO., LTD.", 13, "B"),
+             (60, 62, "No. 88 Jinhai Road, Beilun District, Ningbo, Zhejiang 315800, China", 8),
+             (60, 74, "Tel: +86 574 8688 1234 Email: sales@hairun-houseware.com", 8),
+             (200, 110, "PROFORMA INVOICE", 14, "B"), (40, 140, "Messrs:", 9),
+             *_lines(95, 140, ["Kitchenworks Europe B.V.", "Nijverheidsweg 21", "5683 CJ Best", "The Netherlands"]),
+             (380, 300, "TOTAL", 9, "B"), (540, 300, "18,420.00", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_address"] == "No. 88 Jinhai Road, Beilun District, Ningbo, Zhejiang 315800, China"

@@ -260,7 +260,9 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
 
 POSTCODE = re.compile(r"(?<![\w:/-])(?:[A-Z]{1,2}-)?\d{4,5},?\s+[A-Za-zÄÖÜÉÈ][\w'’.-]+"
                       r"|(?<!\w)[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?=$|[\s,])"
-                      rf"|(?<![\w-])(?:{parties.ABROAD})(?=$|[\s,])")
+                      rf"|(?<![\w-])(?:{parties.ABROAD})(?=$|[\s,])"
+                      # China's and Russia's six figures, Japan's 〒 NNN-NNNN, before the country's name
+                      r"|(?<![\w-])(?:\d{6}|\d{3}-\d{4}),?\s+(?=(?i:china|p\.?\s?r\.?\s?c\.?|japan|russia)\b)")
 
 
 def _around_postcode(lines: list[Line]) -> Block:
