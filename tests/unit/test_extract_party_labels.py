@@ -147,3 +147,17 @@ def test_an_e_mail_ending_in_co_is_neither_the_seller_nor_a_name() -> None:
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("Ember & Oak Creative", "Lakeshore Dental Group")
     assert not fits(Role("name", "buyer"), "hello@orrinacoustics.co.uk") and fits(Role("name", "buyer"), "Orrin Ltd")
+
+
+def test_a_to_label_with_the_name_beside_it_and_the_address_under_the_name() -> None:
+    """A letter-style invoice: "To:" with the buyer's name just right of it, the address under
+    the name, and a "For:" line under the label that is no part of the buyer."""
+    texts = [(545, 45, "Eleanor Whitcombe", 13, "RB"), (545, 62, "17 Abbey Gardens", 9, "R"),
+             (545, 74, "Canterbury", 9, "R"), (545, 86, "Kent CT1 2ER", 9, "R"), (55, 150, "INVOICE", 16, "B"),
+             (55, 200, "To:", 9, "B"), (80, 200, "Marlowe Bay Publishing Ltd", 9),
+             (80, 212, "2nd Floor, 9 Castle Street", 9), (80, 224, "Canterbury", 9), (80, 236, "Kent CT1 2PR", 9),
+             (55, 262, "For: copywriting and editing, April 2024", 9),
+             (380, 330, "Total due:", 9, "B"), (540, 330, "1,850.00 GBP", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["buyer_name"] == "Marlowe Bay Publishing Ltd"
+    assert data["buyer_address"] == "2nd Floor, 9 Castle Street Canterbury Kent CT1 2PR"

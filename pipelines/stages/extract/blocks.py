@@ -9,7 +9,7 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import parties
-from pipelines.stages.extract.lines import Box, Hit, Line, union_box
+from pipelines.stages.extract.lines import Box, Hit, Line, _right_of, union_box
 from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
     ADDRESS,
@@ -316,9 +316,13 @@ def _street_and_town(block: Block) -> Block:
     start = k
     # up over the street and town lines (a figure or a comma: not a person), and over the town
     # above a postcode printed alone (``Clonakilty, Co. Cork`` / ``P85 YK30``, ``Glasgow`` / ``G1 1LH``)
-    while start > 0 and k - start < 3 and (re.search(r"\d|,", block[start - 1][0])
-                                           or (start == k and _letters(POSTCODE.sub("", block[k][0])) == 0)):
-        start -= 1
+    def street(i: int) -> bool:
+        return i >= 0 and re.search(r"\d|,", block[i][0]) is not None
+
+    while start > 0 and k - start < 3 and (street(start - 1)
+                                           or (start == k and _letters(POSTCODE.sub("", block[k][0])) == 0)
+                                           or (len(block[start - 1][0].split()) <= 3 and street(start - 2))):
+        start -= 1  # (a town's line without figures between the street and "Kent CT1 2PR")
     return block[start:k + 1]
 
 
@@ -345,6 +349,10 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
             name, address = parties.form_party(page, ln)
             if name:
                 return [(" ".join(n.text.strip() for n in name), name[0])], [(a.text.strip(), a) for a in address]
+            beside = _right_of(ln, lines) if _letters(after) < 3 else None
+            if beside is not None and _name_like(beside.text) and not parties.labelled(beside.text) \
+                    and beside.box["x1"] - ln.box["x2"] < 3 * _height(ln):  # type: ignore[index]
+                ln, after = beside, beside.text.strip()  # "To:" with the name to its right, the address under it
             block = _address(_column(lines, ln, 2.0), started=True)
             if _letters(after) >= 3:
                 block.insert(0, (after, ln))
