@@ -135,7 +135,6 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     return tokens[-1 - after], body[-1]
 
 
-
 def _value(text: str) -> float:
     from pipelines.stages.extract.values import parse_number
 
@@ -161,12 +160,13 @@ PAID = re.compile(r"\b(?:deposit|paid|payments?(?: received)?|received|anzahlung
 def _paid_above(rows: list[Row], i: int) -> bool:
     """Is a payment (``Deposit received … -$2,500.00``) printed between a plain total above row
     ``i`` and it? The balance due is then what is left to pay, not the invoice's total."""
-    for r in reversed(rows[max(0, i - 4):i]):
-        if TOTAL.search(r.text) and not BETTER_TOTAL.search(r.text):
+    for j in range(i - 1, max(0, i - 4) - 1, -1):
+        t = rows[j].text
+        if TOTAL.search(t) and not BETTER_TOTAL.search(t):
             return False
-        if PAID.search(r.text) and (value := _amount_on(r)) is not None and _value(value) != 0:
+        if PAID.search(t) and (value := _amount_on(rows[j])) is not None and _value(value) != 0:
             return any(TOTAL.search(p.text) and not BETTER_TOTAL.search(p.text) and not SUBTOTAL.search(p.text)
-                       for p in rows[max(0, i - 6):rows.index(r)])
+                       for p in rows[max(0, i - 6):j])
     return False
 
 

@@ -117,15 +117,13 @@ COUNTRY_LAST = re.compile(r"[\s,](?:malaysia|singapore|indonesia|deutschland|ger
                           r"nederland|netherlands|espa[ñn]a|spain|italia|italy|[öo]sterreich|austria|schweiz|suisse|"
                           r"switzerland|united kingdom|uk|usa|united states)\W*$", re.I)
 EMAIL_LINE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+# the labels of a party's tax or company number, in many countries
+_TAX_IDS = (r"gst(?:in)?|vat|tax|ust|tva|btw|iva|nif|nip|cif|siret|siren|p\.? ?iva|steuer-?nr\.?|trn|rfc|cnpj|abn|ein|"
+            r"uen|di[čc]|ičo|mva|org\.? ?nr|cvr")
 # a tax number's line: "(GST ID No : 001147416576)", "GST REG NO: 000800589824", "VAT no. 1234567"
-TAX_LINE = re.compile(r"\W*(?:gst(?:in)?|sst|vat|tax|ust|tva|btw|iva|nif|nip|cif|nie|uid|siret|siren|p\.? ?iva|c\.?f\.?|"
-                      r"steuer-?nr\.?|trn|rfc|cnpj|abn|ein|uen|di[čc]|ičo|mva|org\.? ?nr|cvr)\b[^:]{0,16}:?\s*[\w-]+\W*$",
-                      re.I)
-
-
+TAX_LINE = re.compile(rf"\W*(?:{_TAX_IDS}|sst|nie|uid|c\.?f\.?)\b[^:]{{0,16}}:?\s*[\w-]+\W*$", re.I)
 # a labelled line of the party's tax registration, whatever follows the label
-TAX_LABEL = re.compile(r"\W*(?:gst(?:in)?|vat|tax|ust|tva|btw|iva|nif|nip|cif|siret|siren|p\.? ?iva|steuer-?nr\.?|trn|rfc|"
-                       r"cnpj|abn|ein|uen|di[čc]|ičo|mva|org\.? ?nr|cvr|r[ée]gimen fiscal)\b[^:]{0,20}:", re.I)
+TAX_LABEL = re.compile(rf"\W*(?:{_TAX_IDS}|r[ée]gimen fiscal)\b[^:]{{0,20}}:", re.I)
 ADDRESS_LEAD = re.compile(r"^[\w -]{0,20}?\b(?:address|adresse|anschrift|adres|direcci[oó]n|indirizzo)\s*:\s*", re.I)
 
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
-from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, _party_label, rows_of
+from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, WEB, _party_label, rows_of
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
 # postcodes outside the Continent's "80333 München" and the UK's "EC1A 1BB" (shared with
@@ -74,7 +74,6 @@ BUYER_HEADING = re.compile(r"(?:datos|details?|informations?|données|dati|gegev
                            r"acquirente)|(?:customer|client|buyer) (?:details|information|data)|kundendaten|"
                            r"klantgegevens", re.I)
 FORM_ROWS = 8
-WEB = re.compile(r"\S+@\S+\.\w+|(?:https?://|www\.)\S+")
 SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER

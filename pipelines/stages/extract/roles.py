@@ -42,7 +42,7 @@ def _words(*alts: str) -> re.Pattern[str]:
 
 SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "invoiced by", "issued by",
                 "remit(?:tance)? to", "(?:make )?(?:cheques?|checks?) payable to", "payable to", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
-                "sender", "from", "cedente", "prestatore", "emisor", "venduto da", "vendu par", "verkauft von", "vendido por", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
+                "sender", "from", "cedente", "prestatore", "venduto da", "vendu par", "verkauft von", "vendido por", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
 BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
@@ -163,15 +163,14 @@ DOC_NUMBER = re.compile(
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
 # what makes a document number another document's: "zu Rechnung Nr. …", "against invoice …",
-# (not "to" or "for": "BILL TO  Invoice Number: 0031" is the invoice's own)
-# "Ref. invoice …", "sur facture …" (a credit note names the invoice it corrects)
-REFERENCE = re.compile(r"(?<![a-zà-ÿ])(?:zu|zur|zum|against|ref\.?|re:|bezüglich|betreffend|betr\.?|"
-                       r"gem\.?|laut|lt\.?|sur|à la|op|bij|concerning|regarding|corrects?|replaces?|storno)\s*$",
-                       re.I)
-
-
-REFERENCE_LEAD = re.compile(r"\s*(?:zu|zur|zum|against|ref\.?|re:|bezüglich|betreffend|betr\.?|sur|à la|op|"
-                            r"concerning|regarding)\s+", re.I)
+# "Ref. invoice …", "sur facture …" (a credit note names the invoice it corrects); not "to" or
+# "for": "BILL TO  Invoice Number: 0031" is the invoice's own
+_REFERENCE = (r"(?:zu|zur|zum|against|ref\.?|re:|bezüglich|betreffend|betr\.?|gem\.?|laut|lt\.?|sur|à la|op|bij|"
+              r"concerning|regarding|corrects?|replaces?|storno)")
+REFERENCE = re.compile(rf"(?<![a-zà-ÿ]){_REFERENCE}\s*$", re.I)  # just before a number
+REFERENCE_LEAD = re.compile(rf"\s*{_REFERENCE}\s+", re.I)  # at the head of a label
+# an e-mail or web address (never a party's name)
+WEB = re.compile(r"\S+@\S+\.\w+|(?:https?://|www\.)\S+")
 
 
 def own_numbers(text: str) -> list[re.Match[str]]:
@@ -274,7 +273,7 @@ def fits(role: Role, text: str) -> bool:
         return False  # "Lieferant" beside "Käufer" (two labels), "Customer" beside "INVOICE" (a title)
     if role.kind == "name" and re.fullmatch(r"\s*(?=\S*\d)[A-Z0-9/_.-]+\s*", text):
         return False  # a code ("M5UXCR1", "INV-0193"), not a name
-    if role.kind == "name" and re.fullmatch(r"\s*\S+@\S+\.\w+\s*|\s*(?:https?://|www\.)\S+\s*", text):
+    if role.kind == "name" and WEB.fullmatch(text.strip()):
         return False  # an e-mail or web address, not a name
     if role.kind == "name" and sum(ch.isdigit() for ch in text) >= 6 and sum(ch.isalpha() for ch in text) <= 4:
         return False  # an identifier with its label ("GLN 4304171000002", "VAT GB 391 2256 08")
