@@ -32,12 +32,19 @@ RECEIPT_SCHEMA = {"type": "object", "properties": {
 
 def pdf(lines: list[tuple[float, float, str, float]]) -> bytes:
     """A one-page PDF with each (x, y from the top, text, size) drawn in Helvetica."""
+    return pages_pdf([lines])
+
+
+def pages_pdf(pages: list[list[tuple[float, float, str, float]]]) -> bytes:
+    """A PDF of several pages, each line (x, y from the top, text, size) drawn in Helvetica."""
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=A4)
     h = A4[1]
-    for x, y, text, size in lines:
-        c.setFont("Helvetica-Bold" if size > 12 else "Helvetica", size)
-        c.drawString(x, h - y, text)
+    for lines in pages:
+        for x, y, text, size in lines:
+            c.setFont("Helvetica-Bold" if size > 12 else "Helvetica", size)
+            c.drawString(x, h - y, text)
+        c.showPage()
     c.save()
     return buf.getvalue()
 

@@ -34,7 +34,7 @@ from pipelines.stages import (
     embed,  # noqa: F401 - tests and benches reach the model through here
     schema_check,
 )
-from pipelines.stages.extract import finders, items, parties, roles, values
+from pipelines.stages.extract import finders, items, parties, roles, summed, values
 from pipelines.stages.extract.candidates import LETTERHEAD, candidates, letterhead  # noqa: F401
 from pipelines.stages.extract.lines import (  # noqa: F401
     MIN_SCORE,
@@ -105,7 +105,8 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
     for name, value in by_role(pages, fields).items():
         had = found.get(name)
         role = role_by_name[name]  # the total's finder weighs every total row; others yield to their label
-        if not (isinstance(had, Found) and (had.strong or (role.kind != "total" and roles.label_says(role, had.label)))):
+        if not (isinstance(had, Found) and (had.strong or (role.kind != "total" and roles.label_says(role, had.label)
+                                                           and not _sections_summed(role, had.label, pages)))):
             found[name] = value
     data = skeleton(opt.json_schema)
     if not isinstance(data, dict):
@@ -130,7 +131,7 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
         for rec in records:
             rows = match_records(rec, sections)
             if not rows or not any(len(cites) >= 2 for _, cites in rows):  # no table of items found
-                rows = items.read_items(rec, pages) or rows
+                rows = items.read_items(rec, pages) or summed.read_summed(rec, pages) or rows
             elif not {"description", "amount"} <= _kinds(rec, rows) and \
                     {"description", "amount"} <= _kinds(rec, listed := items.read_items(rec, pages)):
                 rows = listed  # the table found was part of the list (its number columns only)
@@ -144,6 +145,14 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
     numbers = sorted(used) or [p.page_number for p in pages]
     return StructuredData(schema_name=opt.schema_name, data=data, page_numbers=numbers,
                           citations=citations if opt.provide_citations else None)
+
+
+def _sections_summed(role: roles.Role, label: str | None, pages: list[PageResult]) -> bool:
+    """Is a subtotal's label printed on several rows (each section's subtotal, then the whole
+    list's)? Then the finder, which takes the last, is right rather than the first label."""
+    head = (label or "").strip(" :").lower()
+    return role.kind == "subtotal" and bool(head) and \
+        sum(r.text.lower().startswith(head) for p in pages for r in roles.rows_of(p)) >= 2
 
 
 def _kinds(rec: Records, rows: list) -> set[str]:

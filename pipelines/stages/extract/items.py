@@ -14,6 +14,11 @@ rows (``roles.rows_of``) are read as a person reads such a list:
 * a row **without an amount** right under an item continues its description;
 * the list ends at a row that says total, subtotal or tax, or at the page's end.
 
+Some print their items with no header at all — an insurer's premium notice lists
+``Privathaftpflicht  50,00 €`` and ``Lebensgefährte/in …  0,00 €`` over ``Gesamtbeitrag  50,00 €``.
+There (``read_summed``) the rows right above a sum, each ending in one amount, are the items when
+their amounts add up to that sum: the arithmetic, not a word, says they are the sum's parts.
+
 Each item field is given its kind from its own name and description (``lexicon.gloss``), so a
 schema's ``menge`` or ``prix_unitaire`` is read like ``quantity`` and ``unit_price``.
 """
@@ -110,7 +115,7 @@ WHOLE_AMOUNT = re.compile(r"(?<![\w.,])-?\d{1,7}\s*(?:EUR|USD|GBP|CHF|€|\$|£)
                           r"(?:EUR|USD|GBP|CHF|[€$£])\s*-?\d{1,7}(?![\d.,%])")
 
 
-def _amounts(text: str) -> list[re.Match[str]]:
+def row_amounts(text: str) -> list[re.Match[str]]:
     """The amounts of a row, rates left out (``15.00%`` is a tax rate)."""
     found = [m for m in AMOUNT.finditer(text) if not text[m.end():].lstrip().startswith("%")]
     return found or list(WHOLE_AMOUNT.finditer(text))
@@ -128,7 +133,7 @@ def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, st
     between the description and the quantity (``code``: HSN, SKU) the figure before the count
     is that code; with a unit column after the quantity (``unit``) any short word after the
     count is its unit (``6 tim``, ``1 svc``)."""
-    amounts = _amounts(text)
+    amounts = row_amounts(text)
     if not amounts:
         return None
     out = {"amount": amounts[-1].group(0).strip()}
@@ -176,36 +181,80 @@ def _times(quantity: str, price: str, amount: str) -> bool:
 
 def read_items(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
     """The items of the first header row's list, each as an object of ``rec``'s shape and its
-    citations; empty when no page has a header row naming item columns."""
+    citations; empty when no page has a header row naming item columns. A list that runs to
+    its page's foot without a total goes on over the next pages: under their own header row
+    (printed again) or, without one, in the rows whose count times price makes their amount."""
     kinds = {i: k for i, f in enumerate(rec.fields) if (k := kind_of(f)) is not None}
     if "amount" not in kinds.values() and "unit_price" not in kinds.values():
         return []
+    items: list[tuple[dict[str, str], Row, int]] = []
+    header: str | None = None
     for page in pages:
         rows = rows_of(page)
         start = next((i for i, r in enumerate(rows) if is_header(r)), None)
-        if start is None:
+        if start is not None:
+            header = rows[start].text
+        elif not items or header is None:
             continue
-        items: list[tuple[dict[str, str], Row, int]] = []
-        above: Row | None = None
-        first = _quantity_first(rows[start].text)
-        code, unit = columns(rows[start].text)
-        for row in rows[start + 1:]:
-            parsed = parse_row(row.text, code, unit) if len(row.text.split()) <= MAX_ITEM_WORDS else None
-            if _ends(row) and items and not _priced(parsed):
-                break  # (an item with its count and price may name its tax rate: "… 389,00  TVA 20%  778,00")
-            if parsed is not None and first is not None and "quantity" not in parsed:
-                parsed = _leading_quantity(parsed, positions=first)
-            if parsed is not None:
-                items.append((parsed, row, 0))
-            elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text) and not annotation(row.text) \
-                    and len(row.text.split()) <= MAX_CONTINUATION_WORDS and _close(above, row):
-                parsed, first, more = items[-1]
-                parsed["description"] = f"{parsed.get('description', '')} {row.text.strip()}".strip()
-                items[-1] = (parsed, first, more + 1)
-            above = row
-        if items:
-            return without_charges(rec, [_object(rec, kinds, parsed, row) for parsed, row, _ in items])
-    return []
+        ended = _read_list(rows, -1 if start is None else start, header, items, priced_only=start is None)
+        if items and ended:
+            break
+    return without_charges(rec, [item_object(rec, kinds, parsed, row) for parsed, row, _ in items])
+
+
+def _read_list(rows: list[Row], start: int, header: str, items: list[tuple[dict[str, str], Row, int]],
+               priced_only: bool = False) -> bool:
+    """Read the items under ``rows[start]`` (a header row with the columns of ``header``) into
+    ``items``; whether the list ended at a total. ``priced_only``: a page the list goes on over
+    without its header, whose other rows (a letterhead, a page number) are no items."""
+    above: Row | None = None
+    first = _quantity_first(header)
+    code, unit = columns(header)
+    section = mine = len(items)  # where the items of the current section (and of this page) start
+    for at, row in enumerate(rows[start + 1:], start + 1):
+        parsed = parse_row(row.text, code, unit) if len(row.text.split()) <= MAX_ITEM_WORDS else None
+        if _ends(row) and items and not _priced(parsed):
+            if _section_sum(row, [p for p, _, _ in items[section:]]) and _more_items(rows[at + 1:]):
+                section, above = len(items), row
+                continue
+            return True  # (an item with its count and price may name its tax rate: "… 389,00  TVA 20%  778,00")
+        if parsed is not None and first is not None and "quantity" not in parsed:
+            parsed = _leading_quantity(parsed, positions=first)
+        if priced_only and (not _priced(parsed) if parsed is not None else len(items) == mine):
+            continue
+        if parsed is not None:
+            items.append((parsed, row, 0))
+        elif items and items[-1][2] < MAX_CONTINUATION and wordy(row.text) and not annotation(row.text) \
+                and len(row.text.split()) <= MAX_CONTINUATION_WORDS and close_under(above, row):
+            last, row_of, more = items[-1]
+            last["description"] = f"{last.get('description', '')} {row.text.strip()}".strip()
+            items[-1] = (last, row_of, more + 1)
+        above = row
+    return False
+
+
+def _section_sum(row: Row, items: list[dict[str, str]]) -> bool:
+    """Does ``row`` sum the items of one section (``--- Food Products ---`` … ``Subtotal $ 150.90``)?"""
+    from pipelines.stages.extract.values import parse_number
+
+    total = last_amount(row.text)
+    amounts = [parse_number(p["amount"]) for p in items]
+    return bool(amounts) and total is not None and None not in amounts \
+        and abs(sum(a for a in amounts if a is not None) - total) <= 0.005 * max(1.0, abs(total))
+
+
+def _more_items(rows: list[Row]) -> bool:
+    """Does a new section follow: a title without figures, then an item row (two amounts or
+    more), before the next total? (Not ``abzgl. Sondernachlass 10% von 147,30 -14,73`` right
+    under a subtotal.)"""
+    titled = False
+    for row in rows[:MAX_CONTINUATION + 2]:
+        if _ends(row):
+            return False
+        if row_amounts(row.text):
+            return titled and len(row_amounts(row.text)) >= 2
+        titled = True
+    return False
 
 
 def columns(header: str) -> tuple[bool, bool]:
@@ -246,7 +295,7 @@ def _leading_quantity(parsed: dict[str, str], positions: bool) -> dict[str, str]
     return parsed
 
 
-def _close(above: Row | None, row: Row) -> bool:
+def close_under(above: Row | None, row: Row) -> bool:
     """Is ``row`` set close under ``above`` (an item's next line, not a block after a gap)?"""
     a, b = (above.box if above else None), row.box
     if a is None or b is None:
@@ -268,7 +317,7 @@ def without_charges(rec: Records, rows: list[tuple[dict[str, Any], dict[str, Cit
     return [row for row, ok in zip(rows, has) if ok]
 
 
-def _object(rec: Records, kinds: dict[int, str], parsed: dict[str, str],
+def item_object(rec: Records, kinds: dict[int, str], parsed: dict[str, str],
             row: Row) -> tuple[dict[str, Any], dict[str, Citation]]:
     obj = copy.deepcopy(rec.template)
     cites: dict[str, Citation] = {}
@@ -286,3 +335,16 @@ def _object(rec: Records, kinds: dict[int, str], parsed: dict[str, str],
         node[f.path[-1]] = value
         cites[f.dotted()] = Citation(page_number=row.page, bbox=row.box, text=text)
     return obj, cites
+
+
+TRAILING = re.compile(r"^\s*(?:€|\$|£|EUR|USD|GBP|CHF)?\s*$")
+
+
+def last_amount(text: str) -> float | None:
+    """The amount a row ends in, when it is the row's only amount; else ``None``."""
+    from pipelines.stages.extract.values import parse_number
+
+    found = row_amounts(text)
+    if len(found) != 1 or not TRAILING.match(text[found[0].end():]):
+        return None
+    return parse_number(found[0].group(0))

@@ -14,7 +14,7 @@ import numpy as np
 from pipelines.core.models import Citation
 from pipelines.stages import embed
 from pipelines.stages.extract import items, lexicon
-from pipelines.stages.extract.lines import MIN_SCORE, Candidate, split_pairs
+from pipelines.stages.extract.lines import MIN_SCORE, Box, Candidate, split_pairs
 from pipelines.stages.extract.roles import totals_row
 from pipelines.stages.extract.schema import Field, Records, _type
 from pipelines.stages.extract.tables import Section
@@ -150,6 +150,23 @@ def _assign(fields: list[Field], header: list[str]) -> tuple[dict[int, int], flo
     return out, total
 
 
+def _continued(sec: Section, sections: list[Section]) -> list[tuple[int, list[tuple[str, Box | None]]]]:
+    """The rows of ``sec`` and of the same table going on over the next pages: a section on each
+    following page under the same header row, printed again, up to a page without one — when
+    no total ended the list on its own page."""
+    rows, page = [(sec.page, row) for row in sec.rows], sec.page
+    if any(totals_row(" ".join(text for text, _ in row)) for row in sec.rows):
+        return rows  # (the list ended on its page: a page after it may print the invoice again)
+    same = [s for s in sections if s.page > sec.page and [h.strip().lower() for h in s.header]
+            == [h.strip().lower() for h in sec.header]]
+    for s in sorted(same, key=lambda s: s.page):
+        if s.page != page + 1:
+            break
+        rows += [(s.page, row) for row in s.rows]
+        page = s.page
+    return rows
+
+
 def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
     """The rows of the table section whose header fits the item's fields best (most fields
     matched, then the highest score), each as an object and its citations. Rows whose matched
@@ -170,7 +187,7 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
               and re.search(r"amount|price|total|betrag|preis|montant|prix|bedrag|prijs|importe|precio|importo|prezzo",
                             rec.fields[fi].query(), re.I)] or None
     after_total = False  # under a total row, lines without a price describe no item
-    for row in sec.rows:
+    for page, row in _continued(sec, sections):
         joined = " ".join(text for text, _ in row)
         if any(text.strip().endswith(":") for text, _ in row) or totals_row(joined):
             after_total = True
@@ -187,7 +204,7 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
             value = coerce(text, rec.fields[fi]) if text.strip() else None
             if value is not None:
                 _put(obj, rec.fields[fi].path, value)
-                cites[rec.fields[fi].dotted()] = Citation(page_number=sec.page, bbox=box, text=text)
+                cites[rec.fields[fi].dotted()] = Citation(page_number=page, bbox=box, text=text)
         if cites and priced is not None and out and not any(rec.fields[i].dotted() in cites for i in priced):
             if not after_total:
                 _continue(rec, out[-1], cites)  # a line without a price goes on describing the item above

@@ -1,0 +1,71 @@
+"""Line items printed without a header row, found by their sum.
+
+Some invoices list their items with no column heads at all — an insurer's premium notice prints
+``Privathaftpflicht  50,00 €`` and ``Lebensgefährte/in …  0,00 €`` over ``Gesamtbeitrag  50,00 €``
+— so ``items.read_items`` finds no list. Here the rows right above a sum, each ending in one
+amount, are the items when their amounts add up to that sum: the arithmetic, not a word, says
+they are the sum's parts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipelines.core.models import Citation, PageResult
+from pipelines.stages.extract.items import (
+    MAX_ITEM_WORDS,
+    close_under,
+    item_object,
+    kind_of,
+    last_amount,
+    parse_row,
+    row_amounts,
+    wordy,
+)
+from pipelines.stages.extract.roles import Row, rows_of, totals_row
+from pipelines.stages.extract.schema import Records
+
+MAX_SUMMED = 12  # item rows above one sum
+MAX_DETAILS = 8  # lines without an amount among them (``- Feuerversicherung - Teil A § 2``)
+
+
+def read_summed(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
+    """Items printed without a header row: the rows right above a sum whose amounts add up to it
+    (two rows or more, or one over a row that says total or subtotal); empty when none do."""
+    kinds = {i: k for i, f in enumerate(rec.fields) if (k := kind_of(f)) is not None}
+    if "amount" not in kinds.values():
+        return []
+    for page in pages:
+        rows = rows_of(page)
+        for i, row in enumerate(rows):
+            total = last_amount(row.text)
+            if total is None or not wordy(row.text):
+                continue
+            run = _run_above(rows, i)
+            sums = [sum(a for _, a in run[:k + 1]) for k in range(len(run))]
+            k = max((k + 1 for k, s in enumerate(sums) if abs(s - total) <= 0.005 * max(1.0, abs(total))), default=0)
+            if k >= 2 or (k == 1 and totals_row(row.text)):
+                found = [(parse_row(r.text), r) for r, _ in reversed(run[:k])]
+                return [item_object(rec, kinds, parsed, r) for parsed, r in found if parsed is not None]
+    return []
+
+
+def _run_above(rows: list[Row], i: int) -> list[tuple[Row, float]]:
+    """The rows above ``rows[i]`` that end in one amount, nearest first, with their amounts: up
+    to a heading (``… versichert:``), a row that is a total or tax itself, or a gap."""
+    run: list[tuple[Row, float]] = []
+    details = 0
+    for j in range(i - 1, -1, -1):
+        r = rows[j]
+        if not close_under(r, rows[j + 1]) or r.text.rstrip().endswith(":") or len(r.text.split()) > MAX_ITEM_WORDS:
+            break
+        amount = last_amount(r.text)
+        if amount is None:
+            details += 1
+            if row_amounts(r.text) or details > MAX_DETAILS:
+                break
+            continue
+        if totals_row(r.text) or not wordy(r.text) or len(run) >= MAX_SUMMED:
+            break
+        run.append((r, amount))
+    return run

@@ -1,0 +1,78 @@
+"""Lists of items that do not sit under one header on one page: rows with no header whose
+amounts add up to the sum under them, sections with their own subtotals, and a list that goes
+on over the next page — and an invoice printed twice, whose items are not read twice."""
+
+from __future__ import annotations
+
+from tests.support.extract_pdf import pages_pdf, pdf, run
+from tests.unit.test_extract_item_rows import BENCH_SCHEMA
+
+
+def _items(data: dict) -> list[tuple]:
+    return [(i.get("description"), i.get("quantity"), i.get("unit_price"), i.get("amount")) for i in data["line_items"]]
+
+
+def test_rows_with_no_header_over_a_sum_they_add_up_to_are_the_items() -> None:
+    lines = [(40, 40, "Musterversicherung AG", 12), (40, 56, "Hauptstr. 1, 12345 Musterstadt", 9),
+             (40, 110, "Herrn Max Muster", 9), (40, 122, "Gartenweg 2", 9), (40, 134, "54321 Beispielstadt", 9),
+             (40, 180, "Beitragsrechnung", 14), (400, 180, "3. Februar 2025", 9),
+             (40, 210, "Folgende Risiken sind versichert:", 9),
+             (40, 226, "Hausratversicherung", 9), (400, 226, "84,00 €", 9),
+             (40, 238, "Glasbruch", 9), (400, 238, "12,50 €", 9),
+             (40, 250, "Fahrraddiebstahl", 9), (400, 250, "0,00 €", 9),
+             (40, 262, "Gesamtbeitrag", 9), (400, 262, "96,50 €", 9),
+             (40, 274, "Versicherungsteuer 19 %", 9), (400, 274, "18,34 €", 9),
+             (40, 286, "Rechnungsbetrag", 9), (400, 286, "114,84 €", 9)]
+    assert [(d, a) for d, _, _, a in _items(run(pdf(lines), BENCH_SCHEMA)["data"])] == [
+        ("Hausratversicherung", 84.0), ("Glasbruch", 12.5), ("Fahrraddiebstahl", 0.0)]
+
+
+def test_rows_over_a_sum_they_do_not_add_up_to_are_no_items() -> None:
+    """A net, a shipping charge and a total: the shipping row alone does not make the total."""
+    lines = [(40, 40, "Acme Supplies Ltd", 12), (40, 100, "Invoice 4471", 14),
+             (40, 140, "Thank you for your order.", 9),
+             (40, 200, "Net amount", 9), (400, 200, "250.00", 9),
+             (40, 212, "Shipping", 9), (400, 212, "12.00", 9),
+             (40, 224, "Total", 9), (400, 224, "262.00", 9)]
+    assert run(pdf(lines), BENCH_SCHEMA)["data"].get("line_items") in (None, [])
+
+
+def test_items_in_sections_each_with_a_subtotal_are_all_read() -> None:
+    lines = [(40, 40, "Green Grocer Inc.", 12), (40, 90, "Invoice INV/2025/0042", 14),
+             (40, 130, "Description", 9), (260, 130, "Quantity", 9), (340, 130, "Unit Price", 9), (470, 130, "Amount", 9),
+             (40, 150, "--- Fruit ---", 9),
+             (40, 166, "Apples", 9), (260, 166, "10.00 kg", 9), (340, 166, "2.50", 9), (470, 166, "$ 25.00", 9),
+             (40, 178, "Pears", 9), (260, 178, "4.00 kg", 9), (340, 178, "3.00", 9), (470, 178, "$ 12.00", 9),
+             (400, 198, "Subtotal", 9), (470, 198, "$ 37.00", 9),
+             (40, 222, "--- Dairy ---", 9),
+             (40, 238, "Butter", 9), (260, 238, "2.00 kg", 9), (340, 238, "8.00", 9), (470, 238, "$ 16.00", 9),
+             (400, 258, "Subtotal", 9), (470, 258, "$ 16.00", 9),
+             (300, 290, "Subtotal", 9), (470, 290, "$ 53.00", 9),
+             (300, 304, "Tax 10%", 9), (470, 304, "$ 5.30", 9),
+             (300, 318, "Total", 9), (470, 318, "$ 58.30", 9)]
+    data = run(pdf(lines), BENCH_SCHEMA)["data"]
+    assert [(d, a) for d, _, _, a in _items(data)] == [("Apples", 25.0), ("Pears", 12.0), ("Butter", 16.0)]
+    assert (data["subtotal"], data["total_amount"]) == (53.0, 58.3)
+
+
+def _page(first: int, n: int, header: bool = True) -> list[tuple]:
+    lines = [(40, 40, "Nordic Parts AB", 12), (420, 40, "Invoice 9001", 9)]
+    y = 120
+    if header:
+        lines += [(40, y, "Description", 9), (260, y, "Qty", 9), (340, y, "Unit price", 9), (470, y, "Amount", 9)]
+    for k in range(first, first + n):
+        y += 14
+        lines += [(40, y, f"Bolt M{k}", 9), (260, y, f"{k}", 9), (340, y, "2.00", 9), (470, y, f"{2 * k}.00", 9)]
+    return lines
+
+
+def test_a_list_of_items_goes_on_over_the_next_page_under_its_header_printed_again() -> None:
+    last = _page(5, 3) + [(340, 200, "Total", 9), (470, 200, "84.00", 9)]
+    data = run(pages_pdf([_page(1, 4), last]), BENCH_SCHEMA)["data"]
+    assert [(d, q, a) for d, q, _, a in _items(data)] == [(f"Bolt M{k}", k, 2.0 * k) for k in range(1, 8)]
+
+
+def test_an_invoice_printed_twice_gives_its_items_once() -> None:
+    one = _page(1, 2) + [(340, 200, "Subtotal", 9), (470, 200, "6.00", 9), (340, 212, "Total", 9), (470, 212, "6.00", 9)]
+    data = run(pages_pdf([one, one]), BENCH_SCHEMA)["data"]
+    assert [(d, a) for d, _, _, a in _items(data)] == [("Bolt M1", 2.0), ("Bolt M2", 4.0)]
