@@ -76,3 +76,30 @@ def test_an_invoice_printed_twice_gives_its_items_once() -> None:
     one = _page(1, 2) + [(340, 200, "Subtotal", 9), (470, 200, "6.00", 9), (340, 212, "Total", 9), (470, 212, "6.00", 9)]
     data = run(pages_pdf([one, one]), BENCH_SCHEMA)["data"]
     assert [(d, a) for d, _, _, a in _items(data)] == [("Bolt M1", 2.0), ("Bolt M2", 4.0)]
+
+
+def test_rows_of_count_price_and_amount_under_no_known_header_over_their_sum_are_the_items() -> None:
+    """Column heads the lexicon does not know (``Pos  Text  Anz  à  CHF``), rows set wide apart:
+    the rows' amounts add up to the subtotal under them. ``2 180.00`` is a count and a price, not
+    2,180.00 grouped with a space: 2 × 180.00 makes the row's 360.00."""
+    lines = [(40, 40, "Schreinerei Holz & Co", 12), (40, 100, "Rechnung 2025-17", 14),
+             (40, 150, "Pos", 9), (80, 150, "Text", 9), (300, 150, "Anz", 9), (360, 150, "à", 9), (470, 150, "CHF", 9),
+             (40, 172, "1", 9), (80, 172, "Tischplatte Eiche", 9), (300, 172, "2", 9), (360, 172, "180.00", 9),
+             (470, 172, "360.00", 9),
+             (40, 194, "2", 9), (80, 194, "Montage vor Ort", 9), (300, 194, "3", 9), (360, 194, "95.00", 9),
+             (470, 194, "285.00", 9),
+             (300, 222, "Zwischentotal", 9), (470, 222, "645.00", 9),
+             (300, 236, "MWST 8.1%", 9), (470, 236, "52.25", 9), (300, 250, "Total", 9), (470, 250, "697.25", 9)]
+    items = _items(run(pdf(lines), BENCH_SCHEMA)["data"])
+    assert items == [("Tischplatte Eiche", 2, 180.0, 360.0), ("Montage vor Ort", 3, 95.0, 285.0)]
+
+
+def test_a_row_whose_count_times_price_makes_its_amount_is_an_item_with_no_header_and_no_sum() -> None:
+    lines = [(40, 40, "Brightside Studio", 12), (40, 100, "Invoice 88", 14),
+             (40, 150, "Logo design, three drafts", 9), (300, 150, "1", 9), (360, 150, "450.00", 9), (470, 150, "450.00", 9),
+             (40, 166, "Business cards (box of 250)", 9), (300, 166, "4", 9), (360, 166, "32.50", 9),
+             (470, 166, "130.00", 9),
+             (40, 200, "Payment within 30 days.", 9), (300, 230, "Amount due", 9), (470, 230, "612.50", 9)]
+    items = _items(run(pdf(lines), BENCH_SCHEMA)["data"])
+    assert [(q, p, a) for _, q, p, a in items] == [(1, 450.0, 450.0), (4, 32.5, 130.0)]
+    assert items[1][0].startswith("Business cards")

@@ -131,7 +131,8 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
         for rec in records:
             rows = match_records(rec, sections)
             if not rows or not any(len(cites) >= 2 for _, cites in rows):  # no table of items found
-                rows = items.read_items(rec, pages) or summed.read_summed(rec, pages) or rows
+                rows = items.read_items(rec, pages) or summed.read_summed(rec, pages) \
+                    or summed.read_priced(rec, pages) or rows
             elif not {"description", "amount"} <= _kinds(rec, rows) and \
                     {"description", "amount"} <= _kinds(rec, listed := items.read_items(rec, pages)):
                 rows = listed  # the table found was part of the list (its number columns only)

@@ -39,11 +39,15 @@ KINDS = {"description": "description", "quantity": "quantity", "unit price": "un
          "amount": "amount", "total amount": "amount", "subtotal net amount": "amount", "amount line total": "amount"}
 _HEAD = {
     "description": re.compile(r"descri\w*|bezeichnung|beschreibung|artikel\w*|d[ée]signation|omschrijving|"
-                              r"concepto|item|product|article|leistung|service|libell[ée]", re.I),
+                              r"concepto|item|product|article|leistung|service|libell[ée]|\b(?:produ[ck]t[oe]?|"
+                              r"art[íi]culo|articolo|particulars|prestations?|servizio|servicio|opis)\b", re.I),
     "quantity": re.compile(r"\b(?:qty|quantity|menge|anzahl|quantit[ée]|qt[ée]|aantal|cantidad|quantit[àa]|"
-                           r"units?|antal|m[æe]ngde|ilo[śs][ćc])\b", re.I),
-    "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo", re.I),
-    "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total", re.I),
+                           r"units?|antal|m[æe]ngde|ilo[śs][ćc]|anz|cant|qt[àa]|quantidade|qtd|hours|hrs|stunden|"
+                           r"heures|uren|horas)\b", re.I),
+    "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo|pre[çc]o|"
+                             r"tarif|\bcena\b", re.I),
+    "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total|totaal|"
+                         r"\b(?:valor|wert|warto[śs][ćc])\b", re.I),
 }
 UNIT = re.compile(r"^(?:x|stk\.?|st\.?|stück|pcs?\.?|pc|pce|ea\.?|h|hrs?|std\.?|kg|m|m2|m²|qm|lfm|l|ltr|set|pkg|"
                   r"pausch\.?|psch\.?|pauschal|unit[ée]?s?|u\.?|[€$£]|eur|usd|gbp|chf)$",
@@ -58,6 +62,7 @@ UNIT_HEAD = re.compile(r"(?<![\w-])(?:unit|uom|u/m|enhet|enhed|einheit|eh|unit[�
 MAX_CONTINUATION = 2
 MAX_ITEM_WORDS = 30  # a paragraph that ends in an amount is not an item
 MAX_CONTINUATION_WORDS = 10
+SPACED = re.compile(r"(\d{1,3}) (\d{3}[.,]\d{2})")  # a count and a price, or one amount in groups
 YEAR = re.compile(r"^(?:19|20)\d\d$")
 
 
@@ -136,6 +141,10 @@ def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, st
     amounts = row_amounts(text)
     if not amounts:
         return None
+    if len(amounts) >= 2 and (m := SPACED.fullmatch(amounts[-2].group(0).strip())) \
+            and _times(m.group(1), m.group(2), amounts[-1].group(0)):
+        # "2 180.00  360.00": a count beside its price, not "2 180.00" grouped with a space
+        return parse_row(f"{text[:amounts[-2].start()]}{m.group(1)}  {m.group(2)}{text[amounts[-2].end():]}", code, unit)
     out = {"amount": amounts[-1].group(0).strip()}
     if len(amounts) >= 2:
         out["unit_price"] = amounts[-2].group(0).strip()
@@ -340,11 +349,11 @@ def item_object(rec: Records, kinds: dict[int, str], parsed: dict[str, str],
 TRAILING = re.compile(r"^\s*(?:€|\$|£|EUR|USD|GBP|CHF)?\s*$")
 
 
-def last_amount(text: str) -> float | None:
-    """The amount a row ends in, when it is the row's only amount; else ``None``."""
+def last_amount(text: str, alone: bool = True) -> float | None:
+    """The amount a row ends in (when ``alone``, only if it is the row's one amount); else ``None``."""
     from pipelines.stages.extract.values import parse_number
 
     found = row_amounts(text)
-    if len(found) != 1 or not TRAILING.match(text[found[0].end():]):
+    if not found or (alone and len(found) != 1) or not TRAILING.match(text[found[-1].end():]):
         return None
-    return parse_number(found[0].group(0))
+    return parse_number(found[-1].group(0))

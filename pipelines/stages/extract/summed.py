@@ -4,7 +4,8 @@ Some invoices list their items with no column heads at all — an insurer's prem
 ``Privathaftpflicht  50,00 €`` and ``Lebensgefährte/in …  0,00 €`` over ``Gesamtbeitrag  50,00 €``
 — so ``items.read_items`` finds no list. Here the rows right above a sum, each ending in one
 amount, are the items when their amounts add up to that sum: the arithmetic, not a word, says
-they are the sum's parts.
+they are the sum's parts. Failing that (``read_priced``), a row whose count times its unit price
+makes its amount (``Widget  3  4.50  13.50``) is an item wherever it stands.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from pipelines.core.models import Citation, PageResult
 from pipelines.stages.extract.items import (
     MAX_ITEM_WORDS,
-    close_under,
+    _priced,
     item_object,
     kind_of,
     last_amount,
@@ -50,22 +51,43 @@ def read_summed(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, A
     return []
 
 
+def _near(above: Row, row: Row) -> bool:
+    """Is ``row`` set under ``above`` as a table's rows are (within two and a half lines)?"""
+    a, b = above.box, row.box
+    if a is None or b is None:
+        return True
+    return b["y1"] - a["y2"] <= 2.5 * max(1.0, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
+
+
 def _run_above(rows: list[Row], i: int) -> list[tuple[Row, float]]:
-    """The rows above ``rows[i]`` that end in one amount, nearest first, with their amounts: up
+    """The rows above ``rows[i]`` that end in an amount, nearest first, with those amounts: up
     to a heading (``… versichert:``), a row that is a total or tax itself, or a gap."""
     run: list[tuple[Row, float]] = []
     details = 0
     for j in range(i - 1, -1, -1):
         r = rows[j]
-        if not close_under(r, rows[j + 1]) or r.text.rstrip().endswith(":") or len(r.text.split()) > MAX_ITEM_WORDS:
+        if not _near(r, rows[j + 1]) or r.text.rstrip().endswith(":") or len(r.text.split()) > MAX_ITEM_WORDS:
             break
-        amount = last_amount(r.text)
+        amount = last_amount(r.text, alone=False)
         if amount is None:
             details += 1
             if row_amounts(r.text) or details > MAX_DETAILS:
                 break
             continue
-        if totals_row(r.text) or not wordy(r.text) or len(run) >= MAX_SUMMED:
+        named = r.text[:row_amounts(r.text)[0].start()]  # the words before its figures
+        if totals_row(r.text) or sum(ch.isalpha() for ch in named) < 2 or len(run) >= MAX_SUMMED:
             break
         run.append((r, amount))
     return run
+
+
+def read_priced(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
+    """Items printed without a header row and over no sum: the rows (no total, no tax) whose
+    count times unit price makes their amount."""
+    kinds = {i: k for i, f in enumerate(rec.fields) if (k := kind_of(f)) is not None}
+    if "amount" not in kinds.values():
+        return []
+    found = [(parsed, r) for page in pages for r in rows_of(page)
+             if len(r.text.split()) <= MAX_ITEM_WORDS and not totals_row(r.text)
+             and _priced(parsed := parse_row(r.text)) and "description" in parsed]
+    return [item_object(rec, kinds, parsed, r) for parsed, r in found]
