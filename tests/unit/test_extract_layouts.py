@@ -318,3 +318,17 @@ def test_a_chinese_exporter_whose_postcode_has_six_figures_before_the_country() 
              (380, 300, "TOTAL", 9, "B"), (540, 300, "18,420.00", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["seller_address"] == "No. 88 Jinhai Road, Beilun District, Ningbo, Zhejiang 315800, China"
+
+
+def test_an_associated_invoice_s_number_and_date_are_not_the_invoice_s_own() -> None:
+    """A corrective invoice names the invoice it corrects under the details; "NET A PAYER"
+    printed without its accent is the total, not "Montant déjà payé : 0,00" above it."""
+    texts = [(45, 50, "LE FOURNISSEUR SARL", 12), (45, 64, "12 rue des Prés", 9), (45, 76, "75018 PARIS", 9),
+             (330, 50, "FACTURE N° :", 9), (470, 50, "F20260023", 9), (330, 64, "Date :", 9), (470, 64, "31/01/2026", 9),
+             (45, 140, "N° DE FACTURE ASSOCIÉE :", 9), (180, 140, "F20260003", 9),
+             (45, 152, "DATE DE FACTURE ASSOCIÉE :", 9), (180, 152, "01/01/2026", 9),
+             (330, 300, "TOTAL HT", 9), (470, 300, "100,00", 9, "R"), (330, 314, "TOTAL TVA", 9), (470, 314, "20,00", 9, "R"),
+             (330, 340, "Montant déjà payé :", 9), (470, 340, "0,00", 9, "R"),
+             (330, 360, "NET A PAYER", 9), (470, 360, "120,00 EUR", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"], data["total_amount"]) == ("F20260023", "2026-01-31", 120.0)

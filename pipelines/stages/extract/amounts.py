@@ -154,7 +154,7 @@ ROUNDING = re.compile(r"\b(?:round(?:ing)?|rundung|arrondi\w*|afronding|redondeo
 
 # a payment already made, printed between an invoice's total and the balance left to pay
 PAID = re.compile(r"\b(?:deposit|paid|payments?(?: received)?|received|anzahlung|bereits bezahlt|acompte|"
-                  r"anticipo|already paid|credit applied|retainer)\b", re.I)
+                  r"anticipo|already paid|credit applied|retainer|d[ée]j[àa] pay[ée])\b", re.I)
 
 
 def _paid_above(rows: list[Row], i: int) -> bool:

@@ -3,6 +3,8 @@ labels with their value beside or below them."""
 
 from __future__ import annotations
 
+import re
+
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
 from pipelines.stages.extract.lexicon import gloss, known_label
@@ -89,8 +91,20 @@ def candidates(page: PageResult) -> list[Candidate]:
             if not (c.kind in ("right", "below") and known_label(c.value.strip())) and not _referenced(c.label)]
 
 
+# words that make an invoice's number or date another invoice's: "N° de facture associée",
+# "Original invoice no.", "Ursprungsrechnung", "Factura rectificada"
+REFERRING = re.compile(r"(?<![a-zà-ÿ])(?:associ[ée]e?s?|d'origine|origin(?:al|ale|elle)|related|previous|"
+                       r"pr[ée]c[ée]dente?|initiale?|corrig[ée]e|rectificad[ao]|rectifi[ée]e|referenced|"
+                       r"ursprungs\w*|bezugs\w*)(?![a-zà-ÿ])", re.I)
+
+
 def _referenced(label: str) -> bool:
-    """Does a label name another document's number ("zu Rechnung Nr.", "against invoice no.")?"""
+    """Does a label name another document's number or date ("zu Rechnung Nr.", "against invoice
+    no.", "Date de facture associée")?"""
+    if REFERRING.search(label):
+        rest = REFERRING.sub(" ", label).strip(" :.")
+        if not rest or gloss(rest).lower() in ("invoice number", "invoice date", "invoice no", "invoice no."):
+            return True
     m = REFERENCE_LEAD.match(label)
     return m is not None and gloss(label[m.end():]) == "invoice number"
 

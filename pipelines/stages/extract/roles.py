@@ -59,7 +59,7 @@ ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "direc
                  "indirizzo", "street", "location")
 TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOTA1"
                "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
-               "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net à payer",
+               "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net [àa] payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale", "i alt",
                "att betala", "totalt", "celkem", "k úhradě", "do zapłaty", "razem", "yhteensä", "maksettava")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$€(]|\\s*$|\\s+[£$€]?\\s*\\d[\\d,.]*[.,]\\d\\d\\b)", "exkl\\.?", "zwischensumme", "nettobetrag", "netto",
@@ -79,7 +79,7 @@ NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inclusive",
                       "includes?", "including", "with (?:vat|tax|gst)",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
-                      "à payer", "te betalen", "a pagar", "da pagare")
+                      "[àa] payer", "te betalen", "a pagar", "da pagare")
 # what makes a net or sub-total row the final one ("Net Total Rounded", "Total Incl. of GST")
 FINAL = _words("grand", "rounded", "incl\\.?", "inkl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour", "issued", "ausgestellt",
