@@ -332,3 +332,16 @@ def test_an_associated_invoice_s_number_and_date_are_not_the_invoice_s_own() -> 
              (330, 360, "NET A PAYER", 9), (470, 360, "120,00 EUR", 9, "R")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["invoice_number"], data["invoice_date"], data["total_amount"]) == ("F20260023", "2026-01-31", 120.0)
+
+
+def test_a_customer_number_labelled_kunde_nr_is_no_buyer() -> None:
+    """"Kunde Nr." labels the customer's number: neither a buyer label nor the buyer's name."""
+    texts = [(60, 40, "gocept apitest", 9), (60, 52, "Forsterstr. 29", 9), (60, 64, "06112 Halle/Saale", 9),
+             (60, 140, "gocept apitest • Forsterstr. 29 • 06112 Halle/Saale", 7),
+             (320, 140, "Rechnung Nr.", 9), (400, 140, "1", 9), (320, 152, "Kunde Nr.", 9), (400, 152, "10000", 9),
+             (320, 164, "Datum", 9), (400, 164, "29.03.2011", 9), (60, 176, "Testkunden", 9),
+             (320, 300, "Nettobetrag", 9), (500, 300, "5,00", 9, "R"), (320, 314, "Endbetrag EUR", 9), (500, 314, "5,95", 9, "R")]
+    schema = {"type": "object", "properties": {**SCHEMA["properties"], "customer_number": {"type": "string"}}}
+    data = run(drawn_pdf(texts), schema)["data"]
+    assert data["customer_number"] == "10000"
+    assert data["buyer_name"] != "Kunde Nr."
