@@ -54,6 +54,8 @@ CODE_SHARE = 0.06
 # a till roll's text (the dev receipts: extent 0.34-0.79 of its height, most under 0.6; the dev
 # invoices 0.55-1.42, with longer lines)
 SLIP_RATIO = 0.62
+SLIP = "a long narrow slip of paper, like a till receipt"
+SLIP_WEIGHT = 1.0
 SLIP_CHARS = 45
 
 
@@ -102,7 +104,7 @@ def layout_caption(page: PageResult) -> str:
     if page.width and page.height and page.width > page.height:
         parts.append("a landscape slide")
     elif page.width and page.height and page.width < 0.6 * page.height or _slip(page, lines) and not code:
-        parts.append("a long narrow slip of paper, like a till receipt")  # thermal paper rolls
+        parts.append(SLIP)  # thermal paper rolls
     elif len(words) < 120:
         parts.append("few words in large type, bullet points")
     elif len(words) > 350:
@@ -158,7 +160,7 @@ def page_vectors(texts: list[str]) -> np.ndarray:
 # a payment taken at the counter: a line that is the change given back (with its amount or
 # not), and a line that says how it was paid. A shop's till slip that calls itself a "tax
 # invoice" (as GST receipts must) is still a receipt.
-CHANGE_LINE = re.compile(r"^\W*(?:change(?: due)?|r[üu]ckgeld|wechselgeld|monnaie(?: rendue)?|rendu|wisselgeld|"
+CHANGE_LINE = re.compile(r"^\W*(?:(?:cash|card|tunai)\s+)?(?:change(?: due)?|r[üu]ckgeld|wechselgeld|monnaie(?: rendue)?|rendu|wisselgeld|"
                          r"cambio|vuelto|resto)\b[^A-Za-z\n]{0,20}$", re.I | re.M)
 PAID_LINE = re.compile(r"^\W*(?:cash|tendered|paid|payment(?: mode)?|bar|bargeld|esp[èe]ces|contant|efectivo|"
                        r"contanti|visa|master\s?card|card)\b", re.I | re.M)
@@ -182,8 +184,9 @@ def scores(texts: list[str], classes: list[PageClassConfig], captions: list[str]
     pv = page_vectors(texts)
     cv = embed.embed([f"{c.name.replace('_', ' ')}: {c.description}".strip(": ") for c in classes])
     sim = pv @ cv.T
-    if captions is not None:
-        sim = sim + LAYOUT_WEIGHT * (embed.embed(captions) @ cv.T)
+    if captions is not None:  # (a till roll's shape says more than a page's words can: weighed twice)
+        weight = np.array([[SLIP_WEIGHT if c.startswith(SLIP) else LAYOUT_WEIGHT] for c in captions], dtype=np.float32)
+        sim = sim + weight * (embed.embed(captions) @ cv.T)
     kw = np.array([[keyword_share(class_words(c), {w.lower() for w in WORD.findall(t)}) for c in classes]
                    for t in texts], dtype=np.float32).reshape(sim.shape)
     return sim + KEYWORD_WEIGHT * kw

@@ -12,6 +12,7 @@ from reportlab.lib.pagesizes import A4
 from reportlab.pdfgen import canvas
 
 from pipelines.core.models import DocumentInput
+from pipelines.core.requests import PageClassConfig
 from pipelines.engine.document import convert
 from pipelines.stages import classify
 from pipelines.stages.extract.lexicon import glosses_in
@@ -59,7 +60,23 @@ def test_a_till_slip_that_calls_itself_a_tax_invoice_is_glossed_as_a_receipt_and
     slip = "TAX INVOICE\nInvoice #: OR1803\nNoodles 2.00\nTotal Amount: 6.90\nPayment Mode\nCASH\nChange\n6.90\n0.00"
     assert "receipt" in classify.glossed(slip)
     assert "receipt" in classify.glossed("Total 12.40\nVisa ****1234 12.40\nChange Due: 0.00")
+    assert "receipt" in classify.glossed("Total Amount $8.20\nPayment Mode\nCASH Change\n$8.20")
     # a manual speaks of change and of payment in sentences, not as a till's lines
     manual = "Change the options below to suit your payment settings.\nCash flow is explained in chapter 3."
     assert "receipt" not in classify.glossed(manual)
     assert "receipt" not in classify.glossed("INVOICE 2024-17\nTotal due 120.00\nPayment: bank transfer")
+
+
+def test_a_restaurant_check_headed_invoice_no_on_a_till_roll_is_classed_a_receipt() -> None:
+    """A till roll's shape outweighs an "Invoice no:" line among its words."""
+    classes = [PageClassConfig(name="invoice", description="An invoice or bill from a supplier: invoice number, "
+                                                           "billing address, amounts, VAT and the total due."),
+               PageClassConfig(name="receipt", description="A shop receipt or till slip: items bought, total paid, "
+                                                           "cash and change.")]
+    words = ["Timeless Kitchen Sdn Bhd", "Company no : 1174703-K", "Lot 50, Sky Avenue", "69000 Pahang",
+             "Guest Check", "Invoice no: 000039121", "Date: 2018-03-23", "Cashier : Mizan", "Table: 25  Pax: 6",
+             "Ribs Platter     SR 259.90", "Apple 350ml      SR 13.90", "Sour Apple Mojito  18.90",
+             "Rib-eye Steak      77.80", *[f"Side dish {k}        {k}.50" for k in range(1, 10)],
+             "Sub-total:        370.50", "GST 6%             22.23", "Total :           392.73"]
+    page = _page(words)
+    assert classify.assign([page], classes)[1][0] == "receipt"
