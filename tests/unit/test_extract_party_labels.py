@@ -161,3 +161,48 @@ def test_a_to_label_with_the_name_beside_it_and_the_address_under_the_name() -> 
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["buyer_name"] == "Marlowe Bay Publishing Ltd"
     assert data["buyer_address"] == "2nd Floor, 9 Castle Street Canterbury Kent CT1 2PR"
+
+
+def test_a_danish_web_shop_invoice_billing_beside_delivery_address_prices_with_vat() -> None:
+    """``Faktureringsadresse`` labels the buyer; ``Total inkl. moms`` is the total, ``Heraf moms``
+    the tax and ``Beløb ekskl. moms`` the net; the sender line's CVR number is no address."""
+    lines = [(200, 40, "NORDLYS LIVING", 14),
+             (120, 56, "Nordlys Living ApS · Vesterbrogade 118 · 1620 København V · CVR 38441209", 8),
+             (40, 100, "Faktura", 14), (300, 100, "Faktureringsadresse", 9), (440, 100, "Leveringsadresse", 9),
+             (300, 112, "Mette Kjær Hansen", 9), (440, 112, "Mette Kjær Hansen", 9),
+             (40, 124, "Fakturanr.   100482", 9), (300, 124, "Skovvej 17, 2. tv.", 9), (440, 124, "GLS Pakkeshop: Netto", 9),
+             (40, 136, "Fakturadato  12.03.2024", 9), (300, 136, "8000 Aarhus C", 9), (440, 136, "Frederiks Allé 102", 9),
+             (440, 148, "8000 Aarhus C", 9),
+             (40, 200, "Beskrivelse", 9), (300, 200, "Antal", 9), (380, 200, "Stk.pris", 9), (480, 200, "I alt", 9),
+             (40, 214, "Uldplaid Hygge", 9), (300, 214, "1", 9), (380, 214, "599,00", 9), (480, 214, "599,00", 9),
+             (300, 250, "Total inkl. moms", 9), (480, 250, "599,00 kr.", 9),
+             (300, 262, "Heraf moms 25%", 9), (480, 262, "119,80 kr.", 9),
+             (300, 274, "Beløb ekskl. moms", 9), (480, 274, "479,20 kr.", 9)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert (data["buyer_name"], data["seller_name"]) == ("Mette Kjær Hansen", "Nordlys Living ApS")
+    assert data["seller_address"] == "Vesterbrogade 118, 1620 København V"
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (479.2, 119.8, 599.0)
+
+
+def test_a_french_bill_with_its_window_on_the_right_under_a_customer_number() -> None:
+    """The window at the right names "M. Julien Mercier"; "N° client" labels a number, not the buyer."""
+    lines = [(40, 40, "azur", 16), (40, 56, "télécom", 16), (40, 100, "Votre facture", 12), (40, 114, "du 3 mars 2024", 10),
+             (330, 130, "M. Julien Mercier", 9), (330, 142, "12 rue des Tanneurs", 9), (330, 154, "67000 STRASBOURG", 9),
+             (40, 142, "N° de facture", 9), (150, 142, "F24-0305-88412730", 9),
+             (40, 154, "N° client", 9), (150, 154, "1.2248.7731", 9),
+             (40, 166, "N° de contrat", 9), (150, 166, "FX-7730412", 9),
+             (40, 178, "Période facturée", 9), (150, 178, "du 1er au 31 mars 2024", 9),
+             (330, 300, "Total TTC", 9), (480, 300, "60,89 €", 9)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert data["buyer_name"] == "M. Julien Mercier"
+    assert data["buyer_address"].replace(",", "") == "12 rue des Tanneurs 67000 STRASBOURG"
+
+
+def test_a_couple_written_to_under_herrn_und_frau() -> None:
+    lines = [(40, 40, "Bauunternehmung Huber GmbH", 12), (40, 54, "Industriestr. 4, 86150 Augsburg", 8),
+             (40, 110, "Herrn und Frau", 9), (40, 122, "Stefan und Julia Brandl", 9), (40, 134, "Lechauenweg 8", 9),
+             (40, 146, "86343 Königsbrunn", 9), (330, 110, "Rechnung Nr. 2024-118", 9),
+             (330, 300, "Gesamtbetrag", 9), (480, 300, "12.400,00 €", 9)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert data["buyer_name"] == "Stefan und Julia Brandl"
+    assert data["buyer_address"].replace(",", "") == "Lechauenweg 8 86343 Königsbrunn"

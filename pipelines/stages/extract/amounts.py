@@ -142,7 +142,7 @@ def _value(text: str) -> float:
 
 
 # "excl. taxes", "without VAT", "ohne MwSt": a tax named only as what a net amount leaves out
-WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|without|ohne|hors|sans|before|zonder|sin|"
+WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|ekskl(?:\.|usive)?|without|uten|utan|ohne|hors|sans|before|zonder|sin|"
                      r"senza)(?!\w)"
                      r"\s*\(?\s*[\w.-]+", re.I)
 

@@ -9,6 +9,7 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import parties
+from pipelines.stages.extract.lexicon import gloss
 from pipelines.stages.extract.lines import Box, Hit, Line, _right_of, union_box
 from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
@@ -342,6 +343,8 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
             if re.match(r"(?:account|number|no\b|nr\b|id\b|code|ref|reference|vat|tax|service|care|support)",
                         after, re.I):
                 continue  # "Customer account: PEN-0077", "Client No.": an identifier's label
+            if gloss(ln.text.strip(" :")) == "customer number":
+                continue  # "N° client", "Kunde Nr.": the number's label before the word
             if after.startswith("/"):
                 after = ""  # "Käufer/Leistungsempfänger": one label in two words
             name, address = parties.form_party(page, ln)

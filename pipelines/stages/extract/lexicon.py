@@ -46,7 +46,9 @@ GLOSSES: list[tuple[str, str]] = [
     (r"zwischensumme|nettobetrag|summe netto|netto(?:summe|betrag)?|rechnungssumme netto|gesamt netto|"
      r"(?:rechnungs)?summe (?:ohne|exkl\.?) (?:ust|mwst)\.?|mva-?grunnlag|momsgrundlag|nettobel[øo]p|"
      r"sous-?total|total ht|montant ht|total hors taxes?|subtotaal|totaal excl\.?(?: btw)?|bedrag excl\.?|"
-     r"base imponible|subtotal|imponibile|totale imponibile", "subtotal net amount"),
+     r"base imponible|subtotal|imponibile|totale imponibile|"
+     r"(?:bel[øo]b|total|totalt|summa|sum|betrag|bedrag) (?:ekskl|exkl|excl|exkl\.? |ohne)\.? ?(?:moms|mva|mwst|ust|btw|vat)?|"
+     r"(?:ekskl|exkl|excl)\.? (?:moms|mva|mwst|ust|btw|vat)", "subtotal net amount"),
     (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
      r"iva|importe (?:del )?iva|imposta", "tax amount vat"),
     # the sum of the discounts or of the charges is not the document's total
@@ -57,15 +59,16 @@ GLOSSES: list[tuple[str, str]] = [
      r"bruttosumme|gesamtsumme|endsumme|rechnungssumme|(?:sum )?[åa] betale|att betala|at betale|totalt|"
      r"zu zahlen(?:der betrag)?|zahlbetrag|total ttc|montant ttc|net [àa] payer|montant total|totaal(?: incl\.?)?"
      r"(?: btw)?|te betalen|totaalbedrag|importe total|total a pagar|totale(?: fattura| documento)?|"
-     r"importo totale|da pagare", "total amount"),
+     r"importo totale|da pagare|total (?:inkl|incl|ink)\.?(?: (?:moms|mva|mwst|ust|btw|vat|gst|tax))?",
+     "total amount"),
     (r"w[äa]hrung|devise|monnaie|valuta|moneda|divisa|betr[äa]ge in|montants en|bedragen in|importes en|"
      r"importi in", "currency"),
     # parties
     (r"rechnungs(?:empf[äa]nger|adresse)|kunde|empf[äa]nger|destinataire|adresse de facturation|factur[ée] [àa]|"
      r"klant|factuuradres|cliente|facturar a|destinatario|intestatario|k[äa]ufer|acheteur|koper|comprador|"
-     r"acquirente", "customer bill to"),
+     r"acquirente|fakturerings?adressen?|fakturaadress|faktureringsadress", "customer bill to"),
     (r"waren" + _R + r"empf[äa]nger|liefer(?:adresse|anschrift)|adresse de livraison|livr[ée] [àa]|afleveradres|"
-     r"leveringsadres|direcci[oó]n de entrega|indirizzo di consegna|ship(?:ped)? ?to|deliver(?:y|ed)? to|"
+     r"leveringsadres(?:sen?)?|leveransadress|direcci[oó]n de entrega|indirizzo di consegna|ship(?:ped)? ?to|deliver(?:y|ed)? to|"
      r"(?:delivery|shipping) address",
      "ship to"),
     (r"rechnungs(?:steller|aussteller|ersteller)|(?:service )?provider|dienstleister|auftragnehmer|prestataire|lieferant|verk[äa]ufer|fournisseur|vendeur|leverancier|verkoper|"

@@ -57,8 +57,11 @@ def postcode_line(text: str) -> bool:
     """Does ``text`` hold a postcode with its town (``80333 München``, ``Springfield, IL 62704``),
     not a street line whose number looks like one (``2210 Alder St``)?"""
     return bool(POSTCODE.search(text)) and not STREET_LINE.match(text)
-SALUTATION = re.compile(r"^(?:herrn?|frau|firma|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|"
-                        r"sr\.?|sra\.?|exm[oa]s?\.?(?:\(s\))?(?:\s+sr[as]?\.?(?:\(s\))?|\s+sras\.?)?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
+_TITLE = r"(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?)"
+SALUTATION = re.compile(rf"^(?:{_TITLE}(?:\s*(?:und|and|&|et|en|y|e)\s*{_TITLE})?|firma|"
+                        r"exm[oa]s?\.?(?:\(s\))?(?:\s+sr[as]?\.?(?:\(s\))?|\s+sras\.?)?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
+# a person written to, title and name on one line: "M. Julien Mercier", "Herrn Max Mustermann"
+TITLED = re.compile(rf"^{_TITLE}\s+[A-ZÀ-Ý]", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
 CONTACT_LINE = re.compile(r"^(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|mme\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?|"
                           r"attn\.?:?|attention:?|z\.? ?hd?\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)
@@ -176,6 +179,12 @@ def _block(lines: list[Line], post: Line) -> Party | None:
             break
         name.insert(0, up)
         cur = up
+        if TITLED.match(up.text.strip()) and not LEGAL.search(up.text):
+            addressed = True  # the person written to; a firm above is the party, the person its contact
+            firm = _above(lines, up)
+            if firm is not None and LEGAL.search(firm.text) and _name_like(firm.text) and not labelled(firm.text):
+                name.insert(0, firm)
+            break
         if len(name) == 1 and (before := _above(lines, up)) is not None and SALUTATION.match(before.text.strip()):
             addressed = True
             break  # "Herrn" / "Max Mustermann": the name is the line after the salutation
@@ -211,6 +220,8 @@ def sender_line(page: PageResult, below: float) -> Party | None:
         if ln.box is None or ln.box["y1"] >= below:
             continue
         parts = [p for p in SEPARATORS.split(ln.text.strip()) if p]
+        while len(parts) > 3 and (STOP.search(parts[-1]) or WEB.search(parts[-1])):
+            parts.pop()  # "… · 1620 København V · CVR 38441209": the firm's number, not its address
         if len(parts) >= 3 and POSTCODE.search(ln.text) and not re.search(r"\d", parts[0]):
             name = Line(ln.page, parts[0], ln.box, ln.frag, ln.idx, ln.n)
             rest = Line(ln.page, ", ".join(parts[1:]), ln.box, ln.frag, ln.idx, ln.n)

@@ -50,7 +50,8 @@ BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?
                "klant", "koper", "afnemer", "comprador", "destinatario(?! \\w)", "acquirente", "committente", "cessionario",
                "cliente", "receptor",
                "billing address", "invoice(?:d)? to", "facturée? [àa]", "adresse de facturation",
-               "rechnungs(?:adresse|anschrift)", "factuuradres", "direcci[óo]n de facturaci[óo]n",
+               "rechnungs(?:adresse|anschrift)", "factuuradres", "fakturerings?adressen?", "fakturaadress(?:en)?",
+               "direcci[óo]n de facturaci[óo]n",
                "indirizzo di fatturazione", "intestat[oa] a", "credit(?:ed)? to", "(?:aan|to|an)(?=\\s*:)")
 NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "raison sociale", "naam",
               "nombre", "razón social", "nome", "ragione sociale", "seller", "vendor", "supplier", "merchant",
