@@ -206,3 +206,22 @@ def test_a_couple_written_to_under_herrn_und_frau() -> None:
     data = run(pdf(lines), SCHEMA)["data"]
     assert data["buyer_name"] == "Stefan und Julia Brandl"
     assert data["buyer_address"].replace(",", "") == "Lechauenweg 8 86343 Königsbrunn"
+
+
+def test_a_bill_whose_letterhead_is_a_logo_names_its_seller_in_the_legal_footer() -> None:
+    """Only "azur télécom" in large type at the top; the firm is "Azur Télécom SAS" of the footer's
+    legal notice, at its registered office. "Votre facture" is a title, "Date limite de paiement"
+    the due date."""
+    lines = [(40, 40, "azur", 16), (40, 56, "télécom", 16), (40, 100, "Votre facture", 12),
+             (40, 114, "du 3 mars 2024", 10),
+             (330, 130, "M. Julien Mercier", 9), (330, 142, "12 rue des Tanneurs", 9), (330, 154, "67000 STRASBOURG", 9),
+             (40, 142, "N° de facture", 9), (150, 142, "F24-0305-88412730", 9),
+             (60, 220, "Montant à payer TTC", 10), (480, 220, "60,89 €", 10),
+             (60, 240, "Date limite de paiement : 18 mars 2024 - prélevé sur votre compte", 9),
+             (330, 300, "Total TTC", 9), (480, 300, "60,89 €", 9),
+             (40, 800, "Azur Télécom SAS au capital de 2 500 000 € - Siège social : 18 avenue de la Grande Armée, "
+                       "75017 Paris - RCS Paris 512 334 889", 7)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Azur Télécom SAS", "18 avenue de la Grande Armée, 75017 Paris")
+    assert (data["invoice_date"], data["due_date"]) == ("2024-03-03", "2024-03-18")
+    assert data["buyer_name"] == "M. Julien Mercier"

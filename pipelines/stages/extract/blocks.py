@@ -10,7 +10,7 @@ import re
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import parties
 from pipelines.stages.extract.lexicon import gloss
-from pipelines.stages.extract.lines import Box, Hit, Line, _right_of, union_box
+from pipelines.stages.extract.lines import Box, Line, _right_of, union_box
 from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
     ADDRESS,
@@ -24,7 +24,6 @@ from pipelines.stages.extract.roles import (
     SELLER,
     STOP,
     TITLE,
-    Role,
     _party_label,
 )
 
@@ -360,34 +359,3 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
             if block:
                 return block[:1], _street_and_town(block[1:])
     return [], []
-
-
-def _as_blocks(p: parties.Party) -> tuple[Block, Block]:
-    return [(ln.text.strip(), ln) for ln in p.name], [(ln.text.strip(), ln) for ln in p.address]
-
-
-def party(pages: list[PageResult], role: Role) -> Hit | None:
-    """The buyer: under a buyer label, else in the address window; the seller: beside a buyer's
-    window on an invoice (``parties``), else at the top of the page as on a receipt."""
-    labelled = buyer_block(pages)
-    window, other = parties.buyer_and_seller(pages, [ln for _, ln in labelled[0] + labelled[1]] or None)
-    if role.party == "buyer":
-        name, address = labelled
-        if not (name or address) and window is not None:
-            name, address = _as_blocks(window)
-    elif window is not None and other is not None:
-        name, address = _as_blocks(other)
-        legal = [(t, ln) for t, ln in name if LEGAL.search(t) and not _legal_only(t)]
-        if len(name) > 1 and len(legal) == 1 and all(_height(ln) > 1.3 * _height(legal[0][1])
-                                                     for _, ln in name if ln is not legal[0][1]):
-            name = legal  # a logo's word set large over the name with its legal form ("LUMEN" / "Lumen Domotique SAS")
-        if not address and name and (head := seller_block(pages))[0] and head[0][0][1] is name[0][1]:
-            address = head[1]  # a letterhead's name with its address under it on one line
-    elif (under := buyer_block(pages, SELLER))[0]:  # under a seller label ("Bill From:", "Lieferant")
-        name, address = under
-    else:
-        name, address = seller_block(pages)
-    block = name if role.kind == "name" else address
-    if not block:
-        return None
-    return Hit(" ".join(t for t, _ in block), block[0][1].page, union_box([ln.box for _, ln in block]))

@@ -9,7 +9,6 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.amounts import amount, split_tax
-from pipelines.stages.extract.blocks import party
 from pipelines.stages.extract.lines import Hit
 from pipelines.stages.extract.roles import (
     AMOUNT,
@@ -24,6 +23,7 @@ from pipelines.stages.extract.roles import (
     own_numbers,
     rows_of,
 )
+from pipelines.stages.extract.sides import party
 
 
 def _datelike(text: str) -> bool:

@@ -38,7 +38,7 @@ GLOSSES: list[tuple[str, str]] = [
      r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
      r"f[öo]rfallodatum|betalingsfrist|(?:payment )?deadline|pay(?:able)? (?:by|before)|[àa] payer avant(?: le)?|"
      r"pagar antes de(?:l)?|te betalen voor|da pagare entro(?: il)?|datum splatnosti|termin p[łl]atno[śs]ci|"
-     r"er[äa]p[äa]iv[äa]", "due date"),
+     r"er[äa]p[äa]iv[äa]|date limite(?: de paiement)?", "due date"),
     (r"liefer(?:datum|tag)|leistungsdatum|date de livraison|leverdatum|fecha de entrega|data di consegna",
      "delivery date"),
     (r"datum|fecha|data", "date"),

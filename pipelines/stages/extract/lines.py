@@ -105,12 +105,13 @@ def _word_rows(f: Fragment) -> list[tuple[str, Box]]:
             for row in rows]
 
 
-def header_lines(page: PageResult) -> list[Line]:
+def header_lines(page: PageResult, kind: str = "page_header") -> list[Line]:
     """The page header's lines: on a first page it is the letterhead (the sender's name and
-    address, ``Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène``)."""
+    address, ``Au bon moulin SARL - 1242 chemin de l'olive - 84340 Malaucène``); with
+    ``kind="page_footer"``, the footer's (a firm's legal notice)."""
     out = []
     for fi, f in enumerate(page.fragments):
-        if f.fragment_type == "page_header" and f.bbox:
+        if f.fragment_type == kind and f.bbox:
             parts = [p.strip() for p in str(f.content.get("content") or "").split("\n") if p.strip()]
             out += [Line(page.page_number, p, _line_box(f.bbox, i, len(parts)), fi, i, len(parts))
                     for i, p in enumerate(parts)]

@@ -88,7 +88,7 @@ DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "vencimento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
              "te betalen voor", "pagar antes", "pagare entro", "forfall\\w*", "forfald\\w*",
-             "förfallo\\w*", "splatnost\\w*", "termin płatności", "eräpäivä")
+             "förfallo\\w*", "splatnost\\w*", "termin płatności", "eräpäivä", "date limite(?: de paiement)?")
 OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
                     "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
 AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "verbatim", "exactly", "copied",
@@ -97,7 +97,9 @@ AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "ve
 TITLE = _words("invoice", "tax ?invoice", "receipt", "official receipt", "cash bill", "cash sales?", "bill",
                "quotation", "credit note", "delivery note", "statement", "rechnung", "quittung", "beleg",
                "gutschrift", "facture", "reçu", "ticket", "factuur", "bon", "kassabon", "factura", "recibo",
-               "fattura", "ricevuta", "scontrino", "simplified tax invoice", "fatura", "faktura")
+               "fattura", "ricevuta", "scontrino", "simplified tax invoice", "fatura", "faktura",
+               "(?:votre|your|ihre|uw|su|tu|la sua|din|deres|twoja) (?:facture|invoice|bill|rechnung|factuur|factura|"
+               "fattura|faktura)")
 STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone", "tél", "fax", "hp", "mobile",
               "e-?mail", "www", "http", "gst", "gstin", "nip", "vat", "sst", "tax ?id", "tin", "ust-?id", "ust-?idnr", "siret",
               "siren", "tva", "btw", "kvk", "cif", "nif", "p\\.? ?iva", "partita iva", "invoice", "receipt",

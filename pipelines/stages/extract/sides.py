@@ -1,0 +1,55 @@
+"""Which party a schema's field asks for, read from the blocks of ``blocks`` and ``parties``.
+
+The buyer is the block under a buyer label, else the envelope window's; the seller the other
+block beside the window, else the one under a seller label, else the letterhead at the top as on
+a receipt — and, when that would name the buyer again or nobody, the firm of the legal notice in
+the page's footer (``footer``). The buyer is never the seller.
+"""
+
+from __future__ import annotations
+
+from pipelines.core.models import PageResult
+from pipelines.stages.extract import footer, parties
+from pipelines.stages.extract.blocks import Block, _height, _legal_only, buyer_block, seller_block
+from pipelines.stages.extract.lines import Hit, union_box
+from pipelines.stages.extract.roles import LEGAL, SELLER, Role
+
+
+def _texts(block: Block) -> list[str]:
+    return [t for t, _ in block]
+
+
+def _as_blocks(p: parties.Party) -> tuple[Block, Block]:
+    return [(ln.text.strip(), ln) for ln in p.name], [(ln.text.strip(), ln) for ln in p.address]
+
+
+def party(pages: list[PageResult], role: Role) -> Hit | None:
+    """The buyer: under a buyer label, else in the address window; the seller: beside a buyer's
+    window on an invoice (``parties``), else at the top of the page as on a receipt."""
+    labelled = buyer_block(pages)
+    window, other = parties.buyer_and_seller(pages, [ln for _, ln in labelled[0] + labelled[1]] or None)
+    if role.party == "buyer":
+        name, address = labelled
+        if not (name or address) and window is not None:
+            name, address = _as_blocks(window)
+    elif window is not None and other is not None:
+        name, address = _as_blocks(other)
+        legal = [(t, ln) for t, ln in name if LEGAL.search(t) and not _legal_only(t)]
+        if len(name) > 1 and len(legal) == 1 and all(_height(ln) > 1.3 * _height(legal[0][1])
+                                                     for _, ln in name if ln is not legal[0][1]):
+            name = legal  # a logo's word set large over the name with its legal form ("LUMEN" / "Lumen Domotique SAS")
+        if not address and name and (head := seller_block(pages))[0] and head[0][0][1] is name[0][1]:
+            address = head[1]  # a letterhead's name with its address under it on one line
+    elif (under := buyer_block(pages, SELLER))[0]:  # under a seller label ("Bill From:", "Lieferant")
+        name, address = under
+    else:
+        name, address = seller_block(pages)
+    if role.party != "buyer" and (not name or (window is not None and _texts(name) == _texts(_as_blocks(window)[0]))):
+        name, address = [], []  # (the buyer is not the seller)
+        if (notice := footer.seller(pages)) is not None:  # a logo for a letterhead: the legal notice's firm
+            ln, firm, office = notice
+            name, address = [(firm, ln)], [(office, ln)] if office else []
+    block = name if role.kind == "name" else address
+    if not block:
+        return None
+    return Hit(" ".join(t for t, _ in block), block[0][1].page, union_box([ln.box for _, ln in block]))
