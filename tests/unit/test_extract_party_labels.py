@@ -225,3 +225,24 @@ def test_a_bill_whose_letterhead_is_a_logo_names_its_seller_in_the_legal_footer(
     assert (data["seller_name"], data["seller_address"]) == ("Azur Télécom SAS", "18 avenue de la Grande Armée, 75017 Paris")
     assert (data["invoice_date"], data["due_date"]) == ("2024-03-03", "2024-03-18")
     assert data["buyer_name"] == "M. Julien Mercier"
+
+
+def test_a_department_and_an_attention_line_between_the_firm_and_its_street() -> None:
+    """``Afdeling …`` and ``T.a.v. …`` under the buyer's name, ``Att:`` under a Swedish one: the
+    firm is the buyer, its street under them the address; a freelancer's name set flush right
+    over a tagline is the seller."""
+    lines = [(527, 50, "Linde de Vries", 16, "R"), (527, 72, "VERTALINGEN DUITS · ENGELS · NEDERLANDS", 7, "R"),
+             (527, 100, "Oudegracht 187", 9, "R"), (527, 112, "3511 NE Utrecht", 9, "R"),
+             (68, 150, "Brouwer Medical Devices B.V.", 9), (68, 162, "Afdeling Regulatory Affairs", 9),
+             (68, 174, "T.a.v. mevrouw S. Jansen", 9), (68, 186, "Industrieweg 44", 9), (68, 198, "5683 CH Best", 9),
+             (68, 260, "Factuurnummer  2024-031", 9), (330, 400, "Totaal", 9), (480, 400, "€ 1.210,00", 9)]
+    data = run(drawn_pdf(lines), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Linde de Vries", "Brouwer Medical Devices B.V.")
+    assert data["buyer_address"].replace(",", "") == "Industrieweg 44 5683 CH Best"
+    swedish = [(40, 40, "Norrsken Konsult AB", 12), (40, 54, "Sveavägen 64, 111 34 Stockholm", 8),
+               (330, 150, "Bergström Logistik AB", 9), (330, 162, "Att: Ekonomiavdelningen", 9),
+               (330, 174, "Box 1147", 9), (330, 186, "171 22 Solna", 9),
+               (330, 400, "Att betala SEK", 9), (480, 400, "112 608,00", 9)]
+    data = run(pdf(swedish), SCHEMA)["data"]
+    assert data["buyer_name"] == "Bergström Logistik AB"
+    assert data["buyer_address"].replace(",", "") == "Box 1147 171 22 Solna"

@@ -63,6 +63,12 @@ SALUTATION = re.compile(rf"^(?:{_TITLE}(?:\s*(?:und|and|&|et|en|y|e)\s*{_TITLE})
 # a person written to, title and name on one line: "M. Julien Mercier", "Herrn Max Mustermann"
 TITLED = re.compile(rf"^{_TITLE}\s+[A-ZÀ-Ý]", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
+# a department of the firm written to, on its own line under the firm's name
+DEPARTMENT = re.compile(r"^(?:afdeling|abteilung|abt\.|department|dept\.?|service|servicio|servizio|ufficio|"
+                        r"accounts (?:payable|department)|purchasing|einkauf|[\w-]*buchhaltung|comptabilit[ée]|"
+                        r"boekhouding|crediteurenadministratie|ekonomiavdelningen|contabilidad|contabilit[àa])\b", re.I)
+# a department or person to whose attention the letter goes, under the firm's name
+ATTENTION = re.compile(r"^(?:att(?:n|ention)?\.?\s*:|z\.? ?hd\.?|à l'attention de|t\.?a\.?v\.?|c/o)\s*\S", re.I)
 CONTACT_LINE = re.compile(r"^(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|mme\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?|"
                           r"attn\.?:?|attention:?|z\.? ?hd?\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)
 # the rows of a party set out as a form under its label (``Name:``, ``Anschrift:``)
@@ -110,7 +116,7 @@ def page_lines(page: PageResult) -> list[Line]:
 
 
 def _page_lines(page: PageResult) -> list[Line]:
-    out = [ln for ln in lines_of(page) if ln.box] + header_lines(page)
+    out = [ln for ln in lines_of(page) if ln.box] + header_lines(page) + header_lines(page, "page_footer")
     for fi, f in enumerate(page.fragments):
         if f.fragment_type != "table":
             continue
@@ -144,7 +150,8 @@ def _name_like(text: str) -> bool:
 
 
 def _above(lines: list[Line], ln: Line) -> Line | None:
-    """The line just above ``ln`` in its column (left edges within a few points, close gap)."""
+    """The line just above ``ln`` in its column (left edges within a few points, or right edges
+    together, close gap)."""
     b = ln.box
     assert b is not None
     h = b["y2"] - b["y1"]
@@ -153,7 +160,8 @@ def _above(lines: list[Line], ln: Line) -> Line | None:
         o = other.box
         if o is None or other is ln or o["y2"] > b["y1"] + 0.3 * h or b["y1"] - o["y2"] > 1.6 * h + 2:
             continue
-        if abs(o["x1"] - b["x1"]) > max(8.0, 0.6 * h) and not (o["x1"] <= b["x1"] <= o["x2"]):
+        if abs(o["x1"] - b["x1"]) > max(8.0, 0.6 * h) and not (o["x1"] <= b["x1"] <= o["x2"]) \
+                and abs(o["x2"] - b["x2"]) > 1.5:  # (or set flush right, as a letterhead at the right)
             continue
         if best is None or o["y2"] > best.box["y2"]:  # type: ignore[index]
             best = other
@@ -170,6 +178,9 @@ def _block(lines: list[Line], post: Line) -> Party | None:
     addressed = False
     for _ in range(2):
         up = _above(lines, cur)
+        if up is not None and ATTENTION.match(up.text.strip()) and not name:
+            addressed, cur = True, up  # "Att: Ekonomiavdelningen" between the firm and its street
+            up = _above(lines, cur)
         if up is None or labelled(up.text):
             break
         if SALUTATION.match(up.text.strip()):
@@ -191,7 +202,8 @@ def _block(lines: list[Line], post: Line) -> Party | None:
     kept = name[:1] if name and not LEGAL.search(" ".join(n.text for n in name)) else name
     if len(kept) > 1 and any(LEGAL.search(n.text) for n in kept):
         # "Beispiel AG" / "Herrn Max Mustermann": the firm is the party, the person its contact
-        kept = [n for n in kept if not CONTACT_LINE.match(n.text.strip())] or kept
+        kept = [n for n in kept if not CONTACT_LINE.match(n.text.strip()) and not DEPARTMENT.match(n.text.strip())] \
+            or kept
     return Party(kept, address, addressed)
 
 

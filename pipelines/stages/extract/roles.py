@@ -115,7 +115,7 @@ LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "s/b", "berhad", "gmbh", "ag", "kg
                "limited", "llc", "inc\\.?", "corp\\.?", "co\\.?", "plc", "llp", "s\\.?a\\.?", "s\\.?a\\.?s\\.?",
                "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
                "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?", "a\\.g\\.", "e\\.v\\.", "gbr", "kgaa", "sprl",
-               "bvba", "ltda", "pvt\\.? ltd\\.?", "private limited", "a/s", "aps", "oy")
+               "bvba", "ltda", "pvt\\.? ltd\\.?", "private limited", "a/s", "aps", "oy", "ab", "asa", "sp\\. z o\\.o\\.", "s\\.?n\\.?c\\.?")
 DATE = re.compile(
     r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
     r"|\d{1,2}\. \d{1,2}\. \d{4}"  # "12. 3. 2024"
