@@ -246,3 +246,18 @@ def test_a_department_and_an_attention_line_between_the_firm_and_its_street() ->
     data = run(pdf(swedish), SCHEMA)["data"]
     assert data["buyer_name"] == "Bergström Logistik AB"
     assert data["buyer_address"].replace(",", "") == "Box 1147 171 22 Solna"
+
+
+def test_a_polish_faktura_vat_with_sprzedawca_beside_nabywca() -> None:
+    """(Names without Polish letters: the test's PDF font has none.)"""
+    lines = [(400, 40, "Data wystawienia: 2024-03-12", 9), (200, 90, "Faktura VAT nr FV/2024/03/017", 13),
+             (40, 140, "Sprzedawca", 9), (300, 140, "Nabywca", 9),
+             (40, 152, "Wisniewski Serwis Sp. z o.o.", 9), (300, 152, "Kowalczyk i Synowie S.A.", 9),
+             (40, 164, "ul. Zablocie 23/4", 9), (300, 164, "al. Jana Pawla II 41A", 9),
+             (40, 176, "30-701 Krakow", 9), (300, 176, "31-864 Krakow", 9),
+             (40, 188, "NIP: 678-312-45-09", 9), (300, 188, "NIP: 945-221-87-36", 9),
+             (40, 300, "Do zaplaty: 1 518,07 PLN", 10)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert data["invoice_number"] == "FV/2024/03/017"
+    assert (data["seller_name"], data["buyer_name"]) == ("Wisniewski Serwis Sp. z o.o.", "Kowalczyk i Synowie S.A.")
+    assert data["buyer_address"].replace(",", "") == "al. Jana Pawla II 41A 31-864 Krakow"

@@ -19,7 +19,7 @@ GLOSSES: list[tuple[str, str]] = [
     (r"[a-zäöüß]*rechnungs?(?:\s*\(\w{1,6}\))?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
-     r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura" + _R + r"(?:nummer|nr|no)|"
+     r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura(?: vat| korygująca)?" + _R + r"(?:nummer|nr|no)|"
      r"folio" + _R + r"(?:number|no|nr|#)|fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)|"
      r"(?:pi|proforma(?: invoice)?)" + _R + r"(?:number|no|nr|#)|serie y folio|[čc]íslo faktury|"
      r"gutschrift(?:s)?" + _R + r"(?:nummer|nr|no)|credit ?note" + _R + r"(?:number|no|nr|#)|avoir" + _R + r"(?:n|no|n°)",
@@ -66,13 +66,15 @@ GLOSSES: list[tuple[str, str]] = [
     # parties
     (r"rechnungs(?:empf[äa]nger|adresse)|kunde|empf[äa]nger|destinataire|adresse de facturation|factur[ée] [àa]|"
      r"klant|factuuradres|cliente|facturar a|destinatario|intestatario|k[äa]ufer|acheteur|koper|comprador|"
-     r"acquirente|fakturerings?adressen?|fakturaadress|faktureringsadress", "customer bill to"),
+     r"acquirente|fakturerings?adressen?|fakturaadress|faktureringsadress|nabywca|odbiorca|odb[ěe]ratel|kund|"
+     r"k[öo]pare", "customer bill to"),
     (r"waren" + _R + r"empf[äa]nger|liefer(?:adresse|anschrift)|adresse de livraison|livr[ée] [àa]|afleveradres|"
      r"leveringsadres(?:sen?)?|leveransadress|direcci[oó]n de entrega|indirizzo di consegna|ship(?:ped)? ?to|deliver(?:y|ed)? to|"
      r"(?:delivery|shipping) address",
      "ship to"),
     (r"rechnungs(?:steller|aussteller|ersteller)|(?:service )?provider|dienstleister|auftragnehmer|prestataire|lieferant|verk[äa]ufer|fournisseur|vendeur|leverancier|verkoper|"
-     r"proveedor|vendedor|emisor|fornitore|venditore|cedente", "seller supplier"),
+     r"proveedor|vendedor|emisor|fornitore|venditore|cedente|sprzedawca|dodavatel|leverand[øo]r|leverant[öo]r|"
+     r"s[äa]ljare", "seller supplier"),
     (r"(?:e-?mail|courriel)", "email"),
     (r"telefon|t[ée]l[ée]phone|tel[eé]fono|telefoon", "phone"),
     (r"steuer" + _R + r"(?:nummer|nr)|ust" + _R + r"id(?:nr)?|n(?:°|o)? (?:de )?tva|btw" + _R + r"(?:nummer|nr)|"

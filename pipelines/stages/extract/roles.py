@@ -44,11 +44,12 @@ SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "inv
                 "remit(?:tance)? to", "(?:make )?(?:cheques?|checks?) payable to", "payable to", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
                 "sender", "from", "cedente", "prestatore", "venduto da", "vendu par", "verkauft von", "vendido por", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
-                "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda")
+                "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda",
+                "sprzedawca", "sprzedający", "dodavatel", "leverandør", "leverantör", "säljare", "myyjä")
 BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
                "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
                "klant", "koper", "afnemer", "comprador", "destinatario(?! \\w)", "acquirente", "committente", "cessionario",
-               "cliente", "receptor",
+               "cliente", "receptor", "nabywca", "odbiorca", "kupujący", "odběratel", "kund", "köpare", "ostaja",
                "billing address", "invoice(?:d)? to", "facturée? [àa]", "adresse de facturation",
                "rechnungs(?:adresse|anschrift)", "factuuradres", "fakturerings?adressen?", "fakturaadress(?:en)?",
                "direcci[óo]n de facturaci[óo]n",
@@ -162,7 +163,7 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
-    r"preventivo|pro-?forma)(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"preventivo|pro-?forma)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
 # what makes a document number another document's: "zu Rechnung Nr. …", "against invoice …",
