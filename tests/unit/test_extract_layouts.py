@@ -345,3 +345,23 @@ def test_a_customer_number_labelled_kunde_nr_is_no_buyer() -> None:
     data = run(drawn_pdf(texts), schema)["data"]
     assert data["customer_number"] == "10000"
     assert data["buyer_name"] != "Kunde Nr."
+
+
+def test_a_hotel_folio_with_colons_set_apart_from_their_labels() -> None:
+    """``Invoice No.   : TI-24-019877`` beside ``Folio No.   : 0048821``: the invoice's number
+    without the colon; the guest's ``Company :`` is no seller label; the charges "before service
+    charge & GST" are the subtotal."""
+    texts = [(300, 40, "THE MARLOW", 20, "R"), (200, 64, "Marlow Hospitality Pte. Ltd. | 88 Amoy Street | Tel +65 6220 8800", 7),
+             (50, 120, "Name", 9), (150, 120, ": Mr Thomas Becker", 9), (350, 120, "Folio No.", 9), (450, 120, ": 0048821", 9),
+             (50, 132, "Company", 9), (150, 132, ": Halvorsen Marine AS", 9),
+             (350, 132, "Invoice No.", 9), (450, 132, ": TI-24-019877", 9),
+             (50, 144, "Address", 9), (150, 144, ": Strandkaien 14", 9), (350, 144, "Date", 9), (450, 144, ": 13/03/2024", 9),
+             (150, 156, "4005 Stavanger", 9),
+             (250, 300, "Total Charges (before service charge & GST)", 9), (540, 300, "1,068.50", 9, "R"),
+             (250, 312, "Service Charge 10%", 9), (540, 312, "106.85", 9, "R"),
+             (250, 324, "GST 9%", 9), (540, 324, "105.78", 9, "R"),
+             (250, 336, "Total Amount (SGD)", 9), (540, 336, "1,281.13", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("TI-24-019877", "2024-03-13")
+    assert data["seller_name"] not in ("Address", "Halvorsen Marine AS")
+    assert (data["subtotal"], data["total_amount"]) == (1068.5, 1281.13)

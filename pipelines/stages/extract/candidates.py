@@ -4,6 +4,7 @@ labels with their value beside or below them."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
@@ -87,6 +88,7 @@ def candidates(page: PageResult) -> list[Candidate]:
             out.append(Candidate(ln.text, below.text, ln.page, below.box, "below"))
     # a label's neighbour that is itself a known label ("Billed To" beside "Date of Issue") is
     # the next label, not its value
+    out = [replace(c, value=bare) if (bare := _bare(c.value)) != c.value else c for c in out]
     return [part for c in out for part in _unjoined(c)
             if not (c.kind in ("right", "below") and known_label(c.value.strip())) and not _referenced(c.label)]
 
@@ -96,6 +98,11 @@ def candidates(page: PageResult) -> list[Candidate]:
 REFERRING = re.compile(r"(?<![a-zà-ÿ])(?:associ[ée]e?s?|d'origine|origin(?:al|ale|elle)|related|previous|"
                        r"pr[ée]c[ée]dente?|initiale?|corrig[ée]e|rectificad[ao]|rectifi[ée]e|referenced|"
                        r"ursprungs\w*|bezugs\w*)(?![a-zà-ÿ])", re.I)
+
+
+def _bare(value: str) -> str:
+    """A label's neighbour without the colon set apart in front of it (``Folio No.   : 0048821``)."""
+    return value.strip().removeprefix(":").strip() or value
 
 
 def _referenced(label: str) -> bool:

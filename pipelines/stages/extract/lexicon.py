@@ -20,10 +20,12 @@ GLOSSES: list[tuple[str, str]] = [
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
      r"invoice" + _R + r"(?:number|no|n°|nº|nr|#)|faktura(?: vat| korygująca)?" + _R + r"(?:nummer|nr|no)|"
-     r"folio" + _R + r"(?:number|no|nr|#)|fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)|"
+     r"fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)|"
      r"(?:pi|proforma(?: invoice)?)" + _R + r"(?:number|no|nr|#)|serie y folio|[čc]íslo faktury|"
      r"gutschrift(?:s)?" + _R + r"(?:nummer|nr|no)|credit ?note" + _R + r"(?:number|no|nr|#)|avoir" + _R + r"(?:n|no|n°)",
-     "invoice number"),  # a hotel's bill, Mexico's invoices
+     "invoice number"),  # Mexico's invoices
+    # a hotel's bill: its folio's number, the invoice's where no "Invoice No." is printed
+    (r"folio" + _R + r"(?:number|no|nr|#)", "folio number invoice"),
     (r"kunden?" + _R + r"(?:nummer|nr)|customer" + _R + r"(?:number|no|nr|#|id)|(?:n|num[ée]ro)" + _R + r"(?:de )?client|client" + _R + r"(?:n|no)|"
      r"klant" + _R + r"(?:nummer|nr)|n[uú]mero de cliente|codice cliente", "customer number"),
     (r"bestell" + _R + r"(?:nummer|nr)|(?:n|num[ée]ro)" + _R + r"(?:de )?commande|bestel" + _R + r"(?:nummer|nr)|"

@@ -66,6 +66,7 @@ TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOT
                "att betala", "totalt", "celkem", "k úhradě", "do zapłaty", "razem", "yhteensä", "maksettava")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$€(]|\\s*$|\\s+[£$€]?\\s*\\d[\\d,.]*[.,]\\d\\d\\b)", "exkl\\.?", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
+                  "before (?:[\\w&]+ ){1,3}(?:tax|taxes|gst|vat)",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
                   "sans tva", "\\w*grunnlag", "ekskl\\.?", "before taxes", "total il[íi]quido",
                   "taxable (?:value|amount)", "z[áa]klad(?: dan[ěe])?", "bez dph", "summe positionen",
@@ -259,6 +260,11 @@ def totals_row(text: str) -> bool:
                                                                  and not TAX_ID.search(text))
 
 
+# a form's field label alone ("Address", "Name", "Company"), which a guest folio prints before each value
+FIELD_LABEL = re.compile(r"(?:address|name|company|adresse|anschrift|firma|nom|naam|adres|nombre|direcci[óo]n|"
+                         r"indirizzo|nome|societ[àa]|soci[ée]t[ée]|empresa)\s*:?", re.I)
+
+
 def fits(role: Role, text: str) -> bool:
     """Could ``text`` be a value of ``role`` at all (an amount for an amount, a date for a date)?"""
     if role.kind in ("total", "subtotal", "tax"):  # an amount, not an identifier's digits or a rate
@@ -273,7 +279,8 @@ def fits(role: Role, text: str) -> bool:
         return any(ch.isdigit() for ch in text)
     if role.kind == "date":
         return bool(DATE.search(text))
-    if role.kind in ("name", "address") and (_party_label(text) or TITLE.fullmatch(text.strip()) or _labels_only(text)):
+    if role.kind in ("name", "address") and (_party_label(text) or TITLE.fullmatch(text.strip()) or _labels_only(text)
+                                             or FIELD_LABEL.fullmatch(text.strip())):
         return False  # "Lieferant" beside "Käufer" (two labels), "Customer" beside "INVOICE" (a title)
     if role.kind == "name" and re.fullmatch(r"\s*(?=\S*\d)[A-Z0-9/_.-]+\s*", text):
         return False  # a code ("M5UXCR1", "INV-0193"), not a name

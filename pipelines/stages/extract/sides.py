@@ -12,7 +12,7 @@ from pipelines.core.models import PageResult
 from pipelines.stages.extract import footer, parties
 from pipelines.stages.extract.blocks import Block, _height, _legal_only, buyer_block, seller_block
 from pipelines.stages.extract.lines import Hit, union_box
-from pipelines.stages.extract.roles import LEGAL, SELLER, Role
+from pipelines.stages.extract.roles import LEGAL, SELLER, Role, fits
 
 
 def _texts(block: Block) -> list[str]:
@@ -40,7 +40,7 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             name = legal  # a logo's word set large over the name with its legal form ("LUMEN" / "Lumen Domotique SAS")
         if not address and name and (head := seller_block(pages))[0] and head[0][0][1] is name[0][1]:
             address = head[1]  # a letterhead's name with its address under it on one line
-    elif (under := buyer_block(pages, SELLER))[0]:  # under a seller label ("Bill From:", "Lieferant")
+    elif (under := buyer_block(pages, SELLER))[0] and fits(Role("name", "seller"), under[0][0][0]):  # under a seller label ("Bill From:", "Lieferant")
         name, address = under
     else:
         name, address = seller_block(pages)
