@@ -5,6 +5,7 @@ written to a firm, a receipt's own address, and the document's own date order.""
 from __future__ import annotations
 
 from tests.support.extract_pdf import RECEIPT_SCHEMA, pdf, run
+from tests.unit.test_extract_item_rows import BENCH_SCHEMA as SCHEMA
 
 PARTY_SCHEMA = {"type": "object", "properties": {
     "seller_name": {"type": "string", "description": "Company that issued the invoice."},
@@ -197,3 +198,31 @@ def test_billing_address_and_invoice_to_label_the_buyer_and_facture_a_regler_doe
              (60, 240, "Facture à régler par virement sur le compte suivant :", 9),
              (60, 254, "IBAN FR76 3000 6000 0112", 9), (60, 280, "Total due 84.00", 9)]
     assert run(pdf(lines), PARTY_SCHEMA)["data"]["buyer_name"] is None
+
+
+def test_a_uk_address_with_its_town_and_postcode_on_lines_of_their_own() -> None:
+    lines = [(420, 40, "Northwind Energy Ltd", 10), (420, 52, "PO Box 1182", 9), (420, 64, "Leeds", 9),
+             (420, 76, "LS1 9XX", 9), (40, 60, "northwind energy", 18),
+             (40, 150, "Mr Daniel Hargreaves", 9), (40, 162, "Flat 3, 27 Clarendon Road", 9), (40, 174, "Leeds", 9),
+             (40, 186, "LS2 9NZ", 9), (330, 150, "Bill number  300184562719", 9),
+             (330, 300, "Amount to pay", 9), (480, 300, "£118.38", 9)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert data["buyer_name"] == "Mr Daniel Hargreaves"
+    assert data["buyer_address"].replace(",", "") == "Flat 3 27 Clarendon Road Leeds LS2 9NZ"
+
+
+def test_a_firm_s_name_going_on_after_its_legal_form_and_a_vat_rate_column() -> None:
+    """"TERMOIDRAULICA FERRARESI" / "S.n.c. di Ferraresi Luca & C.": one name; "Aliquota IVA"
+    heads the VAT rate (10,00), not the tax."""
+    lines = [(176, 48, "TERMOIDRAULICA FERRARESI", 18), (238, 66, "S.n.c. di Ferraresi Luca & C.", 9),
+             (148, 92, "Via Emilia Est 1185 - 41122 Modena (MO) - Tel. 059 371 224", 8),
+             (51, 140, "Spett.le", 9), (51, 152, "Condominio Le Magnolie", 9), (51, 164, "Via Giardini 470", 9),
+             (51, 176, "41124 Modena (MO)", 9), (330, 140, "Numero  45/2024", 9),
+             (51, 300, "Aliquota IVA", 9), (200, 300, "Imponibile", 9), (300, 300, "Imposta", 9),
+             (51, 312, "10,00", 9), (200, 312, "1.084,40", 9), (300, 312, "108,44", 9),
+             (330, 340, "Totale imponibile", 9), (480, 340, "1.084,40", 9),
+             (330, 352, "Totale IVA", 9), (480, 352, "108,44", 9),
+             (330, 364, "Totale documento EUR", 9), (480, 364, "1.192,84", 9)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert data["seller_name"] == "TERMOIDRAULICA FERRARESI S.n.c. di Ferraresi Luca & C."
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1084.4, 108.44, 1192.84)

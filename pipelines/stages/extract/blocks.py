@@ -89,6 +89,13 @@ def _legal_only(text: str) -> bool:
     return bool(LEGAL.search(text)) and (_letters(rest) <= 3 or all(TRADE_WORDS.fullmatch(w) for w in rest.split()))
 
 
+def _legal_lead(text: str) -> bool:
+    """A line that starts with a legal form: the name above goes on (``TERMOIDRAULICA FERRARESI``
+    / ``S.n.c. di Ferraresi Luca & C.``)."""
+    m = LEGAL.match(text.strip())
+    return m is not None and m.end() >= 3
+
+
 Block = list[tuple[str, Line]]
 
 
@@ -224,7 +231,8 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     head = next((ln for ln in top[:4] if LEGAL.search(ln.text) and ln.box and ln.box["y1"] < stop), top[0])
     # "PASARAYA BORONG PINTAR" / "SDN BHD": the name starts on the line above (a line above a
     # whole name with its legal form is a trade name: "AL MENDIS" / "ZAWIAJAYA F&B SDN BHD")
-    if _legal_only(head.text) and (up := parties._above(lines, head)) is not None and _name_like(up.text):
+    if (_legal_only(head.text) or _legal_lead(head.text)) and (up := parties._above(lines, head)) is not None \
+            and _name_like(up.text):
         head = up
     body = sorted(_height(ln) for ln in lines) or [0.0]
     typical = body[len(body) // 2]
@@ -244,7 +252,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
         text = " ".join(_without_id(ln.text) for ln in same_row)
         dangling = re.search(r"(?:&|\band|\bund|\bet|-)$", name[-1][0].strip(), re.I) is not None
         street = parties.STREET_LINE.match(text) or parties.STREET_NUMBER_LAST.match(text)
-        if _legal_only(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text) and not street) \
+        if _legal_only(text) or _legal_lead(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text) and not street) \
                 or (dangling and _name_like(text)):
             name.append((text, nxt))
             below = [ln for ln in below if ln not in same_row]

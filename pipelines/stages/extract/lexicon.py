@@ -51,6 +51,8 @@ GLOSSES: list[tuple[str, str]] = [
      r"base imponible|subtotal|imponibile|totale imponibile|"
      r"(?:bel[øo]b|total|totalt|summa|sum|betrag|bedrag) (?:ekskl|exkl|excl|exkl\.? |ohne)\.? ?(?:moms|mva|mwst|ust|btw|vat)?|"
      r"(?:ekskl|exkl|excl)\.? (?:moms|mva|mwst|ust|btw|vat)", "subtotal net amount"),
+    (r"aliquota(?: iva)?|(?:mwst|ust|steuer|mva)-?satz|taux(?: de)?(?: tva)?|tax ?rate|vat ?rate|gst ?rate|"
+     r"btw-?tarief|tipo(?: de)? iva|% ?(?:iva|tva|vat|mwst|ust|btw)", "tax rate percent"),
     (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
      r"iva|importe (?:del )?iva|imposta", "tax amount vat"),
     # the sum of the discounts or of the charges is not the document's total

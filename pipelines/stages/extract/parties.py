@@ -63,6 +63,7 @@ SALUTATION = re.compile(rf"^(?:{_TITLE}(?:\s*(?:und|and|&|et|en|y|e)\s*{_TITLE})
 # a person written to, title and name on one line: "M. Julien Mercier", "Herrn Max Mustermann"
 TITLED = re.compile(rf"^{_TITLE}\s+[A-ZÀ-Ý]", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
+UK_POSTCODE = re.compile(r"[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}")
 # a department of the firm written to, on its own line under the firm's name
 DEPARTMENT = re.compile(r"^(?:afdeling|abteilung|abt\.|department|dept\.?|service|servicio|servizio|ufficio|"
                         r"accounts (?:payable|department)|purchasing|einkauf|[\w-]*buchhaltung|comptabilit[ée]|"
@@ -170,9 +171,13 @@ def _above(lines: list[Line], ln: Line) -> Line | None:
 
 def _block(lines: list[Line], post: Line) -> Party | None:
     street = _above(lines, post)
+    address = [post]
+    if street is not None and not re.search(r"\d", street.text) and UK_POSTCODE.fullmatch(post.text.strip()):
+        address.insert(0, street)  # "Flat 3, 27 Clarendon Road" / "Leeds" / "LS2 9NZ": the town on its own line
+        street = _above(lines, street)
     if street is None or not re.search(r"\d", street.text) or STOP.search(street.text):
         return None
-    address = [street, post]
+    address.insert(0, street)
     name: list[Line] = []
     cur = street
     addressed = False

@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import footer, parties
-from pipelines.stages.extract.blocks import Block, _height, _legal_only, buyer_block, seller_block
+from pipelines.stages.extract.blocks import (
+    Block,
+    _height,
+    _legal_lead,
+    _legal_only,
+    buyer_block,
+    seller_block,
+)
 from pipelines.stages.extract.lines import Hit, union_box
 from pipelines.stages.extract.roles import LEGAL, SELLER, Role, fits
 
@@ -34,7 +41,7 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             name, address = _as_blocks(window)
     elif window is not None and other is not None:
         name, address = _as_blocks(other)
-        legal = [(t, ln) for t, ln in name if LEGAL.search(t) and not _legal_only(t)]
+        legal = [(t, ln) for t, ln in name if LEGAL.search(t) and not _legal_only(t) and not _legal_lead(t)]
         if len(name) > 1 and len(legal) == 1 and all(_height(ln) > 1.3 * _height(legal[0][1])
                                                      for _, ln in name if ln is not legal[0][1]):
             name = legal  # a logo's word set large over the name with its legal form ("LUMEN" / "Lumen Domotique SAS")
