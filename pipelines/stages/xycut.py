@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
+from pipelines.stages.lines_of_words import group_lines
 from pipelines.stages.reading_order import Path, proven_columns, settle
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
@@ -45,90 +46,6 @@ Item = Word | Region
 
 def _box(it: Item) -> Box:
     return (it.x1, it.y1, it.x2, it.y2)
-
-
-# ---------------------------------------------------------------- lines
-
-
-def group_lines(words: list[Word]) -> list[list[Word]]:
-    """Words → lines (top to bottom), each sorted left to right."""
-    if words and all(w.line >= 0 for w in words):
-        return _engine_lines(words)
-    lines: list[list[Word]] = []
-    ly1 = ly2 = 0.0  # the vertical extent of the last line, kept as it grows
-    for w in sorted(words, key=lambda w: (w.cy, w.x1)):
-        if lines:
-            ov = min(ly2, w.y2) - max(ly1, w.y1)
-            if ov > 0.5 * min(ly2 - ly1, w.y2 - w.y1):
-                lines[-1].append(w)
-                ly1, ly2 = min(ly1, w.y1), max(ly2, w.y2)
-                continue
-        lines.append([w])
-        ly1, ly2 = w.y1, w.y2
-    for line in lines:
-        line.sort(key=lambda w: w.x1)
-    return lines
-
-
-def _engine_lines(words: list[Word]) -> list[list[Word]]:
-    """OCR words → lines: each line the engine found stays whole, however skewed (grouping its
-    words by height alone runs the lines of a tilted photo together), and engine lines side by
-    side on one row (a label and its amount, read apart) are joined when they do not overlap in
-    x and the one's baseline, carried across the gap at the slope of the lines around it, meets
-    the other."""
-    pieces: dict[int, list[Word]] = {}
-    for w in words:
-        pieces.setdefault(w.line, []).append(w)
-    ordered = sorted(pieces.values(), key=lambda p: statistics.fmean(w.cy for w in p))
-    for piece in ordered:
-        piece.sort(key=lambda w: w.x1)
-    tilt = _tilt(ordered)
-    rows: list[list[list[Word]]] = []
-    for piece in ordered:
-        slope = _slope(piece)
-        if slope is None:
-            slope = tilt(statistics.fmean(w.cy for w in piece))
-        fits = [(miss, row) for row in rows[-4:] if (miss := _beside(row, piece, slope)) is not None]
-        if fits:
-            min(fits, key=lambda t: t[0])[1].append(piece)
-        else:
-            rows.append([piece])
-    return [sorted((w for p in row for w in p), key=lambda w: w.x1) for row in rows]
-
-
-def _tilt(pieces: list[list[Word]]) -> Any:
-    """The baseline slope at a height of the page, fitted to the long lines' slopes: a photo taken
-    at an angle tilts its top and bottom lines differently, and a short line (a lone amount) has
-    no slope of its own."""
-    known = [(statistics.fmean(w.cy for w in p), s) for p in pieces if (s := _slope(p)) is not None]
-    if len(known) < 2 or max(y for y, _ in known) - min(y for y, _ in known) < 1e-6:
-        flat = known[0][1] if known else 0.0
-        return lambda y: flat
-    my = statistics.fmean(y for y, _ in known)
-    ms = statistics.fmean(s for _, s in known)
-    b = sum((y - my) * (s - ms) for y, s in known) / sum((y - my) ** 2 for y, _ in known)
-    return lambda y: max(-0.2, min(0.2, ms + b * (y - my)))
-
-
-def _slope(piece: list[Word]) -> float | None:
-    """dy/dx of an engine line's baseline, from its end words; ``None`` for a short line."""
-    a, b = piece[0], piece[-1]
-    if b.x1 + b.x2 - a.x1 - a.x2 < 8 * a.h:
-        return None
-    return (b.cy - a.cy) / ((b.x1 + b.x2 - a.x1 - a.x2) / 2)
-
-
-def _beside(row: list[list[Word]], piece: list[Word], slope: float) -> float | None:
-    """How far the piece's facing end sits from the row's baseline carried to it, or ``None``
-    when it is not on the row."""
-    for other in row:
-        if min(other[-1].x2, piece[-1].x2) - max(other[0].x1, piece[0].x1) > 0.5 * piece[0].h:
-            return None  # overlapping in x (more than the engine's boxes touch): one above the other
-    # the row's word nearest the piece, the piece's end that faces it, and the gap between
-    gap, near, end = min(((piece[0].x1 - w.x2, w, piece[0]) if w.x1 + w.x2 <= piece[0].x1 + piece[0].x2 else
-                          (w.x1 - piece[-1].x2, w, piece[-1]) for p in row for w in p), key=lambda t: t[0])
-    miss = abs(near.cy + slope * ((end.x1 + end.x2) - (near.x1 + near.x2)) / 2 - end.cy)
-    return miss if miss < 0.5 * min(near.h, end.h) else None
 
 
 def line_text(line: list[Word]) -> str:
@@ -196,6 +113,8 @@ class _Cutter:
             self.emit(items, out, path)
             return
         cols = self.columns(items)
+        if len(cols) >= 3 and (k := self.label_column(cols)) is not None:
+            cols = [*cols[:k], [i for col in cols[k:] for i in col]]  # a block beside a list of labels and values
         if len(cols) > 1:
             if self.tabular(cols) or self.labelled(cols):
                 box = union([_box(i) for i in items])
@@ -271,6 +190,18 @@ class _Cutter:
                              for other in centres[1:]) >= len(cols) // 2)
         return aligned >= max(2, 0.6 * len(first))
 
+
+    def label_column(self, cols: list[list[Item]]) -> int | None:
+        """The index (not the first) of a column of labels that end in a colon (``Fee Note No:``,
+        ``Date:``, ``Our Ref:``): it and the values right of it are one label/value list, and the
+        columns left of it (an address beside the list) are no part of a table with it."""
+        for k, col in enumerate(cols[1:], 1):
+            words = [w for w in col if isinstance(w, Word)]
+            lines = group_lines(words)
+            if len(lines) >= 2 and len(words) == len(col) and \
+                    sum(line[-1].text.endswith(":") for line in lines) >= 0.6 * len(lines):
+                return k
+        return None
 
     def labelled(self, cols: list[list[Item]]) -> bool:
         """Two parts, the left one a narrow column of short labels, each on the line of a short

@@ -226,3 +226,24 @@ def test_a_firm_s_name_going_on_after_its_legal_form_and_a_vat_rate_column() -> 
     data = run(pdf(lines), SCHEMA)["data"]
     assert data["seller_name"] == "TERMOIDRAULICA FERRARESI S.n.c. di Ferraresi Luca & C."
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1084.4, 108.44, 1192.84)
+
+
+def test_an_irish_fee_note_its_client_beside_a_list_of_labels_and_values() -> None:
+    """The address block and the ``Fee Note No:`` / ``Date:`` list to its right are read apart
+    (not as rows of one table); the Eircode sits under the town and the Dublin district; the
+    outlays "not subject to VAT" are not the VAT."""
+    lines = [(163, 50, "O'CALLAGHAN BRENNAN LLP", 18), (144, 86, "14 Fitzwilliam Place, Dublin 2, D02 X285", 8),
+             (71, 136, "Ciarán and Aoife Dolan", 10), (71, 149, "7 Seafield Avenue", 10), (71, 162, "Clontarf", 10),
+             (71, 175, "Dublin 3", 10), (71, 188, "D03 KX96", 10),
+             (346, 136, "Fee Note No:", 10), (414, 136, "24/0312", 10), (346, 149, "Date:", 10),
+             (414, 149, "12th March 2024", 10), (346, 162, "Our Ref:", 10), (414, 162, "JB/DOL/0042-23", 10),
+             (346, 175, "Your Ref:", 10),
+             (71, 300, "Professional fees", 10), (480, 300, "€2,750.00", 10),
+             (71, 316, "VAT @ 23% on fees", 10), (480, 316, "€632.50", 10),
+             (71, 340, "OUTLAYS (not subject to VAT)", 10), (80, 354, "Land Registry registration fee", 10),
+             (400, 354, "€800.00", 10), (71, 380, "TOTAL DUE", 10), (480, 380, "€4,182.50", 10)]
+    data = run(pdf(lines), SCHEMA)["data"]
+    assert data["invoice_number"] == "24/0312"
+    assert data["buyer_name"] == "Ciarán and Aoife Dolan"
+    assert data["buyer_address"].replace(",", "") == "7 Seafield Avenue Clontarf Dublin 3 D03 KX96"
+    assert (data["tax_amount"], data["total_amount"]) == (632.5, 4182.5)

@@ -142,6 +142,9 @@ def _value(text: str) -> float:
 
 
 # "excl. taxes", "without VAT", "ohne MwSt": a tax named only as what a net amount leaves out
+# what a tax row is not: charges outside the tax ("OUTLAYS (not subject to VAT)")
+EXEMPT = re.compile(r"\b(?:not subject to|exempt(?:ed)?|outside the scope|zero-rated|steuerfrei|befreit|"
+                    r"exon[ée]r[ée]e?s?|non soggett[oi]|esente|exento)\b", re.I)
 WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|ekskl(?:\.|usive)?|without|uten|utan|ohne|hors|sans|before|zonder|sin|"
                      r"senza)(?!\w)"
                      r"\s*\(?\s*[\w.-]+", re.I)
@@ -213,7 +216,7 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
                 if not SUBTOTAL.search(t):
                     continue
             elif not TAX.search(WITHOUT.sub(" ", t)) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)) \
-                    or STAMP.search(t):
+                    or STAMP.search(t) or EXEMPT.search(t):
                 continue  # "Total incl. tax" is the total, "Total (excl. taxes)" the net: neither the tax
             value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
             if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:

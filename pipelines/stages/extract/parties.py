@@ -63,7 +63,8 @@ SALUTATION = re.compile(rf"^(?:{_TITLE}(?:\s*(?:und|and|&|et|en|y|e)\s*{_TITLE})
 # a person written to, title and name on one line: "M. Julien Mercier", "Herrn Max Mustermann"
 TITLED = re.compile(rf"^{_TITLE}\s+[A-ZÀ-Ý]", re.I)
 # a contact person's line under a firm's name: "Herrn Max Mustermann", "Attn: Jane Doe", "z. Hd. Frau Roth"
-UK_POSTCODE = re.compile(r"[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}")
+# a postcode alone on its line: the UK's, Ireland's Eircode
+BARE_POSTCODE = re.compile(r"[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}|[A-Z]\d{2}\s[A-Z0-9]{4}")
 # a department of the firm written to, on its own line under the firm's name
 DEPARTMENT = re.compile(r"^(?:afdeling|abteilung|abt\.|department|dept\.?|service|servicio|servizio|ufficio|"
                         r"accounts (?:payable|department)|purchasing|einkauf|[\w-]*buchhaltung|comptabilit[ée]|"
@@ -172,9 +173,18 @@ def _above(lines: list[Line], ln: Line) -> Line | None:
 def _block(lines: list[Line], post: Line) -> Party | None:
     street = _above(lines, post)
     address = [post]
-    if street is not None and not re.search(r"\d", street.text) and UK_POSTCODE.fullmatch(post.text.strip()):
-        address.insert(0, street)  # "Flat 3, 27 Clarendon Road" / "Leeds" / "LS2 9NZ": the town on its own line
-        street = _above(lines, street)
+    if BARE_POSTCODE.fullmatch(post.text.strip()):
+        # "Flat 3, 27 Clarendon Road" / "Leeds" / "LS2 9NZ", "7 Seafield Avenue" / "Clontarf" / "Dublin 3" /
+        # "D03 KX96": the postcode alone, the town and district on lines of their own above it
+        towns = []
+        cur = street
+        while cur is not None and len(towns) < 2 and len(cur.text.split()) <= 3 and not STOP.search(cur.text) \
+                and re.fullmatch(r"[^\W\d_][^\d]*?(?:\s\d{1,2})?", cur.text.strip()):  # "Leeds", "Dublin 3"
+            towns.insert(0, cur)
+            cur = _above(lines, cur)
+        if towns and cur is not None and re.search(r"\d", cur.text):
+            address[:0] = towns
+            street = cur
     if street is None or not re.search(r"\d", street.text) or STOP.search(street.text):
         return None
     address.insert(0, street)
