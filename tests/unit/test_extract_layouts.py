@@ -365,3 +365,22 @@ def test_a_hotel_folio_with_colons_set_apart_from_their_labels() -> None:
     assert (data["invoice_number"], data["invoice_date"]) == ("TI-24-019877", "2024-03-13")
     assert data["seller_name"] not in ("Address", "Halvorsen Marine AS")
     assert (data["subtotal"], data["total_amount"]) == (1068.5, 1281.13)
+
+
+def test_a_norwegian_net_sum_eks_mva_and_an_australian_dollar_invoice() -> None:
+    """"Sum eks. mva" is the net, not the VAT; a bare "$" on an invoice with an ABN and an
+    Australian postcode is the Australian dollar; "Subtotal (ex GST)" and "TOTAL (inc GST)"
+    are neither of them the GST."""
+    texts = [(45, 50, "Fjordtall Regnskap AS", 12), (300, 300, "Sum eks. mva", 9), (500, 300, "13 655,00", 9, "R"),
+             (300, 312, "MVA 25 %", 9), (500, 312, "3 413,75", 9, "R"),
+             (300, 324, "Å betale NOK", 9), (500, 324, "17 068,75", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (13655.0, 3413.75, 17068.75)
+    texts = [(45, 50, "Redgum Automotive Pty Ltd", 12), (45, 62, "ABN 53 612 448 907", 9),
+             (45, 74, "Unit 4, 18 Kembla Street", 9), (45, 86, "Fyshwick ACT 2609", 9),
+             (300, 300, "Subtotal (ex GST)", 9), (500, 300, "$926.98", 9, "R"),
+             (300, 312, "GST 10%", 9), (500, 312, "$92.70", 9, "R"),
+             (300, 324, "TOTAL (inc GST)", 9), (500, 324, "$1,019.68", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["currency"] == "AUD"
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (926.98, 92.7, 1019.68)

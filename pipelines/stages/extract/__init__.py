@@ -149,11 +149,11 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
 
 
 def _sections_summed(role: roles.Role, label: str | None, pages: list[PageResult]) -> bool:
-    """Is a subtotal's label printed on several rows (each section's subtotal, then the whole
-    list's)? Then the finder, which takes the last, is right rather than the first label."""
-    head = (label or "").strip(" :").lower()
-    return role.kind == "subtotal" and bool(head) and \
-        sum(r.text.lower().startswith(head) for p in pages for r in roles.rows_of(p)) >= 2
+    """Do several rows say a subtotal (each section's, ``Parts subtotal`` / ``Labour subtotal``,
+    then the whole list's)? Then the finder, which takes the last, is right rather than the
+    first label."""
+    return role.kind == "subtotal" and bool(label) and \
+        sum(bool(roles.SUBTOTAL.search(r.text)) for p in pages for r in roles.rows_of(p)) >= 2
 
 
 def _kinds(rec: Records, rows: list) -> set[str]:

@@ -145,7 +145,7 @@ def _value(text: str) -> float:
 # what a tax row is not: charges outside the tax ("OUTLAYS (not subject to VAT)")
 EXEMPT = re.compile(r"\b(?:not subject to|exempt(?:ed)?|outside the scope|zero-rated|steuerfrei|befreit|"
                     r"exon[ée]r[ée]e?s?|non soggett[oi]|esente|exento)\b", re.I)
-WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|ekskl(?:\.|usive)?|without|uten|utan|ohne|hors|sans|before|zonder|sin|"
+WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|ekskl(?:\.|usive)?|eks\.|ex(?=\.?\s*(?:gst|vat|tax))|without|uten|utan|ohne|hors|sans|before|zonder|sin|"
                      r"senza)(?!\w)"
                      r"\s*\(?\s*[\w.-]+", re.I)
 

@@ -102,7 +102,26 @@ def currency(pages: list[PageResult]) -> Hit | None:
                 first.setdefault(code, Hit(code, r.page, r.box))
     if not counts:
         return None
-    return first[max(counts, key=lambda c: counts[c])]
+    best = max(counts, key=lambda c: counts[c])
+    if best == "USD":  # a bare "$": the dollar of the country the document is from
+        text = "\n".join(r.text for page in pages for r in rows_of(page))
+        if not EXPLICIT_USD.search(text):
+            for code, cue in DOLLAR_COUNTRIES:
+                if cue.search(text):
+                    return Hit(code, first[best].page, first[best].box)
+    return first[best]
+
+
+EXPLICIT_USD = re.compile(r"\bUSD\b|US\$|U\.S\. dollars?|\bUS dollars?", re.I)
+# what says a document's "$" is not the US dollar: its country's business numbers, postcodes, web domain
+DOLLAR_COUNTRIES = [
+    ("AUD", re.compile(r"\bABN\b|\.com\.au\b|\b(?:NSW|VIC|QLD|ACT|TAS|NT)\s\d{4}\b|\bAustralia\b")),
+    ("NZD", re.compile(r"\.co\.nz\b|\bNZBN\b|\bNew Zealand\b")),
+    ("CAD", re.compile(r"\bHST\b|\bGST/HST\b|\bQST\b|\b[A-Z]\d[A-Z]\s\d[A-Z]\d\b|\bCanada\b")),
+    ("SGD", re.compile(r"\bUEN\b|\bSingapore\s\d{6}\b")),
+    ("HKD", re.compile(r"\bHong Kong\b")),
+    ("MXN", re.compile(r"\bRFC\b|\bCFDI\b|\bM[ée]xico\b")),
+]
 
 
 # a number printed on a line of its own near the title, after a sign that says "number"

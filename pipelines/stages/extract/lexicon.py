@@ -49,8 +49,8 @@ GLOSSES: list[tuple[str, str]] = [
      r"(?:rechnungs)?summe (?:ohne|exkl\.?) (?:ust|mwst)\.?|mva-?grunnlag|momsgrundlag|nettobel[øo]p|"
      r"sous-?total|total ht|montant ht|total hors taxes?|subtotaal|totaal excl\.?(?: btw)?|bedrag excl\.?|"
      r"base imponible|subtotal|imponibile|totale imponibile|"
-     r"(?:bel[øo]b|total|totalt|summa|sum|betrag|bedrag) (?:ekskl|exkl|excl|exkl\.? |ohne)\.? ?(?:moms|mva|mwst|ust|btw|vat)?|"
-     r"(?:ekskl|exkl|excl)\.? (?:moms|mva|mwst|ust|btw|vat)", "subtotal net amount"),
+     r"(?:bel[øo]b|total|totalt|summa|sum|betrag|bedrag) (?:ekskl|eks|exkl|excl|ohne)\.? ?(?:moms|mva|mwst|ust|btw|vat)?|"
+     r"(?:ekskl|eks|exkl|excl)\.? (?:moms|mva|mwst|ust|btw|vat)", "subtotal net amount"),
     (r"aliquota(?: iva)?|(?:mwst|ust|steuer|mva)-?satz|taux(?: de)?(?: tva)?|tax ?rate|vat ?rate|gst ?rate|"
      r"btw-?tarief|tipo(?: de)? iva|% ?(?:iva|tva|vat|mwst|ust|btw)", "tax rate percent"),
     (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
@@ -63,7 +63,7 @@ GLOSSES: list[tuple[str, str]] = [
      r"bruttosumme|gesamtsumme|endsumme|rechnungssumme|(?:sum )?[åa] betale|att betala|at betale|totalt|"
      r"zu zahlen(?:der betrag)?|zahlbetrag|total ttc|montant ttc|net [àa] payer|montant total|totaal(?: incl\.?)?"
      r"(?: btw)?|te betalen|totaalbedrag|importe total|total a pagar|totale(?: fattura| documento)?|"
-     r"importo totale|da pagare|total (?:inkl|incl|ink)\.?(?: (?:moms|mva|mwst|ust|btw|vat|gst|tax))?",
+     r"importo totale|da pagare|total \(?(?:inkl|incl|inc|ink|including)\.?(?: (?:moms|mva|mwst|ust|btw|vat|gst|tax))?\)?",
      "total amount"),
     (r"w[äa]hrung|devise|monnaie|valuta|moneda|divisa|betr[äa]ge in|montants en|bedragen in|importes en|"
      r"importi in", "currency"),

@@ -68,7 +68,7 @@ SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$�
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "before (?:[\\w&]+ ){1,3}(?:tax|taxes|gst|vat)",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
-                  "sans tva", "\\w*grunnlag", "ekskl\\.?", "before taxes", "total il[íi]quido",
+                  "sans tva", "\\w*grunnlag", "ekskl\\.?", "eks\\.", "ex\\.? (?:gst|vat|tax)", "before taxes", "total il[íi]quido",
                   "taxable (?:value|amount)", "z[áa]klad(?: dan[ěe])?", "bez dph", "summe positionen",
                   "(?:iva|vat|tva|mwst) esclusa", "esclusa iva", "warto[śs][ćc] netto")
 TAX = _words("tax(?:es)?", "vat", "gst", "[cisu]gst", "utgst", "hst", "pst", "qst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
@@ -79,7 +79,7 @@ NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "
                    "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt\\w*", "remises?", "korting",
                    "abschl[äa]ge?", "zuschl[äa]ge?", "nachl[äa]ss\\w*", "skonto", "allowances?", "descuentos?",
                    "sconto")
-BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inclusive",
+BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inc\\.?", "inclusive",
                       "includes?", "including", "with (?:vat|tax|gst)",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
                       "[àa] payer", "te betalen", "a pagar", "da pagare")
