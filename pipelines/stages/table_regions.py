@@ -103,7 +103,9 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                 bottom = len(members)
         if bottom is None or bottom < 3:
             continue
-        members = members[:bottom]
+        members = _after_letterhead(free, members[:bottom], words)
+        if len(members) < 3:
+            continue
         used.update(members)
         regions.append(union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members]))
     regions = [reg for reg in regions
@@ -116,6 +118,24 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
     return [reg for k, reg in enumerate(wide)
             if not any(j != k and w != grown[j] and _area(w) > _area(reg) and _area(_overlap(reg, w)) > 0.5 * _area(reg)
                        for j, w in enumerate(wide))]
+
+
+def _after_letterhead(free: list[Rule], members: list[int], words: list[Word]) -> list[int]:
+    """A stack of rules without the ones above a wide gap of text when those are no table's top
+    (a rule under a letterhead and a short one under the sender's line, then the letter down to
+    the items' table): the table starts at the first rule after the gap. A booktabs head (top
+    rule and mid rule of one span) over a long body stays whole."""
+    unit = statistics.median([w.h for w in words]) if words else 10.0
+    gaps = [(free[members[k + 1]].y1 - free[members[k]].y2, k) for k in range(len(members) - 1)]
+    gap, k = max(gaps)
+    if gap <= 6 * unit:
+        return members
+    head, rest = members[:k + 1], members[k + 1:]
+    top = free[head[0]]
+    if any(abs(free[m].x1 - top.x1) < 6 and abs(free[m].x2 - top.x2) < 6 for m in head[1:]) or len(rest) < 3:
+        return members
+    first, last = free[rest[0]], free[rest[-1]]
+    return rest if abs(first.x1 - last.x1) < 6 and abs(first.x2 - last.x2) < 6 else members
 
 
 def _area(b: Box) -> float:

@@ -11,7 +11,7 @@ from pathlib import Path
 from pipelines.core.models import DocumentInput, Fragment, PageResult
 from pipelines.core.requests import StructuredExtractionOptions
 from pipelines.engine.document import convert
-from pipelines.stages import extract
+from pipelines.stages import extract, pdf_text, table_regions
 from pipelines.stages.extract.blocks import seller_block
 from pipelines.stages.extract.items import parse_row
 from tests.support.extract_pdf import drawn_pdf, run
@@ -384,3 +384,25 @@ def test_a_norwegian_net_sum_eks_mva_and_an_australian_dollar_invoice() -> None:
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["currency"] == "AUD"
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (926.98, 92.7, 1019.68)
+
+
+def test_a_rule_under_the_letterhead_does_not_make_the_letter_a_table() -> None:
+    """A full-width rule under the letterhead and a short one under the sender's line, then the
+    letter down to the items' table drawn with three rules of the same width: the window, the
+    title and the letter's date are text, not a table's header row; "Wien, am 15. Jänner 2024"
+    is the invoice's date, not the first item's."""
+    texts = [(71, 50, "Dr. med. Katharina Leitner", 16), (71, 66, "Fachärztin für Innere Medizin", 9),
+             (71, 132, "Dr. Katharina Leitner · Mariahilfer Straße 88/2/14 · 1070 Wien", 7),
+             (71, 150, "Herrn", 10), (71, 163, "Mag. Florian Gruber", 10), (71, 176, "Gentzgasse 112/7", 10),
+             (71, 189, "1180 Wien", 10), (539, 226, "Wien, am 15. Jänner 2024", 10, "R"),
+             (71, 258, "HONORARNOTE Nr. 2024/0318", 13),
+             (74, 368, "Datum", 9, "B"), (160, 368, "Leistung", 9, "B"), (536, 368, "Betrag", 9, "BR"),
+             (74, 386, "08.01.2024", 9), (160, 386, "Erstordination mit Anamnese", 9), (536, 386, "€ 120,00", 9, "R"),
+             (74, 400, "10.01.2024", 9), (160, 400, "Befundbesprechung", 9), (536, 400, "€ 40,00", 9, "R"),
+             (74, 430, "Summe", 10, "B"), (536, 430, "€ 160,00", 10, "BR")]
+    rules = [(70, 539, 113), (70, 248, 135), (70, 539, 357), (70, 539, 375), (70, 539, 416)]
+    page = pdf_text.read_page(pdf_text.open_pdf(drawn_pdf(texts, rules)), 0)
+    assert [round(top) for _, top, _, _ in table_regions.ruled_regions(page.rules, page.words)] == [356]
+    data = run(drawn_pdf(texts, rules), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("2024/0318", "2024-01-15")
+    assert data["buyer_name"] == "Mag. Florian Gruber"

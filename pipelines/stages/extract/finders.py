@@ -70,6 +70,7 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
                 order += 1
                 before = r.text[:m.start()]
                 due, other, labelled = DUE.search(before), OTHER_DATE.search(before), DATE_WORD.search(before)
+                labelled = labelled or PLACE_DATE.search(before)  # "Wien, am 15. Jänner 2024": a letter's date
                 if not due and terms and BY.search(before) and not DISCOUNT.search(r.text[m.end():m.end() + 40]):
                     due = BY.search(before)
                 if not (due or other or labelled) and len(above) == len(dates):
@@ -86,6 +87,10 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
     if best is None or (role.which == "due" and best[0] < 2):
         return None
     return best[2]
+
+
+# the place a letter is written in before its date ("Wien, am", "Paris, le", "Madrid,")
+PLACE_DATE = re.compile(r"(?:^|\s{2})[A-ZÄÖÜÉ][\w'’.-]+(?: [A-ZÄÖÜÉ][\w'’.-]+)?,\s*(?:am|den|le|el|il|the)?\s*$")
 
 
 def currency(pages: list[PageResult]) -> Hit | None:

@@ -19,7 +19,7 @@ GLOSSES: list[tuple[str, str]] = [
     (r"[a-zäöüß]*rechnungs?(?:\s*\(\w{1,6}\))?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
-     r"(?:invoice|fee note|debit note)" + _R + r"(?:number|no|n°|nº|nr|#)|faktura(?: vat| korygująca)?" + _R + r"(?:nummer|nr|no)|"
+     r"(?:invoice|fee note|debit note|honorarnote)" + _R + r"(?:number|no|n°|nº|nr|#)|faktura(?: vat| korygująca)?" + _R + r"(?:nummer|nr|no)|"
      r"fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)|"
      r"(?:pi|proforma(?: invoice)?)" + _R + r"(?:number|no|nr|#)|serie y folio|[čc]íslo faktury|"
      r"gutschrift(?:s)?" + _R + r"(?:nummer|nr|no)|credit ?note" + _R + r"(?:number|no|nr|#)|avoir" + _R + r"(?:n|no|n°)",

@@ -132,7 +132,7 @@ AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|[$€£¥₹]|EUR|USD|G
                     r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)
 PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b|\b0\d{1,3}-\d{6,8}\b")
 MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|"
-                    r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei", re.I)
+                    r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei|jän|feber", re.I)
 
 
 CURRENCY_NAME = _words("currency", "currency code", "währung", "devise", "monnaie", "valuta", "munt", "moneda",
@@ -162,7 +162,7 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 # an identifier after the document's own word and a number word: "Facture n°562044387",
 # "Invoice # INV/2023/03/0008", "Rechnungsnummer: 471102", "Factuurnummer 16117778"
 DOC_NUMBER = re.compile(
-    r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
+    r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
     r"preventivo|pro-?forma)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
     r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
