@@ -4,7 +4,7 @@ written to a firm, a receipt's own address, and the document's own date order.""
 
 from __future__ import annotations
 
-from tests.support.extract_pdf import RECEIPT_SCHEMA, pdf, run
+from tests.support.extract_pdf import RECEIPT_SCHEMA, drawn_pdf, pdf, run
 from tests.unit.test_extract_item_rows import BENCH_SCHEMA as SCHEMA
 
 PARTY_SCHEMA = {"type": "object", "properties": {
@@ -247,3 +247,12 @@ def test_an_irish_fee_note_its_client_beside_a_list_of_labels_and_values() -> No
     assert data["buyer_name"] == "Ciarán and Aoife Dolan"
     assert data["buyer_address"].replace(",", "") == "7 Seafield Avenue Clontarf Dublin 3 D03 KX96"
     assert (data["tax_amount"], data["total_amount"]) == (632.5, 4182.5)
+
+
+def test_a_logo_word_set_flush_right_over_the_firm_s_whole_name_is_not_part_of_it() -> None:
+    texts = [(539, 40, "KESSLER", 16, "R"), (539, 56, "ZAHNTECHNIK", 8, "R"), (539, 80, "Dentallabor Kessler GmbH", 9, "R"),
+             (539, 92, "Hauptstraße 58", 9, "R"), (539, 104, "79104 Freiburg im Breisgau", 9, "R"),
+             (60, 150, "Zahnarztpraxis Dr. Weiß", 9), (60, 162, "Kaiser-Joseph-Straße 12", 9), (60, 174, "79098 Freiburg", 9),
+             (330, 300, "Gesamtbetrag", 9), (500, 300, "1.240,00 €", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_name"] == "Dentallabor Kessler GmbH"

@@ -215,6 +215,9 @@ def _block(lines: list[Line], post: Line) -> Party | None:
             addressed = True
             break  # "Herrn" / "Max Mustermann": the name is the line after the salutation
     kept = name[:1] if name and not LEGAL.search(" ".join(n.text for n in name)) else name
+    if len(kept) == 2 and LEGAL.search(kept[1].text) and len(LEGAL.sub("", kept[1].text).split()) >= 2 \
+            and kept[0].text.strip().isupper() and len(kept[0].text.split()) == 1:
+        kept = kept[1:]  # "ZAHNTECHNIK" over "Dentallabor Kessler GmbH": a logo's word over a whole name
     if len(kept) > 1 and any(LEGAL.search(n.text) for n in kept):
         # "Beispiel AG" / "Herrn Max Mustermann": the firm is the party, the person its contact
         kept = [n for n in kept if not CONTACT_LINE.match(n.text.strip()) and not DEPARTMENT.match(n.text.strip())] \
