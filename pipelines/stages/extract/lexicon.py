@@ -49,8 +49,8 @@ GLOSSES: list[tuple[str, str]] = [
      r"(?:rechnungs)?summe (?:ohne|exkl\.?) (?:ust|mwst)\.?|mva-?grunnlag|momsgrundlag|nettobel[øo]p|"
      r"sous-?total|total ht|montant ht|total hors taxes?|subtotaal|totaal excl\.?(?: btw)?|bedrag excl\.?|"
      r"base imponible|subtotal|imponibile|totale imponibile|"
-     r"(?:bel[øo]b|total|totalt|summa|sum|betrag|bedrag) (?:ekskl|eks|exkl|excl|ohne)\.? ?(?:moms|mva|mwst|ust|btw|vat)?|"
-     r"(?:ekskl|eks|exkl|excl)\.? (?:moms|mva|mwst|ust|btw|vat)", "subtotal net amount"),
+     r"(?:bel[øo]b|totalt|summa|sum|betrag|bedrag) (?:ekskl|eks|exkl|excl|ohne)\.? ?(?:moms|mva|mwst|ust|btw)?|"
+     r"(?:ekskl|eks|exkl)\.? (?:moms|mva|mwst|ust|btw)", "subtotal net amount"),  # (English labels: the model's)
     (r"aliquota(?: iva)?|(?:mwst|ust|steuer|mva)-?satz|taux(?: de)?(?: tva)?|tax ?rate|vat ?rate|gst ?rate|"
      r"btw-?tarief|tipo(?: de)? iva|% ?(?:iva|tva|vat|mwst|ust|btw)", "tax rate percent"),
     (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
