@@ -406,3 +406,17 @@ def test_a_rule_under_the_letterhead_does_not_make_the_letter_a_table() -> None:
     data = run(drawn_pdf(texts, rules), SCHEMA)["data"]
     assert (data["invoice_number"], data["invoice_date"]) == ("2024/0318", "2024-01-15")
     assert data["buyer_name"] == "Mag. Florian Gruber"
+
+
+def test_a_portuguese_fatura_its_series_number_and_dates_under_a_row_of_column_heads() -> None:
+    """``Fatura FT 2024A/153``: the series and number; ``Vencimento`` heads the due date in a row
+    of five column heads over five values (only two of them dates)."""
+    texts = [(45, 50, "Gráfica Atlântico, Lda.", 12), (45, 62, "Rua do Almada, 412", 9), (45, 74, "4050-032 Porto", 9),
+             (45, 160, "Fatura FT 2024A/153", 13),
+             (45, 190, "Data", 8), (150, 190, "Vencimento", 8), (250, 190, "Contribuinte", 8), (350, 190, "Requisição", 8),
+             (450, 190, "Condições de pagamento", 8),
+             (45, 202, "2024-03-12", 9), (150, 202, "2024-04-11", 9), (250, 202, "516 223 908", 9),
+             (350, 202, "Encomenda 0087", 9), (450, 202, "30 dias", 9),
+             (330, 300, "Total (EUR)", 9), (500, 300, "488,06 €", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"], data["due_date"]) == ("FT 2024A/153", "2024-03-12", "2024-04-11")

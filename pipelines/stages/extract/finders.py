@@ -19,6 +19,7 @@ from pipelines.stages.extract.roles import (
     MONTHS,
     OTHER_DATE,
     Role,
+    Row,
     currencies,
     own_numbers,
     rows_of,
@@ -76,6 +77,8 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
                 if not (due or other or labelled) and len(above) == len(dates):
                     kind = above[k]
                     due, other, labelled = kind == "due", kind == "other", True
+                elif not (due or other or labelled) and i and (head := _head_over(rows[i - 1], r, m.start())):
+                    due, other, labelled = DUE.search(head), OTHER_DATE.search(head), DATE_WORD.search(head)
                 if role.which == "due":
                     rank = 2 if due else -1 if other else 0
                 elif not (due or other) and own_numbers(before):
@@ -87,6 +90,21 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
     if best is None or (role.which == "due" and best[0] < 2):
         return None
     return best[2]
+
+
+def _head_over(above: Row, row: Row, at: int) -> str | None:
+    """The column head in the row above that stands over the cell holding ``row.text[at]``
+    (``Data  Vencimento  Contribuinte`` over ``2024-03-12  2024-04-11  516 223 908``)."""
+    start = 0
+    for ln in row.lines:
+        if start <= at < start + len(ln.text):
+            b = ln.box
+            heads = [(min(b["x2"], h.box["x2"]) - max(b["x1"], h.box["x1"]), h.text) for h in above.lines
+                     if b and h.box]
+            best = max(heads, default=(0.0, ""))
+            return best[1] if best[0] > 0 and len(best[1].split()) <= 4 else None
+        start += len(ln.text) + 2  # the two spaces ``Row.text`` puts between lines
+    return None
 
 
 # the place a letter is written in before its date ("Wien, am", "Paris, le", "Madrid,")

@@ -165,7 +165,8 @@ DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
     r"preventivo|pro-?forma)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
-    r"(?P<id>(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
+    r"(?P<id>(?-i:[A-Z]{2,3} (?=[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*/))?"  # a series before it: "FT 2024A/153"
+    r"(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
 # what makes a document number another document's: "zu Rechnung Nr. …", "against invoice …",
 # "Ref. invoice …", "sur facture …" (a credit note names the invoice it corrects); not "to" or
