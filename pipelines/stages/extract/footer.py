@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Line, header_lines
+from pipelines.stages.extract.lines import Line
 from pipelines.stages.extract.parties import page_lines
 from pipelines.stages.extract.roles import LEGAL
 
@@ -51,8 +51,8 @@ def legal_notice(lines: list[Line]) -> tuple[Line, str, str | None] | None:
 
 
 def seller(pages: list[PageResult]) -> tuple[Line, str, str | None] | None:
-    """``legal_notice`` on the first page, else the last."""
+    """``legal_notice`` on the first page, else the last (``page_lines`` holds the footer's lines)."""
     for page in (pages[:1] + pages[-1:]) if pages else []:
-        if (found := legal_notice(page_lines(page) + header_lines(page, "page_footer"))) is not None:
+        if (found := legal_notice(page_lines(page))) is not None:
             return found
     return None

@@ -175,7 +175,7 @@ def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, st
     return out
 
 
-def _priced(parsed: dict[str, str] | None) -> bool:
+def priced(parsed: dict[str, str] | None) -> bool:
     """Is a parsed row an item by its figures: a count times a unit price makes its amount?"""
     return parsed is not None and all(k in parsed for k in ("quantity", "unit_price", "amount")) \
         and _times(parsed["quantity"], parsed["unit_price"], parsed["amount"])
@@ -222,14 +222,14 @@ def _read_list(rows: list[Row], start: int, header: str, items: list[tuple[dict[
     section = mine = len(items)  # where the items of the current section (and of this page) start
     for at, row in enumerate(rows[start + 1:], start + 1):
         parsed = parse_row(row.text, code, unit) if len(row.text.split()) <= MAX_ITEM_WORDS else None
-        if _ends(row) and items and not _priced(parsed):
+        if _ends(row) and items and not priced(parsed):
             if _section_sum(row, [p for p, _, _ in items[section:]]) and _more_items(rows[at + 1:]):
                 section, above = len(items), row
                 continue
             return True  # (an item with its count and price may name its tax rate: "… 389,00  TVA 20%  778,00")
         if parsed is not None and first is not None and "quantity" not in parsed:
             parsed = _leading_quantity(parsed, positions=first)
-        if priced_only and (not _priced(parsed) if parsed is not None else len(items) == mine):
+        if priced_only and (not priced(parsed) if parsed is not None else len(items) == mine):
             continue
         if parsed is not None:
             items.append((parsed, row, 0))
@@ -304,12 +304,13 @@ def _leading_quantity(parsed: dict[str, str], positions: bool) -> dict[str, str]
     return parsed
 
 
-def close_under(above: Row | None, row: Row) -> bool:
-    """Is ``row`` set close under ``above`` (an item's next line, not a block after a gap)?"""
+def close_under(above: Row | None, row: Row, lines: float = 0.8) -> bool:
+    """Is ``row`` set close under ``above``, within ``lines`` of a line's height (an item's next
+    line, not a block after a gap)?"""
     a, b = (above.box if above else None), row.box
     if a is None or b is None:
         return True
-    return b["y1"] - a["y2"] <= 0.8 * max(1.0, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
+    return b["y1"] - a["y2"] <= lines * max(1.0, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
 
 
 def without_charges(rec: Records, rows: list[tuple[dict[str, Any], dict[str, Citation]]]

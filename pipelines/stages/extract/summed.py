@@ -15,11 +15,12 @@ from typing import Any
 from pipelines.core.models import Citation, PageResult
 from pipelines.stages.extract.items import (
     MAX_ITEM_WORDS,
-    _priced,
+    close_under,
     item_object,
     kind_of,
     last_amount,
     parse_row,
+    priced,
     row_amounts,
     wordy,
 )
@@ -51,14 +52,6 @@ def read_summed(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, A
     return []
 
 
-def _near(above: Row, row: Row) -> bool:
-    """Is ``row`` set under ``above`` as a table's rows are (within two and a half lines)?"""
-    a, b = above.box, row.box
-    if a is None or b is None:
-        return True
-    return b["y1"] - a["y2"] <= 2.5 * max(1.0, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
-
-
 def _run_above(rows: list[Row], i: int) -> list[tuple[Row, float]]:
     """The rows above ``rows[i]`` that end in an amount, nearest first, with those amounts: up
     to a heading (``… versichert:``), a row that is a total or tax itself, or a gap."""
@@ -66,7 +59,9 @@ def _run_above(rows: list[Row], i: int) -> list[tuple[Row, float]]:
     details = 0
     for j in range(i - 1, -1, -1):
         r = rows[j]
-        if not _near(r, rows[j + 1]) or r.text.rstrip().endswith(":") or len(r.text.split()) > MAX_ITEM_WORDS:
+        # (within two and a half lines: a table's rows are set further apart than a paragraph's)
+        if not close_under(r, rows[j + 1], lines=2.5) or r.text.rstrip().endswith(":") \
+                or len(r.text.split()) > MAX_ITEM_WORDS:
             break
         amount = last_amount(r.text, alone=False)
         if amount is None:
@@ -89,5 +84,5 @@ def read_priced(rec: Records, pages: list[PageResult]) -> list[tuple[dict[str, A
         return []
     found = [(parsed, r) for page in pages for r in rows_of(page)
              if len(r.text.split()) <= MAX_ITEM_WORDS and not totals_row(r.text)
-             and _priced(parsed := parse_row(r.text)) and "description" in parsed]
+             and priced(parsed := parse_row(r.text)) and "description" in parsed]
     return [item_object(rec, kinds, parsed, r) for parsed, r in found]

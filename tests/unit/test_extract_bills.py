@@ -1,0 +1,112 @@
+"""Invoice numbers, dates and amounts as bills of more countries and trades print them: another
+invoice's number beside the invoice's own, a customer number's label, a folio's colons set apart,
+Norwegian and Australian net and tax labels, a rule under a letterhead, a row of column heads
+over the dates."""
+
+from __future__ import annotations
+
+from pipelines.stages import pdf_text, table_regions
+from tests.support.extract_pdf import drawn_pdf, run
+from tests.unit.test_extract_layouts import SCHEMA
+
+
+def test_an_associated_invoice_s_number_and_date_are_not_the_invoice_s_own() -> None:
+    """A corrective invoice names the invoice it corrects under the details; "NET A PAYER"
+    printed without its accent is the total, not "Montant déjà payé : 0,00" above it."""
+    texts = [(45, 50, "LE FOURNISSEUR SARL", 12), (45, 64, "12 rue des Prés", 9), (45, 76, "75018 PARIS", 9),
+             (330, 50, "FACTURE N° :", 9), (470, 50, "F20260023", 9), (330, 64, "Date :", 9), (470, 64, "31/01/2026", 9),
+             (45, 140, "N° DE FACTURE ASSOCIÉE :", 9), (180, 140, "F20260003", 9),
+             (45, 152, "DATE DE FACTURE ASSOCIÉE :", 9), (180, 152, "01/01/2026", 9),
+             (330, 300, "TOTAL HT", 9), (470, 300, "100,00", 9, "R"), (330, 314, "TOTAL TVA", 9), (470, 314, "20,00", 9, "R"),
+             (330, 340, "Montant déjà payé :", 9), (470, 340, "0,00", 9, "R"),
+             (330, 360, "NET A PAYER", 9), (470, 360, "120,00 EUR", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"], data["total_amount"]) == ("F20260023", "2026-01-31", 120.0)
+
+
+def test_a_customer_number_labelled_kunde_nr_is_no_buyer() -> None:
+    """"Kunde Nr." labels the customer's number: neither a buyer label nor the buyer's name."""
+    texts = [(60, 40, "gocept apitest", 9), (60, 52, "Forsterstr. 29", 9), (60, 64, "06112 Halle/Saale", 9),
+             (60, 140, "gocept apitest • Forsterstr. 29 • 06112 Halle/Saale", 7),
+             (320, 140, "Rechnung Nr.", 9), (400, 140, "1", 9), (320, 152, "Kunde Nr.", 9), (400, 152, "10000", 9),
+             (320, 164, "Datum", 9), (400, 164, "29.03.2011", 9), (60, 176, "Testkunden", 9),
+             (320, 300, "Nettobetrag", 9), (500, 300, "5,00", 9, "R"), (320, 314, "Endbetrag EUR", 9), (500, 314, "5,95", 9, "R")]
+    schema = {"type": "object", "properties": {**SCHEMA["properties"], "customer_number": {"type": "string"}}}
+    data = run(drawn_pdf(texts), schema)["data"]
+    assert data["customer_number"] == "10000"
+    assert data["buyer_name"] != "Kunde Nr."
+
+
+def test_a_hotel_folio_with_colons_set_apart_from_their_labels() -> None:
+    """``Invoice No.   : TI-24-019877`` beside ``Folio No.   : 0048821``: the invoice's number
+    without the colon; the guest's ``Company :`` is no seller label; the charges "before service
+    charge & GST" are the subtotal."""
+    texts = [(300, 40, "THE MARLOW", 20, "R"), (200, 64, "Marlow Hospitality Pte. Ltd. | 88 Amoy Street | Tel +65 6220 8800", 7),
+             (50, 120, "Name", 9), (150, 120, ": Mr Thomas Becker", 9), (350, 120, "Folio No.", 9), (450, 120, ": 0048821", 9),
+             (50, 132, "Company", 9), (150, 132, ": Halvorsen Marine AS", 9),
+             (350, 132, "Invoice No.", 9), (450, 132, ": TI-24-019877", 9),
+             (50, 144, "Address", 9), (150, 144, ": Strandkaien 14", 9), (350, 144, "Date", 9), (450, 144, ": 13/03/2024", 9),
+             (150, 156, "4005 Stavanger", 9),
+             (250, 300, "Total Charges (before service charge & GST)", 9), (540, 300, "1,068.50", 9, "R"),
+             (250, 312, "Service Charge 10%", 9), (540, 312, "106.85", 9, "R"),
+             (250, 324, "GST 9%", 9), (540, 324, "105.78", 9, "R"),
+             (250, 336, "Total Amount (SGD)", 9), (540, 336, "1,281.13", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("TI-24-019877", "2024-03-13")
+    assert data["seller_name"] not in ("Address", "Halvorsen Marine AS")
+    assert (data["subtotal"], data["total_amount"]) == (1068.5, 1281.13)
+
+
+def test_a_norwegian_net_sum_eks_mva_and_an_australian_dollar_invoice() -> None:
+    """"Sum eks. mva" is the net, not the VAT; a bare "$" on an invoice with an ABN and an
+    Australian postcode is the Australian dollar; "Subtotal (ex GST)" and "TOTAL (inc GST)"
+    are neither of them the GST."""
+    texts = [(45, 50, "Fjordtall Regnskap AS", 12), (300, 300, "Sum eks. mva", 9), (500, 300, "13 655,00", 9, "R"),
+             (300, 312, "MVA 25 %", 9), (500, 312, "3 413,75", 9, "R"),
+             (300, 324, "Å betale NOK", 9), (500, 324, "17 068,75", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (13655.0, 3413.75, 17068.75)
+    texts = [(45, 50, "Redgum Automotive Pty Ltd", 12), (45, 62, "ABN 53 612 448 907", 9),
+             (45, 74, "Unit 4, 18 Kembla Street", 9), (45, 86, "Fyshwick ACT 2609", 9),
+             (300, 300, "Subtotal (ex GST)", 9), (500, 300, "$926.98", 9, "R"),
+             (300, 312, "GST 10%", 9), (500, 312, "$92.70", 9, "R"),
+             (300, 324, "TOTAL (inc GST)", 9), (500, 324, "$1,019.68", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["currency"] == "AUD"
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (926.98, 92.7, 1019.68)
+
+
+def test_a_rule_under_the_letterhead_does_not_make_the_letter_a_table() -> None:
+    """A full-width rule under the letterhead and a short one under the sender's line, then the
+    letter down to the items' table drawn with three rules of the same width: the window, the
+    title and the letter's date are text, not a table's header row; "Wien, am 15. Jänner 2024"
+    is the invoice's date, not the first item's."""
+    texts = [(71, 50, "Dr. med. Katharina Leitner", 16), (71, 66, "Fachärztin für Innere Medizin", 9),
+             (71, 132, "Dr. Katharina Leitner · Mariahilfer Straße 88/2/14 · 1070 Wien", 7),
+             (71, 150, "Herrn", 10), (71, 163, "Mag. Florian Gruber", 10), (71, 176, "Gentzgasse 112/7", 10),
+             (71, 189, "1180 Wien", 10), (539, 226, "Wien, am 15. Jänner 2024", 10, "R"),
+             (71, 258, "HONORARNOTE Nr. 2024/0318", 13),
+             (74, 368, "Datum", 9, "B"), (160, 368, "Leistung", 9, "B"), (536, 368, "Betrag", 9, "BR"),
+             (74, 386, "08.01.2024", 9), (160, 386, "Erstordination mit Anamnese", 9), (536, 386, "€ 120,00", 9, "R"),
+             (74, 400, "10.01.2024", 9), (160, 400, "Befundbesprechung", 9), (536, 400, "€ 40,00", 9, "R"),
+             (74, 430, "Summe", 10, "B"), (536, 430, "€ 160,00", 10, "BR")]
+    rules = [(70, 539, 113), (70, 248, 135), (70, 539, 357), (70, 539, 375), (70, 539, 416)]
+    page = pdf_text.read_page(pdf_text.open_pdf(drawn_pdf(texts, rules)), 0)
+    assert [round(top) for _, top, _, _ in table_regions.ruled_regions(page.rules, page.words)] == [356]
+    data = run(drawn_pdf(texts, rules), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("2024/0318", "2024-01-15")
+    assert data["buyer_name"] == "Mag. Florian Gruber"
+
+
+def test_a_portuguese_fatura_its_series_number_and_dates_under_a_row_of_column_heads() -> None:
+    """``Fatura FT 2024A/153``: the series and number; ``Vencimento`` heads the due date in a row
+    of five column heads over five values (only two of them dates)."""
+    texts = [(45, 50, "Gráfica Atlântico, Lda.", 12), (45, 62, "Rua do Almada, 412", 9), (45, 74, "4050-032 Porto", 9),
+             (45, 160, "Fatura FT 2024A/153", 13),
+             (45, 190, "Data", 8), (150, 190, "Vencimento", 8), (250, 190, "Contribuinte", 8), (350, 190, "Requisição", 8),
+             (450, 190, "Condições de pagamento", 8),
+             (45, 202, "2024-03-12", 9), (150, 202, "2024-04-11", 9), (250, 202, "516 223 908", 9),
+             (350, 202, "Encomenda 0087", 9), (450, 202, "30 dias", 9),
+             (330, 300, "Total (EUR)", 9), (500, 300, "488,06 €", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"], data["due_date"]) == ("FT 2024A/153", "2024-03-12", "2024-04-11")
