@@ -52,12 +52,14 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
     for a, b in runs:
         if b - a < narrow:
             continue
-        gaps = []
+        gaps, edged = [], []
         for line in rows:
             left = [w.x2 for w in line if w.x2 <= a + 0.5]
             right = [w.x1 for w in line if w.x1 >= b - 0.5]
             if left and right:
                 gaps.append(min(right) - max(left))
+                if abs(max(left) - a) <= 1.0 or abs(min(right) - b) <= 1.0:
+                    edged.append(gaps[-1])  # a gap at the gutter's own edge, not to a far column
         em = statistics.median(w.size for line in rows for w in line)
         if b - a >= wide and len(gaps) >= 2:
             out.append((a + b) / 2)
@@ -65,9 +67,11 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
         # only one row has words on both sides of it ("Style = Alternate" under "Feature")
         elif len(gaps) >= 1 and b - a >= 0.45 * em:
             out.append((a + b) / 2)
-        # a narrow gutter is a column only where some row shows a real gap across it: a word
-        # space at the same place in every row ("row 1", "row 2", …) is not a column
-        elif _edged(rows, a, b) >= max(3, 0.5 * multi) and len(gaps) >= max(3, 0.5 * multi) and max(gaps) >= wide:
+        # a narrow gutter is a column only where some row shows a real gap at its edge (a row
+        # that leaves the gutter's whole width and more open, as "Petone" before a far column,
+        # shows nothing): a word space at the same place in every row ("row 1", "row 2", …; an
+        # address's "The Little | Fern Café") is not a column
+        elif _edged(rows, a, b) >= max(3, 0.5 * multi) and len(gaps) >= max(3, 0.5 * multi) and max(edged, default=0.0) >= wide:
             out.append((a + b) / 2)
     return out
 
