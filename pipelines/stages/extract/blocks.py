@@ -103,10 +103,15 @@ def _column(lines: list[Line], head: Line, pad: float) -> list[Line]:
     """The lines below ``head`` that sit in its column (overlapping it horizontally), top down."""
     hb = head.box
     assert hb is not None
+    # where the next column starts: a line beside the head on its row ("Invoice to:" and
+    # "Your order ref." side by side, their cells' boxes overlapping)
+    nxt = min((b["x1"] for ln in lines if (b := ln.box) is not None and ln is not head
+               and b["x1"] > hb["x1"] + 5 and b["x2"] > hb["x2"] + 1 and min(b["y2"], hb["y2"]) - max(b["y1"], hb["y1"]) > 0.5 * (hb["y2"] - hb["y1"])),
+              default=float("inf"))
     out = []
     for ln in lines:
         b = ln.box
-        if b is None or ln is head or b["y1"] < hb["y1"] + 0.5 * (hb["y2"] - hb["y1"]):
+        if b is None or ln is head or b["y1"] < hb["y1"] + 0.5 * (hb["y2"] - hb["y1"]) or b["x1"] >= nxt - 1:
             continue
         # between table cells a sliver is no overlap: a cell's box may reach a few points into
         # the next column's
@@ -154,9 +159,10 @@ def _address(lines: list[Line], started: bool = False) -> Block:
                 passed += 1
                 continue
             t = t[m.end():].strip(" :,.")
-        if (not out and passed < 2 or started and len(out) == 1) and TAX_LINE.match(t) \
+        if (not out and passed < 2 or started and len(out) <= 2) and TAX_LINE.match(t) \
                 and sum(ch.isdigit() for ch in t) >= 6:
-            passed += 1  # the party's tax number between its name and its address ("NIF A-08123456")
+            # the party's tax number between its name (and its contact's) and its address ("NIF A-08123456")
+            passed += 1
             continue
         if not out and passed < 3 and TAX_LABEL.match(t):
             passed += 1  # "Régimen fiscal: 601 General de Ley Personas Morales" under the name
@@ -214,6 +220,18 @@ def _height(ln: Line) -> float:
     return ln.box["y2"] - ln.box["y1"] if ln.box else 0.0
 
 
+def _firm_before_id(ln: Line) -> Line:
+    """"Distribucions Segarra, S.L. - CIF B25614873": the firm's name without its number."""
+    m = STOP.search(ln.text)
+    if m is None or m.start() == 0:
+        return ln
+    head = ln.text[:m.start()]
+    name = head.rstrip(" -–·|,")
+    if name == head.rstrip() or not LEGAL.search(name) or not _name_like(name):
+        return ln  # (a separator before the number: " - ", " · ", ", ")
+    return Line(ln.page, name, ln.box, ln.frag, ln.idx, ln.n)
+
+
 def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     """The seller's name and address lines at the top of the first page. A name printed larger
     than the text under it goes on over the rows in that size (``POPULAR BOOK`` / ``CO. (M) SDN
@@ -221,7 +239,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     ``&`` or ``and`` (``HOME MASTER HARDWARE &`` / ``ELECTRICAL``)."""
     if not pages:
         return [], []
-    lines = _sorted_lines(pages[0])
+    lines = [_firm_before_id(ln) for ln in _sorted_lines(pages[0])]
     top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text)]
     if not top:
         return [], []
@@ -239,6 +257,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     # the rest of the head's row (a big name set in two columns of words), left to right
     row = sorted([ln for ln in lines if ln is not head and ln.box and head.box
                   and _overlap_y(ln.box, head.box) > 0.5 and _name_like(ln.text)
+                  and gloss(ln.text.strip(" :")) == ln.text.strip(" :")  # (no label: "Núm. factura")
                   and _near(ln.box, head.box)] + [head],
                  key=lambda ln: ln.box["x1"])  # type: ignore[index]
     span = Line(head.page, head.text, union_box([ln.box for ln in row]), head.frag, head.idx, head.n)

@@ -18,6 +18,7 @@ from pipelines.stages.extract.roles import (
     DUE,
     MONTHS,
     OTHER_DATE,
+    TITLE,
     Role,
     Row,
     currencies,
@@ -38,7 +39,14 @@ PAYMENT_TERMS = re.compile(r"(?<![a-zà-ÿ])(?:payment terms?|payment schedule|z
                            r"terms of payment|betalingsbetingelser|betalningsvillkor)(?![a-zà-ÿ])", re.I)
 # in payment terms, what puts the date the invoice is due after it: "i.e. by 28th May 2024",
 # "bis 13.04.2024 ohne Abzug", "vence el 14 de abril de 2024"; not a discount's earlier date
-BY = re.compile(r"(?<![a-zà-ÿ])(?:by|bis|until|vence(?: el)?|avant le|uiterlijk|entro il|hasta el|senest)\s*$", re.I)
+BY = re.compile(r"(?<![a-zà-ÿ])(?:by|bis|bis zum|bis spätestens|spätestens(?: zum| am)?|until|no later than|before|"
+                r"vence(?: el)?|avant le|au plus tard le|uiterlijk|vóór|voor|entro il|hasta el|antes del?|senest|senast|viimeistään)\s*$",
+                re.I)
+# a sentence that asks for payment: with ``BY`` before a date, the date the invoice is due
+# ("Bitte überweisen Sie den Betrag bis zum 14.04.2025", "Please pay by 3 May")
+PAY_REQUEST = re.compile(r"(?<![a-zà-ÿ])(?:pay|paid|payment|remit|transfer|settle|überweisen|zahlen|bezahlen|begleichen|"
+                         r"zahlung|r[ée]gler|payer|virement|r[èe]glement|betalen|overmaken|betaling|pagar|abonar|pago|"
+                         r"pagare|pagamento|versare|betale|betala|betalning|maksa\w*)(?![a-zà-ÿ])", re.I)
 DISCOUNT = re.compile(r"(?<![a-zà-ÿ])(?:skonto|discount|abz[üu]glich|escompte|descuento|sconto|korting)(?![a-zà-ÿ])",
                       re.I)
 
@@ -50,6 +58,11 @@ def _labels(text: str) -> list[str]:
         before = text[max(0, m.start() - 24):m.start()]
         before = before.rsplit(":", 1)[-1]  # only this label's own words, not the previous label's
         out.append("due" if DUE.search(before) else "other" if OTHER_DATE.search(before) else "issue")
+    # labels set apart in columns, read whole: "Data de vencimento", "Date d'échéance" say what
+    # kind of date after the word for date
+    whole = [c for c in re.split(r"\s{2,}|:", text) if DATE_WORD.search(c)]
+    if len(whole) == len(out) and len(whole) > 1:
+        out = ["due" if DUE.search(c) else "other" if OTHER_DATE.search(c) else "issue" for c in whole]
     return out
 
 
@@ -72,7 +85,8 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
                 before = r.text[:m.start()]
                 due, other, labelled = DUE.search(before), OTHER_DATE.search(before), DATE_WORD.search(before)
                 labelled = labelled or PLACE_DATE.search(before)  # "Wien, am 15. Jänner 2024": a letter's date
-                if not due and terms and BY.search(before) and not DISCOUNT.search(r.text[m.end():m.end() + 40]):
+                if not due and (terms or PAY_REQUEST.search(before)) and BY.search(before) \
+                        and not DISCOUNT.search(r.text[m.end():m.end() + 40]):
                     due = BY.search(before)
                 if not (due or other or labelled) and len(above) == len(dates):
                     kind = above[k]
@@ -167,7 +181,39 @@ def doc_number(pages: list[PageResult]) -> Hit | None:
         for ln in r.lines:
             if (m := BARE_NUMBER.match(ln.text)) and not DATE.fullmatch(m.group("id")):
                 return Hit(m.group("id"), r.page, ln.box)
+    return _under_title(pages)
+
+
+# an identifier alone on its line ("FT 2024A/148", "INV-20417"): a series' letters, then
+# letters, figures and separators with a figure and a letter or separator among them
+LONE_ID = re.compile(r"(?:[A-Z]{1,4} )?(?=[A-Z0-9/_.-]*\d)(?=[A-Z0-9/_.-]*[A-Z/_-])[A-Z0-9][A-Z0-9/_.-]{3,}")
+COPY_MARK = re.compile(r"(?:original|duplicado|duplicate|copy|copie|kopie|copia|triplicado)", re.I)
+
+
+def _under_title(pages: list[PageResult]) -> Hit | None:
+    """The number printed alone under the document's title, as a heading's second line
+    (``FATURA`` / ``Original`` / ``FT 2024A/148``), in the first rows of the first page."""
+    rows = rows_of(pages[0])[:12] if pages else []
+    for k, r in enumerate(rows):
+        parts = _parts(r.text)
+        at = next((i for i, p in enumerate(parts) if TITLE.fullmatch(p.strip(" :"))), None)
+        if at is None:
+            continue
+        for o in rows[k + 1:k + 4]:
+            under = _parts(o.text)
+            # the part in the title's place, counted from its side of the row
+            j = at if at < len(parts) - 1 - at else len(under) - (len(parts) - at)
+            t = under[j].strip() if 0 <= j < len(under) else ""
+            if COPY_MARK.fullmatch(t):
+                continue
+            if LONE_ID.fullmatch(t) and not DATE.fullmatch(t) and not re.fullmatch(r"[A-Z]{2}\d{8,12}", t):
+                return Hit(t, o.page, o.box)  # (not a VAT number: "DE123456789")
+            break
     return None
+
+
+def _parts(text: str) -> list[str]:
+    return [p for p in re.split(r"\s{2,}", text.strip()) if p]
 
 
 def find(pages: list[PageResult], role: Role) -> Hit | None:

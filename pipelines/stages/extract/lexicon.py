@@ -18,10 +18,16 @@ GLOSSES: list[tuple[str, str]] = [
     # numbers of the document
     (r"[a-zäöüß]*rechnungs?(?:\s*\(\w{1,6}\))?" + _R + r"(?:nummer|nr|no)|beleg" + _R + r"(?:nummer|nr)|facture" + _R + r"(?:n|no|num[ée]ro)"
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
+     r"(?:n[uú]m|n[º°o])" + _R + r"(?:de )?factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
      r"(?:invoice|fee note|debit note|honorarnote)" + _R + r"(?:number|no|n°|nº|nr|#)|faktura(?: vat| korygująca)?" + _R + r"(?:nummer|nr|no)|"
      r"fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)|"
-     r"(?:pi|proforma(?: invoice)?)" + _R + r"(?:number|no|nr|#)|serie y folio|[čc]íslo faktury|"
+     r"(?:pi|proforma(?: invoice)?)" + _R + r"(?:number|no|nr|#)|serie ?(?:y|/) ?folio|[čc]íslo faktury|"
+     # Northern and Eastern Europe: Finnish, Estonian, Latvian, Lithuanian, Hungarian, Romanian,
+     # Croatian/Serbian/Slovene, Slovak, Icelandic, Turkish; a fee note in French and Spanish
+     r"(?:laskun?|arve|r[ēe][kķ]ins|s[ąa]skaitos?(?: fakt[ūu]ros?)?|sz[áa]ml[aá]|factur[aă]|ra[čc]un[a]?|fakt[úu]ry?|"
+     r"reiknings?|fatura|note d'honoraires|nota de honorarios)" + _R + r"(?:numero|nro|number|nr|no|n°|br|sorsz[áa]ma|sz[áa]ma|"
+     r"seria|nummer|numer|[čc]íslo|numarasi|numarası)|"
      r"gutschrift(?:s)?" + _R + r"(?:nummer|nr|no)|credit ?note" + _R + r"(?:number|no|nr|#)|avoir" + _R + r"(?:n|no|n°)",
      "invoice number"),  # Mexico's invoices
     # a hotel's bill: its folio's number, the invoice's where no "Invoice No." is printed
@@ -37,7 +43,7 @@ GLOSSES: list[tuple[str, str]] = [
      r"datum vystaven[íi]|data wystawienia|laskun p[äa]iv[äa]m[äa][äa]r[äa]",
      "invoice date"),
     (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
-     r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
+     r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data de )?vencimento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
      r"f[öo]rfallodatum|betalingsfrist|(?:payment )?deadline|pay(?:able)? (?:by|before)|[àa] payer avant(?: le)?|"
      r"pagar antes de(?:l)?|te betalen voor|da pagare entro(?: il)?|datum splatnosti|termin p[łl]atno[śs]ci|"
      r"er[äa]p[äa]iv[äa]|date limite(?: de paiement)?", "due date"),

@@ -41,7 +41,9 @@ def _words(*alts: str) -> re.Pattern[str]:
 
 
 SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "invoiced by", "issued by",
-                "remit(?:tance)? to", "(?:make )?(?:cheques?|checks?) payable to", "payable to", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
+                "remit(?:tance)? to", "(?:make )?(?:cheques?|checks?) payable to",
+                # (the Swiss QR-bill's payee: "Konto / Zahlbar an", "Compte / Payable à", "Conto / Pagabile a")
+                "(?:(?:konto|compte|conto|account) / )?(?:payable to|zahlbar an|payable [àa]|pagabile a)", "(?:service )?provider", "seller", "vendor", "supplier", "merchant", "company", "business", "store", "shop", "issuer",
                 "sender", "from", "cedente", "prestatore", "venduto da", "vendu par", "verkauft von", "vendido por", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda",
@@ -164,7 +166,8 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
-    r"preventivo|pro-?forma)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"preventivo|pro-?forma|laskun?|arve|r[ēe][kķ]ins|s[ąa]skaita|sz[áa]mla|factur[aă]|ra[čc]un|fakt[úu]ra|reikningur|"
+    r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
     r"(?P<id>(?-i:[A-Z]{2,3} (?=[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*/))?"  # a series before it: "FT 2024A/153"
     r"(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 

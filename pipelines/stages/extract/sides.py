@@ -8,6 +8,8 @@ the page's footer (``footer``). The buyer is never the seller.
 
 from __future__ import annotations
 
+import re
+
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import footer, parties
 from pipelines.stages.extract.blocks import (
@@ -18,7 +20,7 @@ from pipelines.stages.extract.blocks import (
     buyer_block,
     seller_block,
 )
-from pipelines.stages.extract.lines import Hit, union_box
+from pipelines.stages.extract.lines import Hit, Line, union_box
 from pipelines.stages.extract.roles import LEGAL, SELLER, Role, fits
 
 
@@ -30,6 +32,39 @@ def _as_blocks(p: parties.Party) -> tuple[Block, Block]:
     return [(ln.text.strip(), ln) for ln in p.name], [(ln.text.strip(), ln) for ln in p.address]
 
 
+def same_firm(a: str, b: str) -> bool:
+    """``a`` and ``b`` name one firm: the same words, legal forms and punctuation aside."""
+    def words(t: str) -> str:
+        return " ".join(re.sub(r"[^\w&]+", " ", LEGAL.sub(" ", t)).casefold().split())
+    wa, wb = words(a), words(b)
+    return bool(wa) and wa == wb
+
+
+def _with_logo_word(pages: list[PageResult], name: Block) -> Block:
+    """The seller's name with the word set over it as a logo ("FOXGLOVE" / "PRINT & DESIGN LTD")
+    when the page prints the two together elsewhere ("Foxglove Print & Design Ltd", in the
+    footer): as printed there."""
+    text, ln = name[0]
+    lines = parties.page_lines(pages[0]) if pages else []
+    up = parties._above(lines, ln) if ln.box is not None else None
+    if up is None or not up.text.strip() or len(up.text.split()) > 3:
+        return name
+    whole = _printed_elsewhere(pages, [up.text, text], [up, ln])
+    return [(whole, ln)] if whole else name
+
+
+def _printed_elsewhere(pages: list[PageResult], texts: list[str], own: list[Line]) -> str | None:
+    """``texts`` as one phrase on another line of the first page, as printed there."""
+    words = " ".join(texts).split()
+    if not words or not pages:
+        return None
+    whole = re.compile(r"(?<!\w)" + r"\s+".join(re.escape(w) for w in words) + r"(?!\w)", re.I)
+    for other in parties.page_lines(pages[0]):
+        if all(other is not o for o in own) and (m := whole.search(other.text)):
+            return m.group(0)
+    return None
+
+
 def party(pages: list[PageResult], role: Role) -> Hit | None:
     """The buyer: under a buyer label, else in the address window; the seller: beside a buyer's
     window on an invoice (``parties``), else at the top of the page as on a receipt."""
@@ -37,6 +72,10 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
     window, other = parties.buyer_and_seller(pages, [ln for _, ln in labelled[0] + labelled[1]] or None)
     if role.party == "buyer":
         name, address = labelled
+        if name and (seller := party(pages, Role("name", "seller"))) is not None and same_firm(name[0][0], seller.text):
+            # "To: Kōwhai Coffee Ltd" on a remittance slip: the seller's label, whom the buyer pays
+            name, address = [], []
+            window, _ = parties.buyer_and_seller(pages)
         if not (name or address) and window is not None:
             name, address = _as_blocks(window)
     elif window is not None and other is not None:
@@ -44,7 +83,15 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
         legal = [(t, ln) for t, ln in name if LEGAL.search(t) and not _legal_only(t) and not _legal_lead(t)]
         if len(name) > 1 and len(legal) == 1 and all(_height(ln) > 1.3 * _height(legal[0][1])
                                                      for _, ln in name if ln is not legal[0][1]):
-            name = legal  # a logo's word set large over the name with its legal form ("LUMEN" / "Lumen Domotique SAS")
+            big = [(t, ln) for t, ln in name if ln is not legal[0][1]]
+            said = {w.casefold() for t, _ in big for w in re.findall(r"\w{3,}", t)}
+            # a logo's word set large over the name with its legal form ("LUMEN" / "Lumen Domotique
+            # SAS"); a name set large over its trade and legal form ("MOREL & VASSEUR" /
+            # "Atelier d'architecture — SARL") is the name; both, where the page prints them as one
+            # ("FOXGLOVE" / "PRINT & DESIGN LTD", and "Foxglove Print & Design Ltd" in the footer)
+            whole = _printed_elsewhere(pages, [t for t, _ in name], [ln for _, ln in name])
+            name = [(whole, name[0][1])] if whole else \
+                legal if said & {w.casefold() for w in re.findall(r"\w{3,}", legal[0][0])} else big
         if not address and name and (head := seller_block(pages))[0] and head[0][0][1] is name[0][1]:
             address = head[1]  # a letterhead's name with its address under it on one line
     elif (under := buyer_block(pages, SELLER))[0] and fits(Role("name", "seller"), under[0][0][0]):  # under a seller label ("Bill From:", "Lieferant")
@@ -56,6 +103,8 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
         if (notice := footer.seller(pages)) is not None:  # a logo for a letterhead: the legal notice's firm
             ln, firm, office = notice
             name, address = [(firm, ln)], [(office, ln)] if office else []
+    if role.party != "buyer" and len(name) == 1:
+        name = _with_logo_word(pages, name)
     block = name if role.kind == "name" else address
     if not block:
         return None

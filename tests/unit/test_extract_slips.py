@@ -1,0 +1,123 @@
+"""Parties, numbers and dates as the held-out bills print them: a Swiss QR-bill's payee label,
+a remittance slip's ``To:`` naming the seller, a logo's word over a name printed whole in the
+footer, a firm's name with its tax number on one line, an address window whose word spaces line
+up, invoice numbers in more languages and under the title, a due date asked for in a sentence."""
+
+from __future__ import annotations
+
+from pipelines.core.models import DocumentInput
+from pipelines.engine.document import convert
+from pipelines.stages.extract import parties
+from tests.support.extract_pdf import drawn_pdf, run
+from tests.unit.test_extract_layouts import SCHEMA
+
+
+def test_a_qr_bill_payee_label_is_no_name() -> None:
+    """"Compte / Payable à" over the IBAN and the firm, as the Swiss QR-bill's payment part prints
+    it: the label is not the seller's name."""
+    texts = [(60, 40, "Atelier Horloger Lucien Berthoud", 12), (60, 56, "Rue du Marché 14, 2300 La Chaux-de-Fonds", 9),
+             (360, 110, "Madame", 9), (360, 122, "Élise Perrenoud", 9), (360, 134, "Chemin des Vignes 7", 9),
+             (360, 146, "1009 Pully", 9), (60, 190, "Facture n° 2025-087", 11),
+             (300, 300, "Total CHF", 9), (500, 300, "1'629.05", 9, "R"),
+             (350, 640, "Compte / Payable à", 8), (350, 652, "CH44 3199 9123 0008 8901 2", 8),
+             (350, 664, "Atelier Horloger Lucien Berthoud", 8), (350, 676, "Rue du Marché 14", 8),
+             (350, 688, "2300 La Chaux-de-Fonds", 8)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_name"] == "Atelier Horloger Lucien Berthoud"
+    assert data["buyer_name"] == "Élise Perrenoud"
+
+
+def test_a_remittance_slip_to_the_seller_is_not_the_buyer_label() -> None:
+    """"To: Kōwhai Coffee … Limited" on the payment advice at the foot addresses the seller:
+    the buyer is not the seller, whose name the letterhead prints."""
+    texts = [(150, 45, "Kowhai Coffee & Catering Supplies", 14),
+             (120, 66, "27 Sturdee Street, Te Aro, Wellington 6011 · 04 555 0193", 8),
+             (250, 100, "TAX INVOICE", 12), (345, 134, "Invoice Number", 9), (448, 134, "INV-20417", 9),
+             (51, 134, "The Little Fern Café", 9), (51, 146, "88 Jackson Street", 9), (51, 158, "Petone", 9),
+             (51, 170, "Lower Hutt 5012", 9), (345, 146, "Invoice Date", 9), (448, 146, "21/05/2025", 9),
+             (300, 300, "TOTAL NZD", 9), (540, 300, "1,374.48", 9, "R"),
+             (51, 700, "PAYMENT ADVICE", 10), (51, 722, "To: Kowhai Coffee & Catering Supplies Limited", 9),
+             (51, 734, "27 Sturdee Street", 9), (51, 746, "Te Aro", 9), (51, 758, "Wellington 6011", 9)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_name"] == "Kowhai Coffee & Catering Supplies"
+    assert data["buyer_name"] != "Kowhai Coffee & Catering Supplies Limited"
+
+
+def test_an_address_window_whose_word_spaces_line_up_is_no_table() -> None:
+    """The word spaces of "The Little Fern Café" / "88 Jackson Street" / "Lower Hutt 5012" fall
+    at one x beside a details column: they are no column gutter, the lines stay whole."""
+    texts = [(51, 134, "The Little Fern Café", 9), (345, 134, "Invoice Number", 9), (448, 134, "INV-20417", 9),
+             (51, 146, "88 Jackson Street", 9), (345, 146, "Invoice Date", 9), (448, 146, "21/05/2025", 9),
+             (51, 158, "Petone", 9), (345, 158, "Due Date", 9), (448, 158, "20/06/2025", 9),
+             (51, 170, "Lower Hutt 5012", 9), (345, 170, "Reference", 9), (448, 170, "Weekly order", 9)]
+    page = convert(DocumentInput(data=drawn_pdf(texts), file_name="bill.pdf")).pages[0]
+    found = {ln.text.strip() for ln in parties.page_lines(page)}
+    assert {"The Little Fern Café", "88 Jackson Street", "Lower Hutt 5012"} <= found
+
+
+def test_a_logo_word_over_the_name_is_kept_when_the_footer_prints_them_together() -> None:
+    """"FOXGLOVE" set large over "PRINT & DESIGN LTD": the footer's "Foxglove Print & Design Ltd"
+    says the logo's word is part of the name; "MOREL & VASSEUR" over "Atelier d'architecture —
+    SARL" is the name, the line under it its trade and legal form."""
+    texts = [(242, 50, "FOXGLOVE", 22), (251, 68, "PRINT & DESIGN LTD", 11),
+             (113, 84, "Unit 7 Riverside Trading Estate, Mill Lane, Stockport, SK4 1RJ", 8),
+             (57, 130, "Invoice to:", 9), (300, 130, "Invoice number", 9), (480, 130, "FPD-10872", 9),
+             (57, 142, "Pennine Walks CIC", 9), (300, 142, "Account", 9), (480, 142, "PENN01", 9),
+             (57, 154, "3 Church Street", 9), (300, 154, "Payment due", 9), (480, 154, "3 July 2025", 9),
+             (57, 166, "Hebden Bridge", 9), (57, 178, "HX7 8AB", 9),
+             (300, 300, "Invoice total", 9), (540, 300, "£1,555.20", 9, "R"),
+             (57, 780, "Foxglove Print & Design Ltd   Registered office: Unit 7 Riverside Trading Estate", 7)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_name"] == "Foxglove Print & Design Ltd"
+    assert data["buyer_name"] == "Pennine Walks CIC"
+    assert data["buyer_address"] == "3 Church Street Hebden Bridge HX7 8AB"  # not "Account", "Payment due"
+    texts = [(60, 40, "MOREL & VASSEUR", 16), (60, 58, "Atelier d'architecture — SARL d'architecture", 9),
+             (60, 70, "12, rue des Carmes", 9), (60, 82, "45000 Orléans", 9),
+             (330, 130, "M. et Mme Thomas Garnier", 9), (330, 142, "48, avenue de Paris", 9), (330, 154, "45000 Orléans", 9),
+             (60, 220, "NOTE D'HONORAIRES N° 2025-031", 12), (300, 300, "Total TTC", 9), (540, 300, "10 782,72 €", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["invoice_number"]) == ("MOREL & VASSEUR", "2025-031")
+
+
+def test_a_firm_with_its_tax_number_on_one_line_and_a_contact_over_the_buyer_s_tax_number() -> None:
+    """"Distribucions Alimentàries Segarra, S.L. - CIF B25614873" under a logo word: the firm is
+    the seller; the buyer's address goes on past the contact's name and the buyer's NIF."""
+    texts = [(40, 40, "SEGARRA", 18), (40, 58, "Distribucions Alimentàries", 9),
+             (40, 72, "Distribucions Alimentàries Segarra, S.L. - CIF B25614873", 9),
+             (40, 84, "Carrer de la Indústria, 48", 9), (40, 96, "25300 Tàrrega (Lleida)", 9),
+             (40, 108, "Tel. 973 55 03 18", 9),
+             (320, 66, "Núm. factura", 9), (480, 66, "A/2025/03117", 9), (320, 78, "Fecha", 9), (480, 78, "07/10/2025", 9),
+             (320, 140, "CLIENTE", 9), (320, 152, "QUEVIURES ROSELL", 9), (320, 164, "Montserrat Rosell Vidal", 9),
+             (320, 176, "NIF 40987123-K", 9), (320, 188, "Carrer Major, 17", 9), (320, 200, "25200 Cervera (Lleida)", 9),
+             (300, 300, "Total factura", 9), (540, 300, "2.494,10", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["seller_name"] == "Distribucions Alimentàries Segarra, S.L."
+    assert (data["buyer_name"], data["buyer_address"]) == ("QUEVIURES ROSELL", "Carrer Major, 17 25200 Cervera (Lleida)")
+
+
+def test_invoice_numbers_in_more_languages_and_under_the_title() -> None:
+    """Finnish "Laskun numero", Mexico's "Serie / Folio", a number alone under "FATURA" and
+    "Original"; Portugal's "Data de vencimento" over its date."""
+    def number(texts: list[tuple]) -> str | None:
+        return run(drawn_pdf(texts), SCHEMA)["data"]["invoice_number"]
+
+    assert number([(40, 40, "Revontuli Systems Oy", 12), (350, 60, "Laskun päiväys", 9), (470, 60, "15.10.2025", 9),
+                   (350, 72, "Laskun numero", 9), (470, 72, "10394", 9)]) == "10394"
+    assert number([(40, 40, "Distribuidora Agrícola del Bajío, S.A. de C.V.", 10), (400, 40, "FACTURA", 14),
+                   (330, 56, "Serie / Folio:", 9), (500, 56, "A 1047", 9)]) == "A 1047"
+    texts = [(40, 40, "Marta Sequeira", 12), (520, 40, "FATURA", 14, "R"), (520, 56, "Original", 9, "R"),
+             (520, 68, "FT 2024A/148", 9, "R"), (40, 200, "Data de emissão", 9), (200, 200, "Data de vencimento", 9),
+             (40, 212, "2024-09-30", 9), (200, 212, "2024-10-15", 9)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"], data["due_date"]) == ("FT 2024A/148", "2024-09-30", "2024-10-15")
+
+
+def test_a_due_date_asked_for_in_a_sentence() -> None:
+    """"Bitte überweisen Sie den Betrag bis zum 14.04.2025": the date the invoice is due; a
+    period's dates are not."""
+    texts = [(40, 40, "Jonas Albrecht", 12), (300, 100, "Rechnungsnummer: 2025-014", 9),
+             (300, 112, "Rechnungsdatum: 31.03.2025", 9), (300, 124, "Leistungszeitraum: 01.03.–31.03.2025", 9),
+             (300, 300, "Gesamtbetrag", 9), (540, 300, "6.973,75 €", 9, "R"),
+             (40, 330, "Bitte überweisen Sie den Betrag bis zum 14.04.2025 unter Angabe der Rechnungsnummer", 9)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2025-03-31", "2025-04-14")
