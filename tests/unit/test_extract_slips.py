@@ -5,9 +5,8 @@ up, invoice numbers in more languages and under the title, a due date asked for 
 
 from __future__ import annotations
 
-from pipelines.core.models import DocumentInput
-from pipelines.engine.document import convert
-from pipelines.stages.extract import parties
+from pipelines.stages import grid
+from pipelines.stages.geometry import Word
 from tests.support.extract_pdf import drawn_pdf, run
 from tests.unit.test_extract_layouts import SCHEMA
 
@@ -45,14 +44,18 @@ def test_a_remittance_slip_to_the_seller_is_not_the_buyer_label() -> None:
 
 def test_an_address_window_whose_word_spaces_line_up_is_no_table() -> None:
     """The word spaces of "The Little Fern Café" / "88 Jackson Street" / "Lower Hutt 5012" fall
-    at one x beside a details column: they are no column gutter, the lines stay whole."""
-    texts = [(51, 134, "The Little Fern Café", 9), (345, 134, "Invoice Number", 9), (448, 134, "INV-20417", 9),
-             (51, 146, "88 Jackson Street", 9), (345, 146, "Invoice Date", 9), (448, 146, "21/05/2025", 9),
-             (51, 158, "Petone", 9), (345, 158, "Due Date", 9), (448, 158, "20/06/2025", 9),
-             (51, 170, "Lower Hutt 5012", 9), (345, 170, "Reference", 9), (448, 170, "Weekly order", 9)]
-    page = convert(DocumentInput(data=drawn_pdf(texts), file_name="bill.pdf")).pages[0]
-    found = {ln.text.strip() for ln in parties.page_lines(page)}
-    assert {"The Little Fern Café", "88 Jackson Street", "Lower Hutt 5012"} <= found
+    at one x beside a details column: they are no column gutter ("Petone", short, leaves the
+    whole width open up to the far column and shows no gap at the gutter's edge)."""
+    def row(y: float, *words: tuple[str, float, float]) -> list[Word]:
+        return [Word(t, a, y, b, y + 9, 9.0) for t, a, b in words]
+
+    rows = [row(134, ("The", 51, 67), ("Little", 70, 101.6), ("Fern", 105.2, 124), ("Café", 127, 157),
+                ("Invoice", 345, 375), ("Number", 378, 413)),
+            row(146, ("88", 51, 62), ("Jackson", 65, 101.4), ("Street", 104.6, 134), ("Invoice", 345, 375), ("Date", 378, 400)),
+            row(158, ("Petone", 51, 83.5), ("Due", 345, 362), ("Date", 365, 387)),
+            row(170, ("Lower", 51, 79), ("Hutt", 82, 103.0), ("5012", 106.2, 129), ("Reference", 345, 392))]
+    gutters = grid.gap_columns(rows, 9.0, 51, 413)
+    assert [round(x) for x in gutters] == [251]
 
 
 def test_a_logo_word_over_the_name_is_kept_when_the_footer_prints_them_together() -> None:
