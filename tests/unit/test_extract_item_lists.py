@@ -103,3 +103,22 @@ def test_a_row_whose_count_times_price_makes_its_amount_is_an_item_with_no_heade
     items = _items(run(pdf(lines), BENCH_SCHEMA)["data"])
     assert [(q, p, a) for _, q, p, a in items] == [(1, 450.0, 450.0), (4, 32.5, 130.0)]
     assert items[1][0].startswith("Business cards")
+
+
+def test_items_led_by_a_position_number_with_decimals() -> None:
+    """``01.02  164,35  m²  Wandflächen spachteln …  6,80  1.117,58`` under ``Pos.  Menge  Einh.
+    Bezeichnung``: the position is no amount (1.01 × 185 is near enough 185 to pass for a
+    count), the count and its unit lead the description, which goes on under it."""
+    lines = [(40, 40, "Malerbetrieb Krüger", 12), (40, 100, "Schlussrechnung Nr. 2025-0087", 12),
+             (40, 140, "Pos.", 9), (90, 140, "Menge", 9), (130, 140, "Einh.", 9), (165, 140, "Bezeichnung", 9),
+             (420, 140, "EP €", 9), (490, 140, "GP €", 9),
+             (40, 156, "01.01", 9), (100, 156, "1", 9), (130, 156, "psch", 9),
+             (165, 156, "Abdeck- und Schutzarbeiten an Böden, Geländer", 9), (420, 156, "185,00", 9), (490, 156, "185,00", 9),
+             (165, 167, "und Türen", 9),
+             (40, 182, "01.02", 9), (90, 182, "164,35", 9), (130, 182, "m²", 9),
+             (165, 182, "Wandflächen spachteln (Q2), Risse mit Gewebe", 9), (420, 182, "6,80", 9), (490, 182, "1.117,58", 9),
+             (165, 193, "armieren", 9),
+             (330, 220, "Nettobetrag", 9), (490, 220, "1.302,58", 9)]
+    assert _items(run(pdf(lines), BENCH_SCHEMA)["data"]) == [
+        ("Abdeck- und Schutzarbeiten an Böden, Geländer und Türen", 1.0, 185.0, 185.0),
+        ("Wandflächen spachteln (Q2), Risse mit Gewebe armieren", 164.35, 6.8, 1117.58)]

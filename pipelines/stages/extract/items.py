@@ -132,13 +132,16 @@ def annotation(text: str) -> bool:
     return bool(re.match(r"^[^:]{2,40}:(?!//)", text.strip()))
 
 
-def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, str] | None:
+def parse_row(text: str, code: bool = False, unit: bool = False, position: bool = False) -> dict[str, str] | None:
     """``"Trennblätter A4 20 Stk. 9,90 198,00"`` → description, quantity, unit_price, amount
     (as printed); ``None`` when the row ends in no amount. Under a header with a code column
     between the description and the quantity (``code``: HSN, SKU) the figure before the count
     is that code; with a unit column after the quantity (``unit``) any short word after the
-    count is its unit (``6 tim``, ``1 svc``)."""
+    count is its unit (``6 tim``, ``1 svc``). Under a position column (``position``) a figure
+    leading the row is the item's position (``01.01``), not an amount."""
     amounts = row_amounts(text)
+    if position and len(amounts) >= 2 and not text[:amounts[0].start()].strip():
+        amounts = amounts[1:]
     if not amounts:
         return None
     if len(amounts) >= 2 and (m := SPACED.fullmatch(amounts[-2].group(0).strip())) \
@@ -170,6 +173,13 @@ def parse_row(text: str, code: bool = False, unit: bool = False) -> dict[str, st
         if code and len(head) >= 2 and any(ch.isdigit() for ch in head[-1]):
             head.pop()  # "Cotton saree fabric (m)  5208  500": the HSN code before the count
     desc = " ".join(head).strip(" -:|")
+    if sum(ch.isalpha() for ch in desc) < 2 and len(amounts) >= 3 and out.get("quantity") == amounts[0].group(0).strip():
+        # "2.00  Hours of consulting  50.00  100.00", "01.02  164,35  m²  Wandflächen …": the
+        # count leads (after the position), its unit and the description follow it
+        words = text[amounts[0].end():amounts[1].start()].split()
+        while words and UNIT.match(words[0]):
+            words.pop(0)
+        desc = " ".join(words).strip(" -:|")
     if sum(ch.isalpha() for ch in desc) >= 2:
         out["description"] = desc
     return out
@@ -221,7 +231,7 @@ def _read_list(rows: list[Row], start: int, header: str, items: list[tuple[dict[
     code, unit = columns(header)
     section = mine = len(items)  # where the items of the current section (and of this page) start
     for at, row in enumerate(rows[start + 1:], start + 1):
-        parsed = parse_row(row.text, code, unit) if len(row.text.split()) <= MAX_ITEM_WORDS else None
+        parsed = parse_row(row.text, code, unit, position=bool(first)) if len(row.text.split()) <= MAX_ITEM_WORDS else None
         if _ends(row) and items and not priced(parsed):
             if _section_sum(row, [p for p, _, _ in items[section:]]) and _more_items(rows[at + 1:]):
                 section, above = len(items), row
@@ -295,7 +305,7 @@ def _leading_quantity(parsed: dict[str, str], positions: bool) -> dict[str, str]
     """The quantity printed before the description, under a header that puts it there:
     ``1 4 Stk. Einbauschrank …`` (position, quantity, unit) → 4 and ``Einbauschrank …``."""
     words = parsed.get("description", "").split()
-    k = 1 if positions and len(words) > 2 and re.fullmatch(r"\d{1,3}\.?", words[0]) else 0
+    k = 1 if positions and len(words) > 2 and re.fullmatch(r"\d{1,3}(?:\.\d{1,3})*\.?", words[0]) else 0
     if k + 1 < len(words) and NUMBER.match(words[k]):
         quantity, k = words[k], k + 1
         while k < len(words) - 1 and UNIT.match(words[k]):
