@@ -6,6 +6,7 @@ up, invoice numbers in more languages and under the title, a due date asked for 
 from __future__ import annotations
 
 from pipelines.stages import grid
+from pipelines.stages.extract import roles
 from pipelines.stages.geometry import Word
 from tests.support.extract_pdf import drawn_pdf, run
 from tests.unit.test_extract_layouts import SCHEMA
@@ -124,3 +125,39 @@ def test_a_due_date_asked_for_in_a_sentence() -> None:
              (40, 330, "Bitte überweisen Sie den Betrag bis zum 14.04.2025 unter Angabe der Rechnungsnummer", 9)]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["invoice_date"], data["due_date"]) == ("2025-03-31", "2025-04-14")
+
+
+def test_names_without_the_labels_titles_and_streets_read_with_them() -> None:
+    """"VAN" and "AAN" over the two parties' blocks (a Dutch partnership, V.O.F., with its
+    contact's "t.a.v." line); "FACTURER À / BILL TO" before the buyer on its line; "Messrs."
+    before the addressee; the title on the seller's row; the street after the legal form."""
+    texts = [(40, 40, "pixelhaven", 14), (480, 40, "FACTUUR", 16),
+             (40, 80, "VAN", 8), (40, 92, "Pixelhaven B.V.", 9), (40, 104, "Oudegracht 221", 9), (40, 116, "3511 NH Utrecht", 9),
+             (300, 80, "AAN", 8), (300, 92, "Bakkerij Van Dijk V.O.F.", 9), (300, 104, "t.a.v. Marieke van Dijk", 9),
+             (300, 116, "Voorstraat 63", 9), (300, 128, "3512 AK Utrecht", 9),
+             (40, 170, "Factuurnummer", 9), (40, 182, "PH-2025-041", 9), (330, 300, "Totaal", 9), (540, 300, "€ 6.011,13", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Pixelhaven B.V.", "Bakkerij Van Dijk V.O.F.")
+    assert roles.bare_name("FACTURER À / BILL TO Groupe Conseil Laurentide inc.") == "Groupe Conseil Laurentide inc."
+    assert roles.bare_name("Messrs. Kobayashi Design Office Co., Ltd.") == "Kobayashi Design Office Co., Ltd."
+    assert roles.bare_name("Bílaleigan Norðurljós ehf. REIKNINGUR") == "Bílaleigan Norðurljós ehf."
+    assert roles.bare_name("Tidepool Analytics, Inc. 548 Market Street") == "Tidepool Analytics, Inc."
+    assert roles.bare_name("VAN DIJK BOUW B.V.") == "VAN DIJK BOUW B.V."  # a name in capitals keeps its first word
+
+
+def test_totals_net_and_tax_in_estonian_and_hungarian_and_their_parties_labels() -> None:
+    """"Summa km-ta" / "Käibemaks 24%" / "Kokku"; "Nettó összesen" / "ÁFA összesen" /
+    "Fizetendő összesen"; "Müüja" and "Ostja" (seller, buyer) over their blocks."""
+    def amounts(labels: list[str], figures: list[str]) -> tuple:
+        texts = [(40, 40, "Müüja", 8), (40, 52, "Särav Puhastus OÜ", 9), (40, 64, "Turu 45a", 9), (40, 76, "51014 Tartu", 9),
+                 (300, 40, "Ostja", 8), (300, 52, "Lõuna Logistika AS", 9), (300, 64, "Ringtee 75", 9),
+                 (300, 76, "50105 Tartu", 9)] + [
+            t for k, (lab, fig) in enumerate(zip(labels, figures))
+            for t in ((330, 300 + 14 * k, lab, 9), (540, 300 + 14 * k, fig, 9, "R"))]
+        data = run(drawn_pdf(texts), SCHEMA)["data"]
+        return data["seller_name"], data["buyer_name"], data["subtotal"], data["tax_amount"], data["total_amount"]
+
+    assert amounts(["Summa km-ta", "Käibemaks 24%", "Kokku"], ["1 048,50", "251,64", "1 300,14"]) == \
+        ("Särav Puhastus OÜ", "Lõuna Logistika AS", 1048.5, 251.64, 1300.14)
+    assert amounts(["Nettó összesen", "ÁFA összesen", "Fizetendő összesen"], ["624 691,00", "105 793,00", "730 484,00"])[2:] == \
+        (624691.0, 105793.0, 730484.0)

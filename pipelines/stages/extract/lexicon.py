@@ -27,7 +27,7 @@ GLOSSES: list[tuple[str, str]] = [
      # Croatian/Serbian/Slovene, Slovak, Icelandic, Turkish; a fee note in French and Spanish
      r"(?:laskun?|arve|r[ēe][kķ]ins|s[ąa]skaitos?(?: fakt[ūu]ros?)?|sz[áa]ml[aá]|factur[aă]|ra[čc]un[a]?|fakt[úu]ry?|"
      r"reiknings?|fatura|note d'honoraires|nota de honorarios)" + _R + r"(?:numero|nro|number|nr|no|n°|br|sorsz[áa]ma|sz[áa]ma|"
-     r"seria|nummer|numer|[čc]íslo|numarasi|numarası)|"
+     r"seria|nummer|numer|[čc]íslo|numarasi|numarası)|sorsz[áa]m|"
      r"gutschrift(?:s)?" + _R + r"(?:nummer|nr|no)|credit ?note" + _R + r"(?:number|no|nr|#)|avoir" + _R + r"(?:n|no|n°)",
      "invoice number"),  # Mexico's invoices
     # a hotel's bill: its folio's number, the invoice's where no "Invoice No." is printed
@@ -40,13 +40,15 @@ GLOSSES: list[tuple[str, str]] = [
     (r"rechnungsdatum|date de (?:la )?facture|date de facturation|factuurdatum|fecha de (?:la )?factura|"
      r"data (?:della )?fattura|ausstellungsdatum|date d'[ée]mission|fecha de emisi[oó]n|data di emissione|"
      r"fakturadato|fakturadatum|issue date|date of issue|date issued|issued on|data de emiss[ãa]o|"
-     r"datum vystaven[íi]|data wystawienia|laskun p[äa]iv[äa]m[äa][äa]r[äa]",
+     r"datum vystaven[íi]|data wystawienia|laskun p[äa]iv[äa]m[äa][äa]r[äa]|sz[áa]mla kelte|kelt|arve kuup[äa]ev|kuup[äa]ev|"
+     r"dagsetning|reikningsdagur|i[šs]ra[šs]ymo data|izrakst[īi][šs]anas datums|datum ra[čc]una|data emiterii",
      "invoice date"),
     (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
      r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data de )?vencimento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
      r"f[öo]rfallodatum|betalingsfrist|(?:payment )?deadline|pay(?:able)? (?:by|before)|[àa] payer avant(?: le)?|"
      r"pagar antes de(?:l)?|te betalen voor|da pagare entro(?: il)?|datum splatnosti|termin p[łl]atno[śs]ci|"
-     r"er[äa]p[äa]iv[äa]|date limite(?: de paiement)?", "due date"),
+     r"er[äa]p[äa]iv[äa]|date limite(?: de paiement)?|fizet[ée]si hat[áa]rid[őo]|(?:makse)?t[äa]htaeg|gjalddagi|eindagi|"
+     r"apmaksas termi[ņn]š|mok[ėe]jimo terminas|rok pla[ćc]anja", "due date"),
     (r"liefer(?:datum|tag)|leistungsdatum|date de livraison|leverdatum|fecha de entrega|data di consegna",
      "delivery date"),
     (r"datum|fecha|data", "date"),
@@ -56,11 +58,13 @@ GLOSSES: list[tuple[str, str]] = [
      r"sous-?total|total ht|montant ht|total hors taxes?|subtotaal|totaal excl\.?(?: btw)?|bedrag excl\.?|"
      r"base imponible|subtotal|imponibile|totale imponibile|"
      r"(?:bel[øo]b|totalt|summa|sum|betrag|bedrag) (?:ekskl|eks|exkl|excl|ohne)\.? ?(?:moms|mva|mwst|ust|btw)?|"
-     r"(?:ekskl|eks|exkl)\.? (?:moms|mva|mwst|ust|btw)", "subtotal net amount"),  # (English labels: the model's)
+     r"(?:ekskl|eks|exkl)\.? (?:moms|mva|mwst|ust|btw)|nett[óo](?: [öo]sszesen| [ée]rt[ée]k)?|veroton(?: yhteensä)?|"
+     r"k[äa]ibemaksuta|summa km-ta|(?:upph[æa]e[ðd] )?[áa]n vsk|be pvm|bez pvn|osnovica", "subtotal net amount"),  # (English labels: the model's)
     (r"aliquota(?: iva)?|(?:mwst|ust|steuer|mva)-?satz|taux(?: de)?(?: tva)?|tax ?rate|vat ?rate|gst ?rate|"
      r"btw-?tarief|tipo(?: de)? iva|% ?(?:iva|tva|vat|mwst|ust|btw)", "tax rate percent"),
     (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
-     r"iva|importe (?:del )?iva|imposta", "tax amount vat"),
+     r"iva|importe (?:del )?iva|imposta|[áa]fa(?: [öo]sszesen| [ée]rt[ée]k)?|vsk|virðisaukaskattur|k[äa]ibemaks|alv|pvm|pvn|pdv|ddv|kdv",
+     "tax amount vat"),
     # the sum of the discounts or of the charges is not the document's total
     (r"(?:gesamtbetrag|summe|total|montant total) (?:der|des|of(?: the)?) (?:zuschl[äa]ge|abschl[äa]ge|rabatte|"
      r"nachl[äa]sse|remises|frais|discounts|charges|allowances)|rabatt|nachlass|skonto|remise|discount|allowance",
@@ -69,12 +73,13 @@ GLOSSES: list[tuple[str, str]] = [
      r"bruttosumme|gesamtsumme|endsumme|rechnungssumme|(?:sum )?[åa] betale|att betala|at betale|totalt|"
      r"zu zahlen(?:der betrag)?|zahlbetrag|total ttc|montant ttc|net [àa] payer|montant total|totaal(?: incl\.?)?"
      r"(?: btw)?|te betalen|totaalbedrag|importe total|total a pagar|totale(?: fattura| documento)?|"
-     r"importo totale|da pagare|total \(?(?:inkl|incl|inc|ink|including)\.?(?: (?:moms|mva|mwst|ust|btw|vat|gst|tax))?\)?",
+     r"importo totale|da pagare|samtals|til greiðslu|(?:brutt[óo] )?[öo]sszesen|fizetend[őo](?: [öo]sszeg)?|kokku|tasuda|"
+     r"tasumisele kuulub|yhteensä|i[šs] viso|kop[āa]|ukupno|skupaj|toplam|total \(?(?:inkl|incl|inc|ink|including)\.?(?: (?:moms|mva|mwst|ust|btw|vat|gst|tax))?\)?",
      "total amount"),
     (r"w[äa]hrung|devise|monnaie|valuta|moneda|divisa|betr[äa]ge in|montants en|bedragen in|importes en|"
      r"importi in", "currency"),
     # parties
-    (r"rechnungs(?:empf[äa]nger|adresse)|kunde|empf[äa]nger|destinataire|adresse de facturation|factur[ée] [àa]|"
+    (r"rechnungs(?:empf[äa]nger|adresse)|kunde|vev[őo]|ostja|kaupandi|pirk[ėe]jas|pirc[ēe]js|kupac|empf[äa]nger|destinataire|adresse de facturation|factur[ée] [àa]|"
      r"klant|factuuradres|cliente|facturar a|destinatario|intestatario|k[äa]ufer|acheteur|koper|comprador|"
      r"acquirente|fakturerings?adressen?|fakturaadress|faktureringsadress|nabywca|odbiorca|odb[ěe]ratel|kund|"
      r"k[öo]pare", "customer bill to"),

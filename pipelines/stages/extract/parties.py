@@ -88,6 +88,8 @@ FORM_ROWS = 8
 SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
+# "from" and "to" heading a party's block on a line of their own
+ALONE_LABEL = re.compile(r"(?:from|to|van|aan|von|fra|til|para|shipper|consignee)", re.I)
 
 
 @dataclass
@@ -229,6 +231,8 @@ def labelled(text: str) -> bool:
     """A party label heads the line ("Kunde:", "Bill to", "Rechnungsersteller"); "MUSTER-KUNDE
     GMBH" is a name."""
     named = bool(LEGAL.search(text)) and ":" not in text  # "Lieferant GmbH" is a firm's name
+    if ALONE_LABEL.fullmatch(text.strip(" :")):
+        return True  # "VAN" / "AAN" over the parties' blocks
     return not named and (bool(BUYER_HEADING.fullmatch(text.strip(" :"))) or any((m := pat.search(text)) is not None and m.start() <= 3 for pat in (BUYER, SELLER))
                           or _party_label(text))
 

@@ -47,12 +47,15 @@ SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "inv
                 "sender", "from", "cedente", "prestatore", "venduto da", "vendu par", "verkauft von", "vendido por", "restaurant", "verkäufer", "lieferant", "anbieter", "firma",
                 "fournisseur", "vendeur", "émetteur", "société", "leverancier", "verkoper", "bedrijf",
                 "proveedor", "vendedor", "emisor", "empresa", "fornitore", "venditore", "emittente", "azienda",
-                "sprzedawca", "sprzedający", "dodavatel", "leverandør", "leverantör", "säljare", "myyjä")
+                "sprzedawca", "sprzedający", "dodavatel", "leverandør", "leverantör", "säljare", "myyjä",
+                "elad[óo]", "m[üu][üu]ja", "seljandi", "pardav[ėe]jas", "p[āa]rdev[ēe]js", "prodavatelj", "v[âa]nz[ăa]tor",
+                "sat[ıi]c[ıi]")
 BUYER = _words("buyer", "customer", "client", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
                "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
                "klant", "koper", "afnemer", "comprador", "destinatario(?! \\w)", "acquirente", "committente", "cessionario",
-               "cliente", "receptor", "nabywca", "odbiorca", "kupujący", "odběratel", "kund", "köpare", "ostaja",
-               "billing address", "invoice(?:d)? to", "facturée? [àa]", "adresse de facturation",
+               "cliente", "receptor", "nabywca", "odbiorca", "kupujący", "odběratel", "kund", "köpare", "ostaja", "vev[őo]", "ostja", "kaupandi", "pirk[ėe]jas", "pirc[ēe]js",
+               "kupac", "cump[ăa]r[ăa]tor", "al[ıi]c[ıi]",
+               "billing address", "invoice(?:d)? to", "factur(?:ée?|er) [àa]", "adresse de facturation",
                "rechnungs(?:adresse|anschrift)", "factuuradres", "fakturerings?adressen?", "fakturaadress(?:en)?",
                "direcci[óo]n de facturaci[óo]n",
                "indirizzo di fatturazione", "intestat[oa] a", "credit(?:ed)? to", "(?:aan|to|an)(?=\\s*:)")
@@ -65,16 +68,23 @@ TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOT
                "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net [àa] payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale", "i alt",
-               "att betala", "totalt", "celkem", "k úhradě", "do zapłaty", "razem", "yhteensä", "maksettava")
+               "att betala", "totalt", "celkem", "k úhradě", "do zapłaty", "razem", "yhteensä", "maksettava",
+               # Iceland, Hungary, Estonia, Lithuania, Latvia, Croatia/Slovenia, Romania, Turkey, Greece
+               "samtals", "til greiðslu", "[öo]sszesen", "fizetend[őo]", "kokku", "tasuda", "tasumisele kuulub",
+               "i[šs] viso", "mok[ėe]ti", "kop[āa]", "apmaksai", "ukupno", "za pla[ćc]anje", "skupaj", "za pla[čc]ilo",
+               "total de plat[ăa]", "toplam", "σύνολο")
 SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$€(]|\\s*$|\\s+[£$€]?\\s*\\d[\\d,.]*[.,]\\d\\d\\b)", "exkl\\.?", "zwischensumme", "nettobetrag", "netto",
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "before (?:[\\w&]+ ){1,3}(?:tax|taxes|gst|vat)",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
                   "sans tva", "\\w*grunnlag", "ekskl\\.?", "eks\\.", "ex\\.? (?:gst|vat|tax)", "before taxes", "total il[íi]quido",
                   "taxable (?:value|amount)", "z[áa]klad(?: dan[ěe])?", "bez dph", "summe positionen",
-                  "(?:iva|vat|tva|mwst) esclusa", "esclusa iva", "warto[śs][ćc] netto")
+                  "(?:iva|vat|tva|mwst) esclusa", "esclusa iva", "warto[śs][ćc] netto",
+                  "nett[óo](?: [öo]sszesen| [ée]rt[ée]k)?", "veroton(?: yhteensä)?", "k[äa]ibemaksuta", "summa km-ta",
+                  "[áa]n vsk", "be pvm", "bez pvn", "osnovica", "ara toplam")
 TAX = _words("tax(?:es)?", "vat", "gst", "[cisu]gst", "utgst", "hst", "pst", "qst", "sst", "mwst", "ust", "\\w*steuer", "tva", "taxe", "btw",
-             "iva", "impuesto", "imposta", "mva", "moms", "dph", "alv", "kdv", "consumption tax")
+             "iva", "impuesto", "imposta", "mva", "moms", "dph", "alv", "kdv", "consumption tax",
+             "[áa]fa", "vsk", "k[äa]ibemaks", "pvm", "pvn", "pdv", "ddv", "φπα")
 TAX_ID = _words("id", "ident\\w*", "nr", "no", "n°", "intra\\w*", "siret", "siren", "number", "nummer", "numéro", "nummer", "número", "numero", "reg\\w*",
                 "code")
 NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "saved", "weight", "points?",
@@ -92,7 +102,9 @@ DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
              "vervaldag", "vencimiento", "vencimento", "scadenza", "deadline", "pay(?:able)? before", "payer avant",
              "te betalen voor", "pagar antes", "pagare entro", "forfall\\w*", "forfald\\w*",
-             "förfallo\\w*", "splatnost\\w*", "termin płatności", "eräpäivä", "date limite(?: de paiement)?")
+             "förfallo\\w*", "splatnost\\w*", "termin płatności", "eräpäivä", "date limite(?: de paiement)?",
+             "fizet[ée]si hat[áa]rid[őo]", "(?:makse)?t[äa]htaeg", "gjalddagi", "eindagi", "apmaksas termi[ņn]š",
+             "mok[ėe]jimo terminas", "rok pla[ćc]anja", "scaden[țt][ăa]")
 OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
                     "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
 AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "verbatim", "exactly", "copied",
@@ -102,6 +114,9 @@ TITLE = _words("invoice", "tax ?invoice", "receipt", "official receipt", "cash b
                "quotation", "credit note", "delivery note", "statement", "rechnung", "quittung", "beleg",
                "gutschrift", "facture", "reçu", "ticket", "factuur", "bon", "kassabon", "factura", "recibo",
                "fattura", "ricevuta", "scontrino", "simplified tax invoice", "fatura", "faktura",
+               # Northern and Eastern Europe's words for an invoice
+               "reikningur", "sz[áa]mla", "arve", "lasku", "fakt[úu]ra", "factur[ăa]", "ra[čc]un", "s[ąa]skaita(?: fakt[ūu]ra)?",
+               "r[ēe][kķ]ins", "faktura vat",
                "(?:votre|your|ihre|uw|su|tu|la sua|din|deres|twoja) (?:facture|invoice|bill|rechnung|factuur|factura|"
                "fattura|faktura)")
 STOP = _words("tel", "tel\\.?no", "phone", "telephone", "telefon", "téléphone", "tél", "fax", "hp", "mobile",
@@ -119,7 +134,12 @@ LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "s/b", "berhad", "gmbh", "ag", "kg
                "limited", "llc", "inc\\.?", "corp\\.?", "co\\.?", "plc", "llp", "s\\.?a\\.?", "s\\.?a\\.?s\\.?",
                "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
                "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?", "a\\.g\\.", "e\\.v\\.", "gbr", "kgaa", "sprl",
-               "bvba", "ltda", "pvt\\.? ltd\\.?", "private limited", "a/s", "aps", "oy", "ab", "asa", "sp\\. z o\\.o\\.", "s\\.?n\\.?c\\.?")
+               "bvba", "ltda", "pvt\\.? ltd\\.?", "private limited", "a/s", "aps", "oy", "ab", "asa", "sp\\. z o\\.o\\.", "s\\.?n\\.?c\\.?",
+               # more countries' forms: Dutch, Hungarian, Icelandic, Estonian, Czech and Slovak, Finnish,
+               # Swiss, French, Spanish, Portuguese, US, Québec, Brazil, the Balkans, Poland, Japan
+               "v\\.?o\\.?f\\.?", "c\\.v\\.", "comm\\.? ?v", "kft\\.?", "bt\\.?", "zrt\\.?", "nyrt\\.?", "ehf\\.?",
+               "hf\\.?", "oü", "s\\.r\\.o\\.", "a\\.s\\.", "oyj", "s[àa]rl", "sasu", "s\\.?l\\.?u\\.?", "lda\\.?",
+               "unipessoal", "pllc", "ltée", "eireli", "d\\.o\\.o\\.", "d\\.d\\.", "sp\\. j\\.", "k\\.k\\.")
 DATE = re.compile(
     r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
     r"|\d{1,2}\. \d{1,2}\. \d{4}"  # "12. 3. 2024"
@@ -330,10 +350,46 @@ def _party_label(text: str) -> bool:
 
 def tidy(role: Role, text: str) -> str | None:
     """A value read by label, cut to what the role takes: the amount itself for an amount
-    (``Total incl. GST 52.00`` → ``52.00``); ``None`` when there is none."""
+    (``Total incl. GST 52.00`` → ``52.00``), the name alone for a name (``bare_name``); ``None``
+    when there is none."""
     if role.kind in ("total", "subtotal", "tax"):
         found = AMOUNT.findall(text)
         return found[-1].strip() if found else None
+    if role.kind == "name":
+        return bare_name(text) or None
+    return text
+
+
+# the words for "from" and "to" that head a party's block on their own ("Van" / "Aan")
+FROM_TO = re.compile(r"(?:from|to|van|aan|von|an|de|à|para|fra|til|da|od|do|shipper|consignee|origin|destination)", re.I)
+ADDRESSED = re.compile(r"^(?:messrs\.?|m/s\.?|attn\.?:?)\s+", re.I)
+
+
+def _party_words(text: str) -> bool:
+    """Only a party's label, in one language or two ("FACTURER À / BILL TO")."""
+    parts = [p for p in re.split(r"\s*/\s*", text.strip(" :")) if p]
+    return bool(parts) and all(FROM_TO.fullmatch(p) or BUYER.fullmatch(p) or SELLER.fullmatch(p) for p in parts)
+
+
+def bare_name(text: str) -> str:
+    """A name without what was read with it: a label in capitals before it ("FACTURER À / BILL
+    TO Groupe …"), the address's "Messrs.", a title set on its row ("… ehf.  REIKNINGUR"), a
+    street after the legal form ("Tidepool Analytics, Inc. 548 Market Street")."""
+    text = ADDRESSED.sub("", text.strip())
+    words = text.split()
+    lead = 0
+    while lead < len(words) and (words[lead].isupper() or words[lead] in ("/", ":")) and lead < 6:
+        lead += 1
+    for k in range(lead, 0, -1):  # the longest run of capitals that is a label, the name after it
+        if len(words) - k >= 2 and _party_words(" ".join(words[:k])) and not " ".join(words[k:]).isupper():
+            words = words[k:]
+            break
+    if len(words) > 1 and words[-1].isupper() and TITLE.fullmatch(words[-1]):
+        words = words[:-1]
+    text = " ".join(words)
+    for m in LEGAL.finditer(text):
+        if re.match(r"\s+\d+\w?\s+[^\W\d]", text[m.end():]):
+            return text[:m.end()].strip()
     return text
 
 
