@@ -365,7 +365,7 @@ FROM_TO = re.compile(r"(?:from|to|van|aan|von|an|de|à|para|fra|til|da|od|do|shi
 ADDRESSED = re.compile(r"^(?:messrs\.?|m/s\.?|attn\.?:?)\s+", re.I)
 
 
-def _party_words(text: str) -> bool:
+def party_words(text: str) -> bool:
     """Only a party's label, in one language or two ("FACTURER À / BILL TO")."""
     parts = [p for p in re.split(r"\s*/\s*", text.strip(" :")) if p]
     return bool(parts) and all(FROM_TO.fullmatch(p) or BUYER.fullmatch(p) or SELLER.fullmatch(p) for p in parts)
@@ -381,7 +381,7 @@ def bare_name(text: str) -> str:
     while lead < len(words) and (words[lead].isupper() or words[lead] in ("/", ":")) and lead < 6:
         lead += 1
     for k in range(lead, 0, -1):  # the longest run of capitals that is a label, the name after it
-        if len(words) - k >= 2 and _party_words(" ".join(words[:k])) and not " ".join(words[k:]).isupper():
+        if len(words) - k >= 2 and party_words(" ".join(words[:k])) and not " ".join(words[k:]).isupper():
             words = words[k:]
             break
     if len(words) > 1 and words[-1].isupper() and TITLE.fullmatch(words[-1]):

@@ -21,7 +21,7 @@ from pipelines.stages.extract.blocks import (
     seller_block,
 )
 from pipelines.stages.extract.lines import Hit, Line, union_box
-from pipelines.stages.extract.roles import FROM_TO, LEGAL, SELLER, Role, bare_name, fits
+from pipelines.stages.extract.roles import LEGAL, SELLER, Role, bare_name, fits, party_words
 
 
 def _texts(block: Block) -> list[str]:
@@ -105,7 +105,7 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             name, address = [(firm, ln)], [(office, ln)] if office else []
     if role.party != "buyer" and len(name) == 1:
         name = _with_logo_word(pages, name)
-    name = [(t, ln) for t, ln in name if not _label_line(t)]  # "VAN" / "Pixelhaven B.V."
+    name = [(t, ln) for t, ln in name if not party_words(t)]  # "VAN" / "Pixelhaven B.V."
     block = name if role.kind == "name" else address
     text = " ".join(t for t, _ in block)
     if role.kind == "name":
@@ -115,8 +115,4 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
     return Hit(text, block[0][1].page, union_box([ln.box for _, ln in block]))
 
 
-def _label_line(text: str) -> bool:
-    """A line that is only a party's label, in one language or two: "VAN", "FACTURER À / BILL TO"."""
-    parts = [p for p in re.split(r"\s*/\s*", text.strip(" :")) if p]
-    return bool(parts) and all(FROM_TO.fullmatch(p) or (len(p.split()) <= 3 and parties.labelled(p)
-                                                        and not LEGAL.search(p)) for p in parts)
+
