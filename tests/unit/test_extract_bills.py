@@ -110,3 +110,21 @@ def test_a_portuguese_fatura_its_series_number_and_dates_under_a_row_of_column_h
              (330, 300, "Total (EUR)", 9), (500, 300, "488,06 €", 9, "R")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["invoice_number"], data["invoice_date"], data["due_date"]) == ("FT 2024A/153", "2024-03-12", "2024-04-11")
+
+
+def test_the_quote_an_invoice_names_is_not_its_number_and_a_vat_subtotal_is_the_tax() -> None:
+    """"Devis n° D-2025-004 accepté le …" under "N°  F-2025-009": the invoice's number is the
+    one beside its sign; a VAT summary's "Item subtotal (excl. VAT)" is the net amount and its
+    "VAT subtotal" the tax."""
+    texts = [(60, 40, "Julien Marchal", 12), (520, 40, "FACTURE", 16, "R"),
+             (330, 62, "N°", 9), (520, 62, "F-2025-009", 9, "R"), (330, 76, "Date", 9), (520, 76, "3 mars 2025", 9, "R"),
+             (60, 180, "Devis n° D-2025-004 accepté le 20 janvier 2025", 9),
+             (60, 300, "VAT rate", 9), (200, 300, "Item subtotal (excl. VAT)", 9), (420, 300, "VAT subtotal", 9),
+             (60, 312, "23%", 9), (330, 312, "€152.01", 9, "R"), (480, 312, "€34.96", 9, "R"),
+             (330, 340, "Invoice total", 9), (520, 340, "€186.97", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["invoice_number"] == "F-2025-009"
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (152.01, 34.96, 186.97)
+    # a quote's own number, where the document is the quote
+    texts = [(60, 40, "Julien Marchal", 12), (60, 100, "Devis n° 2025-024", 14), (330, 300, "Total TTC", 9), (520, 300, "1 200,00 €", 9, "R")]
+    assert run(drawn_pdf(texts), SCHEMA)["data"]["invoice_number"] == "2025-024"

@@ -70,6 +70,8 @@ def _header_label(text: str, kind: str) -> int | None:
     def spans(pat: re.Pattern[str]) -> list[tuple[int, int]]:
         return [m.span() for m in pat.finditer(text)]
     sub, tax = spans(SUBTOTAL), spans(TAX)
+    # "VAT subtotal": the tax's own sum, not the net amount
+    sub = [(a, b) for a, b in sub if not ((before := text[:a].split()) and TAX.fullmatch(before[-1]))]
     if kind == "subtotal":
         found = sub or spans(NET)  # "Rate  Net  VAT  Gross": a column's label says net alone
     elif kind == "tax":
@@ -86,6 +88,8 @@ def _header_label(text: str, kind: str) -> int | None:
     rest = text[end:].split()
     while kind != "tax" and rest and re.fullmatch(r"\(?(?:ttc|ht|brutto|netto|incl\.?|excl\.?|gross|net)\)?", rest[0], re.I):
         rest = rest[1:]  # the label's own qualifier: "TOTAL TTC", "Summe Brutto"
+    if kind == "tax" and rest and re.fullmatch(r"(?:sub-?)?totals?|amount|betrag|summe|montant|bedrag|importe", rest[0], re.I):
+        rest = rest[1:]  # "VAT subtotal", "VAT amount": one label
     return sum(1 for w in rest if any(ch.isalnum() for ch in w))  # "VAT %" is one label
 
 

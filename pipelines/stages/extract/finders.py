@@ -9,7 +9,7 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.amounts import amount, split_tax
-from pipelines.stages.extract.lines import Hit
+from pipelines.stages.extract.lines import Hit, Line
 from pipelines.stages.extract.roles import (
     AMOUNT,
     CURRENCY_NAME,
@@ -167,21 +167,29 @@ BARE_NUMBER = re.compile(r"^\s*(?:#|n[°º]|no\.|nr\.|č\.)\s*(?P<id>(?=[A-Za-z0
                          re.I)
 
 
+# a quote's or an offer's number: the document's own only when nothing else is numbered
+QUOTE = re.compile(r"\W*(?:devis|quot(?:e|ation)|angebot|offerte|presupuesto|preventivo)\b", re.I)
+
+
 def doc_number(pages: list[PageResult]) -> Hit | None:
     """The document's own number where its title or label prints it (``Facture n°562044387``),
     or a number alone after its sign in the first rows of the first page (``# INV-000318``)."""
+    quoted: Hit | None = None
     for page in pages:
         for r in rows_of(page):
             for m in own_numbers(r.text):
                 ident = m.group("id").rstrip(".")
                 if DATE.fullmatch(ident) or AMOUNT.fullmatch(ident):
                     continue
+                if QUOTE.match(m.group(0)):  # "Devis n° D-2025-004 accepté le …": the quote the work was done on
+                    quoted = quoted or Hit(ident, r.page, r.box)
+                    continue
                 return Hit(ident, r.page, r.box)
     for r in rows_of(pages[0])[:8] if pages else []:
-        for ln in r.lines:
+        for ln in [*r.lines, Line(r.page, r.text, r.box, -1, 0, 1)]:  # (the sign and the number in cells side by side)
             if (m := BARE_NUMBER.match(ln.text)) and not DATE.fullmatch(m.group("id")):
                 return Hit(m.group("id"), r.page, ln.box)
-    return _under_title(pages)
+    return _under_title(pages) or quoted  # a quote's own number, where the document is the quote
 
 
 # an identifier alone on its line ("FT 2024A/148", "INV-20417"): a series' letters, then
