@@ -161,3 +161,17 @@ def test_totals_net_and_tax_in_estonian_and_hungarian_and_their_parties_labels()
         ("Särav Puhastus OÜ", "Lõuna Logistika AS", 1048.5, 251.64, 1300.14)
     assert amounts(["Nettó összesen", "ÁFA összesen", "Fizetendő összesen"], ["624 691,00", "105 793,00", "730 484,00"])[2:] == \
         (624691.0, 105793.0, 730484.0)
+
+
+def test_a_statement_s_remittance_stub_faces_the_payer_with_the_payee() -> None:
+    """The stub at the head: the patient's window beside "MAKE CHECKS PAYABLE / REMIT TO:" over
+    the practice's box; the statement under it names the payer "Responsible party"."""
+    texts = [(40, 30, "Cedar Grove Family Dentistry, PLLC", 11),
+             (360, 90, "MAKE CHECKS PAYABLE / REMIT TO:", 8),
+             (50, 104, "RACHEL OKONKWO", 9), (50, 116, "4312 GARRETT RD APT 12B", 9), (50, 128, "DURHAM NC 27707-5514", 9),
+             (360, 104, "CEDAR GROVE FAMILY DENTISTRY PLLC", 9), (360, 116, "PO BOX 52219", 9),
+             (360, 128, "DURHAM NC 27717-2219", 9),
+             (40, 220, "Responsible party", 8), (40, 232, "Rachel Okonkwo", 9), (40, 244, "4312 Garrett Rd, Apt 12B", 9),
+             (40, 256, "Durham, NC 27707", 9), (330, 400, "PLEASE PAY THIS AMOUNT", 9), (540, 400, "$217.60", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("CEDAR GROVE FAMILY DENTISTRY PLLC", "Rachel Okonkwo")

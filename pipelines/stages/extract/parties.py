@@ -286,6 +286,9 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         # the block written to (after a salutation), else the lower of two blocks in the upper
         # half (the letterhead stands above the address it writes to), else the window's
         upper = sorted((p for p in found if p.top < 0.5 * height), key=lambda p: p.top)
+        # a block under "Remit to:" or "Make checks payable to:" is the seller's, whoever it faces
+        lines = page_lines(page)
+        upper = [p for p in upper if not SELLER_LABEL.search(_label_above(lines, p))] or upper
         window = [p for p in upper if p.left < 0.5 * width]
         buyer = next((p for p in upper if p.addressed), None) or \
             (upper[1] if len(upper) >= 2 else window[0] if window else None)
