@@ -88,6 +88,9 @@ FORM_ROWS = 8
 SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
+# who is paid: a remittance stub's or a payment slip's label
+PAYEE = re.compile(r"(?<![a-zà-ÿ])(?:remit(?:tance)? to|payable to|(?:cheques?|checks?) payable|zahlbar an|payable [àa]|"
+                   r"pagabile a)(?![a-zà-ÿ])", re.I)
 # "from" and "to" heading a party's block on a line of their own
 ALONE_LABEL = re.compile(r"(?:from|to|van|aan|von|fra|til|para|shipper|consignee)", re.I)
 
@@ -288,7 +291,7 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         upper = sorted((p for p in found if p.top < 0.5 * height), key=lambda p: p.top)
         # a block under "Remit to:" or "Make checks payable to:" is the seller's, whoever it faces
         lines = page_lines(page)
-        upper = [p for p in upper if not SELLER_LABEL.search(_label_above(lines, p))] or upper
+        upper = [p for p in upper if not PAYEE.search(_label_above(lines, p))] or upper
         window = [p for p in upper if p.left < 0.5 * width]
         buyer = next((p for p in upper if p.addressed), None) or \
             (upper[1] if len(upper) >= 2 else window[0] if window else None)
