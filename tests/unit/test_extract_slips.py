@@ -175,3 +175,20 @@ def test_a_statement_s_remittance_stub_faces_the_payer_with_the_payee() -> None:
              (40, 256, "Durham, NC 27707", 9), (330, 400, "PLEASE PAY THIS AMOUNT", 9), (540, 400, "$217.60", 9, "R")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("CEDAR GROVE FAMILY DENTISTRY PLLC", "Rachel Okonkwo")
+
+
+def test_a_freight_bill_s_shipper_and_consignee_are_not_the_seller() -> None:
+    """"BILL TO", "SHIPPER / ORIGIN" and "CONSIGNEE / DESTINATION" side by side: the seller is the
+    carrier of the letterhead, its street's house number kept ("3400 S 43rd Ave")."""
+    texts = [(110, 45, "RED MESA FREIGHT LINES, LLC", 12), (58, 58, "RMF", 14),
+             (110, 62, "3400 S 43rd Ave, Phoenix, AZ 85009", 8), (110, 74, "Dispatch (602) 555-0187", 8),
+             (440, 45, "FREIGHT INVOICE", 14), (390, 70, "Invoice #", 9), (520, 70, "250318-114", 9),
+             (40, 140, "BILL TO", 8), (210, 140, "SHIPPER / ORIGIN", 8), (390, 140, "CONSIGNEE / DESTINATION", 8),
+             (40, 152, "Sonoran Produce Logistics, Inc.", 9), (210, 152, "Del Campo Farms Cold Storage", 9),
+             (390, 152, "Valley Fresh Distribution Center", 9),
+             (40, 164, "455 N Morley Ave", 9), (210, 164, "880 W Frontage Rd", 9), (390, 164, "2201 E 37th St", 9),
+             (40, 176, "Nogales, AZ 85621", 9), (210, 176, "Rio Rico, AZ 85648", 9), (390, 176, "Vernon, CA 90058", 9),
+             (330, 300, "TOTAL DUE (USD)", 9), (540, 300, "$2,991.52", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("RED MESA FREIGHT LINES, LLC", "3400 S 43rd Ave, Phoenix, AZ 85009")
+    assert data["buyer_name"] == "Sonoran Produce Logistics, Inc."

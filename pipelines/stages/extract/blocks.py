@@ -154,7 +154,8 @@ def _address(lines: list[Line], started: bool = False) -> Block:
             t = t[lab.end():]  # "Ship-from Address: 12 Mill Road": the label is not the address
         if VAT_ID.match(t) and sum(ch.isdigit() for ch in t) >= 7:
             continue  # a VAT number on a line of its own, under the name or the address
-        if not out and (m := REGISTRATION.match(t)) and not parties.STREET_LINE.match(t):
+        house = re.match(r"\s*\d{1,5}[A-Za-z]?\s+[^\W\d]", t) is not None  # "3400 S 43rd Ave, Phoenix": a house number
+        if not out and not house and (m := REGISTRATION.match(t)) and not parties.STREET_LINE.match(t):
             if _letters(t[m.end():]) <= 3:
                 passed += 1
                 continue

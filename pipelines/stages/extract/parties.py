@@ -25,7 +25,17 @@ from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
-from pipelines.stages.extract.roles import BUYER, LEGAL, SELLER, STOP, TITLE, WEB, _party_label, rows_of
+from pipelines.stages.extract.roles import (
+    BUYER,
+    LEGAL,
+    SELLER,
+    STOP,
+    TITLE,
+    WEB,
+    _party_label,
+    party_words,
+    rows_of,
+)
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
 # postcodes outside the Continent's "80333 München" and the UK's "EC1A 1BB" (shared with
@@ -91,8 +101,6 @@ SELLER_LABEL = SELLER
 # who is paid: a remittance stub's or a payment slip's label
 PAYEE = re.compile(r"(?<![a-zà-ÿ])(?:remit(?:tance)? to|payable to|(?:cheques?|checks?) payable|zahlbar an|payable [àa]|"
                    r"pagabile a)(?![a-zà-ÿ])", re.I)
-# "from" and "to" heading a party's block on a line of their own
-ALONE_LABEL = re.compile(r"(?:from|to|van|aan|von|fra|til|para|shipper|consignee)", re.I)
 
 
 @dataclass
@@ -234,8 +242,8 @@ def labelled(text: str) -> bool:
     """A party label heads the line ("Kunde:", "Bill to", "Rechnungsersteller"); "MUSTER-KUNDE
     GMBH" is a name."""
     named = bool(LEGAL.search(text)) and ":" not in text  # "Lieferant GmbH" is a firm's name
-    if ALONE_LABEL.fullmatch(text.strip(" :")):
-        return True  # "VAN" / "AAN" over the parties' blocks
+    if party_words(text):
+        return True  # "VAN" / "AAN" over the parties' blocks, "SHIPPER / ORIGIN"
     return not named and (bool(BUYER_HEADING.fullmatch(text.strip(" :"))) or any((m := pat.search(text)) is not None and m.start() <= 3 for pat in (BUYER, SELLER))
                           or _party_label(text))
 
@@ -344,7 +352,12 @@ def _buyer_side(label: str) -> bool:
     from pipelines.stages.extract.lexicon import gloss
 
     t = label.strip().rstrip(":").strip()
-    return bool(t) and len(t.split()) <= 4 and gloss(t) in ("customer bill to", "ship to")
+    # (a third party's: the shipper, the consignee, a site the work was done at)
+    return bool(t) and len(t.split()) <= 4 and (gloss(t) in ("customer bill to", "ship to") or bool(THIRD.search(t)))
+
+
+THIRD = re.compile(r"(?<![a-zà-ÿ])(?:shipper|consignee|origin|destination|carrier|service (?:location|address)|"
+                   r"job (?:site|address)|site address|chantier|baustelle|lieu d'intervention)(?![a-zà-ÿ])", re.I)
 
 
 def _label_above(lines: list[Line], p: Party) -> str:

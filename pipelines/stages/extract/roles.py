@@ -361,7 +361,7 @@ def tidy(role: Role, text: str) -> str | None:
 
 
 # the words for "from" and "to" that head a party's block on their own ("Van" / "Aan")
-FROM_TO = re.compile(r"(?:from|to|van|aan|von|an|de|à|para|fra|til|da|od|do|shipper|consignee|origin|destination)", re.I)
+FROM_TO = re.compile(r"(?:from|to|van|aan|von|à|para|fra|til|shipper|consignee|origin|destination)", re.I)
 ADDRESSED = re.compile(r"^(?:messrs\.?|m/s\.?|attn\.?:?)\s+", re.I)
 
 

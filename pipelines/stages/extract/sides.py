@@ -78,7 +78,7 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             window, _ = parties.buyer_and_seller(pages)
         if not (name or address) and window is not None:
             name, address = _as_blocks(window)
-    elif window is not None and other is not None:
+    elif window is not None and other is not None and not all(party_words(ln.text) for ln in other.name):
         name, address = _as_blocks(other)
         legal = [(t, ln) for t, ln in name if LEGAL.search(t) and not _legal_only(t) and not _legal_lead(t)]
         if len(name) > 1 and len(legal) == 1 and all(_height(ln) > 1.3 * _height(legal[0][1])
@@ -92,6 +92,8 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
             whole = _printed_elsewhere(pages, [t for t, _ in name], [ln for _, ln in name])
             name = [(whole, name[0][1])] if whole else \
                 legal if said & {w.casefold() for w in re.findall(r"\w{3,}", legal[0][0])} else big
+        if not address and name and (under := buyer_block(pages, SELLER))[0] and same_firm(under[0][0][0], name[0][0]):
+            address = under[1]  # "Sold by" over the name and its address
         if not address and name and (head := seller_block(pages))[0] and head[0][0][1] is name[0][1]:
             address = head[1]  # a letterhead's name with its address under it on one line
     elif (under := buyer_block(pages, SELLER))[0] and fits(Role("name", "seller"), under[0][0][0]):  # under a seller label ("Bill From:", "Lieferant")
