@@ -4,6 +4,10 @@ on over the next page — and an invoice printed twice, whose items are not read
 
 from __future__ import annotations
 
+from pipelines.core.models import DocumentInput
+from pipelines.engine.document import convert
+from pipelines.stages.extract import items
+from pipelines.stages.extract.schema import walk
 from tests.support.extract_pdf import pages_pdf, pdf, run
 from tests.unit.test_extract_item_rows import BENCH_SCHEMA
 
@@ -122,3 +126,21 @@ def test_items_led_by_a_position_number_with_decimals() -> None:
     assert _items(run(pdf(lines), BENCH_SCHEMA)["data"]) == [
         ("Abdeck- und Schutzarbeiten an Böden, Geländer und Türen", 1.0, 185.0, 185.0),
         ("Wandflächen spachteln (Q2), Risse mit Gewebe armieren", 164.35, 6.8, 1117.58)]
+
+
+def test_a_unit_column_before_the_rate_is_told_by_the_rows() -> None:
+    """``Qty  Unit  Rate  Amount``: "Unit Rate" could be one column; the rows' ``6  bag  74.50
+    447.00`` (6 × 74.50) say the unit is a column of its own, and the count is the item's."""
+    lines = [(40, 40, "Maple Ridge Landscaping Ltd.", 12), (40, 100, "INVOICE 4471", 14),
+             (40, 140, "Description", 9), (300, 140, "Qty", 9), (340, 140, "Unit", 9), (390, 140, "Rate", 9),
+             (480, 140, "Amount", 9),
+             (40, 156, "Core aeration - common lawn areas", 9), (300, 156, "1", 9), (340, 156, "job", 9),
+             (390, 156, "485.00", 9), (480, 156, "485.00", 9),
+             (40, 170, "Overseeding, premium blend (25 kg bags)", 9), (300, 170, "6", 9), (340, 170, "bag", 9),
+             (390, 170, "74.50", 9), (480, 170, "447.00", 9),
+             (330, 200, "Subtotal", 9), (480, 200, "932.00", 9)]
+    pages = convert(DocumentInput(data=pdf(lines), file_name="bill.pdf")).pages
+    rec = walk(BENCH_SCHEMA)[1][0]
+    assert [(o["description"], o["quantity"], o["unit_price"], o["amount"]) for o, _ in items.read_items(rec, pages)] == [
+        ("Core aeration - common lawn areas", 1.0, 485.0, 485.0),
+        ("Overseeding, premium blend (25 kg bags)", 6.0, 74.5, 447.0)]

@@ -229,6 +229,8 @@ def _read_list(rows: list[Row], start: int, header: str, items: list[tuple[dict[
     above: Row | None = None
     first = _quantity_first(header)
     code, unit = columns(header)
+    if not unit and UNIT_THEN_PRICE.search(header):
+        unit = _units_priced(rows[start + 1:start + 1 + 12], code)
     section = mine = len(items)  # where the items of the current section (and of this page) start
     for at, row in enumerate(rows[start + 1:], start + 1):
         parsed = parse_row(row.text, code, unit, position=bool(first)) if len(row.text.split()) <= MAX_ITEM_WORDS else None
@@ -250,6 +252,17 @@ def _read_list(rows: list[Row], start: int, header: str, items: list[tuple[dict[
             items[-1] = (last, row_of, more + 1)
         above = row
     return False
+
+
+# "Qty  Unit  Rate": a unit column, or "Unit Rate" one column; the rows tell (``_units_priced``)
+UNIT_THEN_PRICE = re.compile(r"(?<![\w-])unit\s+(?:rate|price|cost)(?![\w-])", re.I)
+
+
+def _units_priced(rows: list[Row], code: bool) -> bool:
+    """Whether the rows read as count, unit word, price and amount (``6 bag 74.50 447.00``):
+    most rows with amounts then make their amount from the count and the price."""
+    parsed = [p for r in rows if (p := parse_row(r.text, code, True)) is not None and "unit_price" in p]
+    return len(parsed) >= 2 and sum(priced(p) for p in parsed) * 2 > len(parsed)
 
 
 def _section_sum(row: Row, items: list[dict[str, str]]) -> bool:
