@@ -144,3 +144,15 @@ def test_a_unit_column_before_the_rate_is_told_by_the_rows() -> None:
     assert [(o["description"], o["quantity"], o["unit_price"], o["amount"]) for o, _ in items.read_items(rec, pages)] == [
         ("Core aeration - common lawn areas", 1.0, 485.0, 485.0),
         ("Overseeding, premium blend (25 kg bags)", 6.0, 74.5, 447.0)]
+
+
+def test_a_rate_column_beside_the_amount_is_the_unit_price() -> None:
+    """``Description  Qty  Rate  Amount`` as a table: "Rate" alone is the unit price when the
+    amount has a column of its own."""
+    lines = [(40, 40, "Foxglove Print & Design Ltd", 12), (40, 100, "INVOICE FPD-10872", 14),
+             (40, 140, "Description", 9), (300, 140, "Qty", 9), (390, 140, "Rate", 9), (480, 140, "Amount", 9),
+             (40, 156, "A2 posters, 200gsm satin", 9), (300, 156, "50", 9), (390, 156, "3.20", 9), (480, 156, "160.00", 9),
+             (40, 170, "Pull-up banner 850 x 2000 mm", 9), (300, 170, "2", 9), (390, 170, "94.00", 9), (480, 170, "188.00", 9),
+             (40, 184, "Artwork and design amendments (hours)", 9), (300, 184, "3.5", 9), (390, 184, "45.00", 9),
+             (480, 184, "157.50", 9), (330, 214, "Total net", 9), (480, 214, "505.50", 9)]
+    assert [u for _, _, u, _ in _items(run(pdf(lines), BENCH_SCHEMA)["data"])] == [3.2, 94.0, 45.0]

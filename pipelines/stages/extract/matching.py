@@ -180,6 +180,7 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
     if best is None:
         return []
     _, _, sec, cols = best
+    cols = _with_rate(rec, sec.header, cols)
     out: list[tuple[dict[str, Any], dict[str, Citation]]] = []
     # the fields that price an item (amount, unit price): a row without one continues the item above
     described = {fi for fi in cols if items.kind_of(rec.fields[fi]) == "description"}
@@ -212,6 +213,20 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
             out.append((obj, cites))
             after_total = False
     return items.without_charges(rec, out)
+
+
+RATE_HEAD = re.compile(r"(?:unit |hourly |daily )?(?:rate|price|cost)|each|tarif|preis|prix|prijs|precio|prezzo", re.I)
+
+
+def _with_rate(rec: Records, header: list[str], cols: dict[int, int]) -> dict[int, int]:
+    """A column headed "Rate" or "Price" alone beside a column taken for the line's amount is the
+    unit price (alone, the words may name the line's total or a tax rate: left to the model)."""
+    kinds = {items.kind_of(f): fi for fi, f in enumerate(rec.fields)}
+    price, amount = kinds.get("unit_price"), kinds.get("amount")
+    if price is None or price in cols or amount not in cols:
+        return cols
+    free = [c for c, h in enumerate(header) if c not in cols.values() and RATE_HEAD.fullmatch(h.strip(" :()€$£"))]
+    return {**cols, price: free[0]} if len(free) == 1 and free[0] < cols[amount] else cols
 
 
 def _continue(rec: Records, item: tuple[dict[str, Any], dict[str, Citation]], cites: dict[str, Citation]) -> None:
