@@ -5,8 +5,10 @@ up, invoice numbers in more languages and under the title, a due date asked for 
 
 from __future__ import annotations
 
+from pipelines.core.models import DocumentInput
+from pipelines.engine.document import convert
 from pipelines.stages import grid
-from pipelines.stages.extract import roles
+from pipelines.stages.extract import parties, roles, sides
 from pipelines.stages.geometry import Word
 from tests.support.extract_pdf import drawn_pdf, run
 from tests.unit.test_extract_layouts import SCHEMA
@@ -192,3 +194,13 @@ def test_a_freight_bill_s_shipper_and_consignee_are_not_the_seller() -> None:
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["seller_address"]) == ("RED MESA FREIGHT LINES, LLC", "3400 S 43rd Ave, Phoenix, AZ 85009")
     assert data["buyer_name"] == "Sonoran Produce Logistics, Inc."
+
+
+def test_a_name_over_the_logo_s_initials_and_its_legal_line() -> None:
+    """"ANDREOU & PARTNERS" / "A&P" (the logo's initials, between them) / "CORPORATE
+    SERVICES LTD": the footer prints the whole name, so the legal line read alone grows to it."""
+    texts = [(110, 50, "ANDREOU & PARTNERS", 14), (110, 64, "A&P", 9), (110, 78, "CORPORATE SERVICES LTD", 11),
+             (40, 780, "Andreou & Partners Corporate Services Ltd      VAT Reg. No. CY10287745K", 7)]
+    pages = convert(DocumentInput(data=drawn_pdf(texts), file_name="bill.pdf")).pages
+    legal = next(ln for ln in parties.page_lines(pages[0]) if ln.text.strip() == "CORPORATE SERVICES LTD")
+    assert sides._with_logo_word(pages, [(legal.text, legal)])[0][0] == "Andreou & Partners Corporate Services Ltd"

@@ -46,11 +46,19 @@ def _with_logo_word(pages: list[PageResult], name: Block) -> Block:
     footer): as printed there."""
     text, ln = name[0]
     lines = parties.page_lines(pages[0]) if pages else []
-    up = parties._above(lines, ln) if ln.box is not None else None
-    if up is None or not up.text.strip() or len(up.text.split()) > 3:
+    b = ln.box
+    if b is None:
         return name
-    whole = _printed_elsewhere(pages, [up.text, text], [up, ln])
-    return [(whole, ln)] if whole else name
+    h = b["y2"] - b["y1"]
+    # the lines just above, set from the same left edge or over the name: the logo's word, or the
+    # words over the logo's initials ("ANDREOU & PARTNERS" / "A&P" / "CORPORATE SERVICES LTD")
+    ups = sorted((o for o in lines if o is not ln and (ob := o.box) is not None and ob["y1"] < b["y1"] - 0.3 * h
+                  and ob["y1"] > b["y1"] - 4 * h and (abs(ob["x1"] - b["x1"]) < 3 or ob["x1"] <= b["x1"] <= ob["x2"])
+                  and 0 < len(o.text.split()) <= 4), key=lambda o: -o.box["y1"])  # type: ignore[index]
+    for over in ups[:2]:
+        if whole := _printed_elsewhere(pages, [over.text, text], [over, ln]):
+            return [(whole, ln)]
+    return name
 
 
 def _printed_elsewhere(pages: list[PageResult], texts: list[str], own: list[Line]) -> str | None:
