@@ -6,6 +6,7 @@ over the dates."""
 from __future__ import annotations
 
 from pipelines.stages import pdf_text, table_regions
+from pipelines.stages.extract import roles
 from tests.support.extract_pdf import drawn_pdf, run
 from tests.unit.test_extract_layouts import SCHEMA
 
@@ -128,3 +129,24 @@ def test_the_quote_an_invoice_names_is_not_its_number_and_a_vat_subtotal_is_the_
     # a quote's own number, where the document is the quote
     texts = [(60, 40, "Julien Marchal", 12), (60, 100, "Devis n° 2025-024", 14), (330, 300, "Total TTC", 9), (520, 300, "1 200,00 €", 9, "R")]
     assert run(drawn_pdf(texts), SCHEMA)["data"]["invoice_number"] == "2025-024"
+
+
+def test_a_total_row_with_the_hours_sum_and_spanish_party_labels_and_the_yuan() -> None:
+    """"TOTAL  55.00  $4555.00": the money, not the hours' sum; "COBRAR A" and "ENVÍE A" label the
+    buyer, no name; "Company ABC  TO: John Doe" ends before the next label; ¥ on a page in
+    Chinese is the yuan."""
+    texts = [(40, 40, "Mock Developer", 12), (40, 100, "Invoice #2025-01", 12),
+             (60, 200, "Project", 9), (200, 200, "Hours", 9), (300, 200, "Rate", 9), (400, 200, "Amount", 9),
+             (60, 214, "Project 1", 9), (200, 214, "24.50", 9), (300, 214, "$75.00", 9), (400, 214, "$1837.50", 9),
+             (60, 228, "Project 2", 9), (200, 228, "30.50", 9), (300, 228, "$89.11", 9), (400, 228, "$2717.50", 9),
+             (60, 242, "TOTAL", 9), (200, 242, "55.00", 9), (400, 242, "$4555.00", 9)]
+    assert run(drawn_pdf(texts), SCHEMA)["data"]["total_amount"] == 4555.0
+    texts = [(40, 40, "TECNATIVA", 14), (40, 120, "COBRAR A", 9), (300, 120, "ENVÍE A", 9),
+             (40, 134, "Anita Oliver", 9), (300, 134, "Anita Oliver", 9),
+             (40, 146, "Calle Mayor 12, 28013 Madrid", 9), (300, 146, "Calle Mayor 12, 28013 Madrid", 9),
+             (330, 300, "TOTAL", 9), (540, 300, "1.721,00 €", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["buyer_name"] == "Anita Oliver" and data["seller_name"] == "TECNATIVA"
+    assert roles.bare_name("Company ABC TO: John Doe") == "Company ABC"
+    assert roles.currencies("价税合计 ¥174.60") == ["CNY"]
+    assert roles.currencies("ご請求金額 ¥23,221") == ["JPY"]

@@ -29,11 +29,20 @@ from pipelines.stages.extract.roles import (
 def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:
     """The row's amount: the first one after the last ``after`` word when given (a row the layout
     joined with its neighbours, ``ROUNDING -0.02 CASH TOTAL ROUNDED 33.90 50.00``), else the last."""
-    if after is not None and (words := list(after.finditer(row.text))):
-        if m := AMOUNT.search(row.text, words[-1].end()):
-            return m.group(0).strip()
+    rest = list(AMOUNT.finditer(row.text, words[-1].end())) if after is not None and (words := list(after.finditer(row.text))) else []
+    money = [m for m in rest if _marked(row.text, m)]
+    if len(rest) >= 2 and len(money) == 1:
+        return money[0].group(0).strip()  # "TOTAL  55.00  $4555.00": the hours' sum, then the money
+    if rest:
+        return rest[0].group(0).strip()
     found = AMOUNT.findall(row.text) or [m.group(0) for m in CURRENCY_AMOUNT.finditer(row.text)]
     return found[-1].strip() if found else None
+
+
+def _marked(text: str, m: re.Match[str]) -> bool:
+    """Does a currency sign or code stand at the amount (``$4555.00``, ``12,00 €``, ``EUR 5.00``)?"""
+    return bool(re.search(r"(?:[$€£¥₹]|\b[A-Z]{3})\s?$", text[max(0, m.start() - 4):m.start()])
+                or re.match(r"[^\d]?\s?(?:[$€£¥₹]|[A-Z]{3}\b)", m.group(0)) or re.match(r"\s?(?:[€$£¥₹]|[A-Z]{3}\b)", text[m.end():]))
 
 
 # an amount its currency marks, printed whole or with one decimal ("43 EUR", "8.6 EUR", "$ 120")

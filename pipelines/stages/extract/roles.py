@@ -50,7 +50,7 @@ SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "inv
                 "sprzedawca", "sprzedający", "dodavatel", "leverandør", "leverantör", "säljare", "myyjä",
                 "elad[óo]", "m[üu][üu]ja", "seljandi", "pardav[ėe]jas", "p[āa]rdev[ēe]js", "prodavatelj", "v[âa]nz[ăa]tor",
                 "sat[ıi]c[ıi]")
-BUYER = _words("buyer", "customer", "client", "responsible party", "guarantor", "account holder", "policy ?holder", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
+BUYER = _words("buyer", "customer", "client", "cobrar a", "env[ií](?:e|ar) a", "responsible party", "guarantor", "account holder", "policy ?holder", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
                "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
                "klant", "koper", "afnemer", "comprador", "destinatario(?! \\w)", "acquirente", "committente", "cessionario",
                "cliente", "receptor", "nabywca", "odbiorca", "kupujący", "odběratel", "kund", "köpare", "ostaja", "vev[őo]", "ostja", "kaupandi", "pirk[ėe]jas", "pirc[ēe]js",
@@ -170,8 +170,15 @@ _SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)|Kč|zł")
 def currencies(text: str) -> list[str]:
     """The ISO codes of the currencies ``text`` names, by code or symbol, in order."""
     found = [(m.start(), m.group(1)) for m in _CODES.finditer(text)]
-    found += [(m.start(), _SYMBOLS[m.group(0)]) for m in _SYMBOL.finditer(text)]
+    found += [(m.start(), _yen(text) if m.group(0) == "¥" else _SYMBOLS[m.group(0)]) for m in _SYMBOL.finditer(text)]
     return [code for _, code in sorted(found)]
+
+
+def _yen(text: str) -> str:
+    """¥ is China's yuan on a page in Chinese (Han characters, no kana; 元, 人民币, RMB), else Japan's yen."""
+    han = re.search(r"[\u4e00-\u9fff]", text) is not None
+    kana = re.search(r"[\u3040-\u30ff]", text) is not None
+    return "CNY" if (han and not kana) or re.search(r"人民币|(?<![A-Za-z])RMB(?![A-Za-z])", text) else "JPY"
 
 
 def CURRENCY_OF(text: str) -> str | None:  # noqa: N802 - reads as the constant-like lookup it is
@@ -371,11 +378,16 @@ def party_words(text: str) -> bool:
     return bool(parts) and all(FROM_TO.fullmatch(p) or BUYER.fullmatch(p) or SELLER.fullmatch(p) for p in parts)
 
 
+NEXT_LABEL = re.compile(r"\s(?:bill(?:ed)? to|ship(?:ped)? to|sold to|to|from|attn|client|customer)\s*:", re.I)
+
+
 def bare_name(text: str) -> str:
     """A name without what was read with it: a label in capitals before it ("FACTURER À / BILL
     TO Groupe …"), the address's "Messrs.", a title set on its row ("… ehf.  REIKNINGUR"), a
     street after the legal form ("Tidepool Analytics, Inc. 548 Market Street")."""
     text = ADDRESSED.sub("", text.strip())
+    if (m := NEXT_LABEL.search(text)) and m.start() >= 3:
+        text = text[:m.start()].strip()  # "Company ABC  TO: John Doe": the next party's label ends it
     words = text.split()
     lead = 0
     while lead < len(words) and (words[lead].isupper() or words[lead] in ("/", ":")) and lead < 6:
