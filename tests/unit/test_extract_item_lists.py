@@ -7,7 +7,9 @@ from __future__ import annotations
 from pipelines.core.models import DocumentInput
 from pipelines.engine.document import convert
 from pipelines.stages.extract import items
+from pipelines.stages.extract.matching import match_records
 from pipelines.stages.extract.schema import walk
+from pipelines.stages.extract.tables import Section
 from tests.support.extract_pdf import pages_pdf, pdf, run
 from tests.unit.test_extract_item_rows import BENCH_SCHEMA
 
@@ -156,3 +158,18 @@ def test_a_rate_column_beside_the_amount_is_the_unit_price() -> None:
              (40, 184, "Artwork and design amendments (hours)", 9), (300, 184, "3.5", 9), (390, 184, "45.00", 9),
              (480, 184, "157.50", 9), (330, 214, "Total net", 9), (480, 214, "505.50", 9)]
     assert [u for _, _, u, _ in _items(run(pdf(lines), BENCH_SCHEMA)["data"])] == [3.2, 94.0, 45.0]
+
+
+def test_sums_in_the_table_s_last_columns_are_no_items() -> None:
+    """A jsPDF invoice's table, amounts without cents: under the items "SUBTOTAL  $ 220" …
+    "SHIPPING  $ 0" in its last columns, the labels where the counts stand. Rows with an amount
+    and neither a description nor a count are no items."""
+    def cells(*texts: str) -> list[tuple[str, None]]:
+        return [(t, None) for t in texts]
+
+    sec = Section(1, ["Description", "", "Unit cost QTY", "Amount"],
+                  [cells("English Tea", "", "100 2", "200"), cells("Tofu", "", "2 10", "20"),
+                   cells("", "", "SUBTOTAL", "$ 220"), cells("", "", "DISCOUNT", "$ -0"), cells("", "", "TAX", "$ 0"),
+                   cells("", "", "SHIPPING", "$ 0"), cells("", "", "", "INVOICE TOTAL"), cells("", "", "", "US$ 220")])
+    rec = walk(BENCH_SCHEMA)[1][0]
+    assert [(o["description"], o["amount"]) for o, _ in match_records(rec, [sec])] == [("English Tea", 200.0), ("Tofu", 20.0)]

@@ -212,6 +212,11 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
         elif cites:
             out.append((obj, cites))
             after_total = False
+    # a row with an amount alone, neither described nor counted, among described items: a sum
+    # printed in the table's last columns ("US$ 220" under "INVOICE TOTAL")
+    said = {rec.fields[fi].dotted() for fi in cols if items.kind_of(rec.fields[fi]) in ("description", "quantity")}
+    if said and any(said & set(c) for _, c in out):
+        out = [(o, c) for o, c in out if said & set(c)]
     return items.without_charges(rec, out)
 
 
