@@ -150,3 +150,10 @@ def test_a_total_row_with_the_hours_sum_and_spanish_party_labels_and_the_yuan() 
     assert roles.bare_name("Company ABC TO: John Doe") == "Company ABC"
     assert roles.currencies("价税合计 ¥174.60") == ["CNY"]
     assert roles.currencies("ご請求金額 ¥23,221") == ["JPY"]
+
+
+def test_a_short_line_without_figures_or_commas_is_no_address() -> None:
+    """A job title or a person under the name is not an address; a town and its state is."""
+    address = roles.Role("address", "seller")
+    assert not roles.fits(address, "Graphic Designer") and not roles.fits(address, "David C Wang")
+    assert roles.fits(address, "Westlake Village, CA") and roles.fits(address, "12 Mill Road")

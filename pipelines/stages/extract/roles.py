@@ -313,6 +313,8 @@ def fits(role: Role, text: str) -> bool:
     if role.kind in ("name", "address") and (_party_label(text) or TITLE.fullmatch(text.strip()) or _labels_only(text)
                                              or FIELD_LABEL.fullmatch(text.strip())):
         return False  # "Lieferant" beside "Käufer" (two labels), "Customer" beside "INVOICE" (a title)
+    if role.kind == "address" and not re.search(r"[\d,]", text) and len(text.split()) <= 4:
+        return False  # a job title or a person under the name ("Graphic Designer", "David C Wang"), not "Westlake Village, CA"
     if role.kind == "name" and re.fullmatch(r"\s*(?=\S*\d)[A-Z0-9/_.-]+\s*", text):
         return False  # a code ("M5UXCR1", "INV-0193"), not a name
     if role.kind == "name" and WEB.fullmatch(text.strip()):
