@@ -102,7 +102,7 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
             found = _split_on_gaps(tp, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left)
             if len(found) > 1 and meta is not None:
                 meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))
-            words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found]
+            words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found if tok]
             i = j + 1
         if rtl and meta is not None:
             meta["text_layer"] = "".join(text)

@@ -18,8 +18,16 @@ import pypdfium2.raw as raw
 HYPHEN = "\ufffe"  # PDFium: a hyphen breaking a word at the end of a line
 
 
+# invisible marks some producers put between letters (Google Docs: "INVOICE\u200b: NO. 001"): no
+# character of the word, and matching "INVOICE:" must see none
+INVISIBLE = dict.fromkeys(map(ord, "\u200b\u2060\ufeff"))
+
+
 def token(chars: str | list[str]) -> str:
     out = "".join(chars).replace(HYPHEN, "-")
+    if out.isascii():
+        return out
+    out = out.translate(INVISIBLE)
     if out.isascii():
         return out
     # ligatures and full-width forms expanded (NFKC); superscripts, subscripts, ordinals and

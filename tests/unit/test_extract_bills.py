@@ -5,7 +5,7 @@ over the dates."""
 
 from __future__ import annotations
 
-from pipelines.stages import pdf_text, table_regions
+from pipelines.stages import pdf_text, table_regions, word_gaps
 from pipelines.stages.extract import roles
 from tests.support.extract_pdf import drawn_pdf, run
 from tests.unit.test_extract_layouts import SCHEMA
@@ -157,3 +157,14 @@ def test_a_short_line_without_figures_or_commas_is_no_address() -> None:
     address = roles.Role("address", "seller")
     assert not roles.fits(address, "Graphic Designer") and not roles.fits(address, "David C Wang")
     assert roles.fits(address, "Westlake Village, CA") and roles.fits(address, "12 Mill Road")
+
+
+def test_invisible_marks_in_words_and_a_buyer_issued_to() -> None:
+    """Google Docs writes "INVOICE\\u200b: NO. 001": the zero-width space is no character of the
+    word; "ISSUED TO:" labels the buyer."""
+    assert word_gaps.token("INVOICE\u200b:") == "INVOICE:" and word_gaps.token("\u200b") == ""
+    texts = [(300, 40, "JANE DOE", 14), (40, 100, "ISSUED TO:", 9), (40, 112, "Mr. Spencer Bradford", 9),
+             (40, 124, "123, Golden Palace", 9), (40, 136, "Kolkata, India", 9),
+             (380, 100, "INVOICE NO: INV-2025-002", 9), (330, 300, "Total", 9), (540, 300, "₹ 462.00", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert data["buyer_name"] == "Mr. Spencer Bradford" and data["invoice_number"] == "INV-2025-002"

@@ -50,7 +50,7 @@ SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "inv
                 "sprzedawca", "sprzedający", "dodavatel", "leverandør", "leverantör", "säljare", "myyjä",
                 "elad[óo]", "m[üu][üu]ja", "seljandi", "pardav[ėe]jas", "p[āa]rdev[ēe]js", "prodavatelj", "v[âa]nz[ăa]tor",
                 "sat[ıi]c[ıi]")
-BUYER = _words("buyer", "customer", "client", "cobrar a", "env[ií](?:e|ar) a", "responsible party", "guarantor", "account holder", "policy ?holder", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
+BUYER = _words("buyer", "customer", "client", "issued to", "cobrar a", "env[ií](?:e|ar) a", "responsible party", "guarantor", "account holder", "policy ?holder", "bill(?:ed)? ?to", "ship(?:ped)? ?to", "sold ?to", "recipient",
                "purchaser", "kunde", "käufer", "empfänger", "rechnungsempfänger", "acheteur", "destinataire",
                "klant", "koper", "afnemer", "comprador", "destinatario(?! \\w)", "acquirente", "committente", "cessionario",
                "cliente", "receptor", "nabywca", "odbiorca", "kupujący", "odběratel", "kund", "köpare", "ostaja", "vev[őo]", "ostja", "kaupandi", "pirk[ėe]jas", "pirc[ēe]js",
