@@ -6,7 +6,7 @@ over the dates."""
 from __future__ import annotations
 
 from pipelines.stages import pdf_text, table_regions, word_gaps
-from pipelines.stages.extract import roles
+from pipelines.stages.extract import names, roles
 from tests.support.extract_pdf import drawn_pdf, run
 from tests.unit.test_extract_layouts import SCHEMA
 
@@ -147,7 +147,7 @@ def test_a_total_row_with_the_hours_sum_and_spanish_party_labels_and_the_yuan() 
              (330, 300, "TOTAL", 9), (540, 300, "1.721,00 €", 9, "R")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["buyer_name"] == "Anita Oliver" and data["seller_name"] == "TECNATIVA"
-    assert roles.bare_name("Company ABC TO: John Doe") == "Company ABC"
+    assert names.bare_name("Company ABC TO: John Doe") == "Company ABC"
     assert roles.currencies("价税合计 ¥174.60") == ["CNY"]
     assert roles.currencies("ご請求金額 ¥23,221") == ["JPY"]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pipelines.core.models import DocumentInput
 from pipelines.engine.document import convert
 from pipelines.stages import grid
-from pipelines.stages.extract import parties, roles, sides
+from pipelines.stages.extract import names, parties, sides
 from pipelines.stages.geometry import Word
 from tests.support.extract_pdf import drawn_pdf, run
 from tests.unit.test_extract_layouts import SCHEMA
@@ -140,11 +140,11 @@ def test_names_without_the_labels_titles_and_streets_read_with_them() -> None:
              (40, 170, "Factuurnummer", 9), (40, 182, "PH-2025-041", 9), (330, 300, "Totaal", 9), (540, 300, "€ 6.011,13", 9, "R")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("Pixelhaven B.V.", "Bakkerij Van Dijk V.O.F.")
-    assert roles.bare_name("FACTURER À / BILL TO Groupe Conseil Laurentide inc.") == "Groupe Conseil Laurentide inc."
-    assert roles.bare_name("Messrs. Kobayashi Design Office Co., Ltd.") == "Kobayashi Design Office Co., Ltd."
-    assert roles.bare_name("Bílaleigan Norðurljós ehf. REIKNINGUR") == "Bílaleigan Norðurljós ehf."
-    assert roles.bare_name("Tidepool Analytics, Inc. 548 Market Street") == "Tidepool Analytics, Inc."
-    assert roles.bare_name("VAN DIJK BOUW B.V.") == "VAN DIJK BOUW B.V."  # a name in capitals keeps its first word
+    assert names.bare_name("FACTURER À / BILL TO Groupe Conseil Laurentide inc.") == "Groupe Conseil Laurentide inc."
+    assert names.bare_name("Messrs. Kobayashi Design Office Co., Ltd.") == "Kobayashi Design Office Co., Ltd."
+    assert names.bare_name("Bílaleigan Norðurljós ehf. REIKNINGUR") == "Bílaleigan Norðurljós ehf."
+    assert names.bare_name("Tidepool Analytics, Inc. 548 Market Street") == "Tidepool Analytics, Inc."
+    assert names.bare_name("VAN DIJK BOUW B.V.") == "VAN DIJK BOUW B.V."  # a name in capitals keeps its first word
 
 
 def test_totals_net_and_tax_in_estonian_and_hungarian_and_their_parties_labels() -> None:

@@ -34,7 +34,7 @@ from pipelines.stages import (
     embed,  # noqa: F401 - tests and benches reach the model through here
     schema_check,
 )
-from pipelines.stages.extract import finders, items, parties, roles, summed, values
+from pipelines.stages.extract import finders, items, names, parties, roles, rows, summed, values
 from pipelines.stages.extract.candidates import LETTERHEAD, candidates, letterhead  # noqa: F401
 from pipelines.stages.extract.lines import (  # noqa: F401
     MIN_SCORE,
@@ -77,10 +77,10 @@ def by_role(pages: list[PageResult], fields: list[Field]) -> dict[str, Found]:
 
 
 def extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) -> StructuredData:
-    roles._ROWS.clear()  # rows and lines are remembered within one extraction only
+    rows._ROWS.clear()  # rows and lines are remembered within one extraction only
     parties._LINES.clear()
     # how this document writes its dates (03/05/2026: 3 May, or 5 March in a US document)
-    token = values.MONTH_FIRST.set(values.month_first("\n".join(r.text for p in pages for r in roles.rows_of(p))))
+    token = values.MONTH_FIRST.set(values.month_first("\n".join(r.text for p in pages for r in rows.rows_of(p))))
     try:
         return _extract_pages(pages, opt)
     finally:
@@ -96,7 +96,7 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
         if isinstance(got, Found) and role is not None and not roles.fits(role, got.citation.text or ""):
             del found[f.dotted()]
         elif isinstance(got, Found) and role is not None and isinstance(got.value, str):
-            cut = roles.tidy(role, got.value)
+            cut = names.tidy(role, got.value)
             if cut is None:
                 del found[f.dotted()]
             else:
@@ -153,7 +153,7 @@ def _sections_summed(role: roles.Role, label: str | None, pages: list[PageResult
     then the whole list's)? Then the finder, which takes the last, is right rather than the
     first label."""
     return role.kind == "subtotal" and bool(label) and \
-        sum(bool(roles.SUBTOTAL.search(r.text)) for p in pages for r in roles.rows_of(p)) >= 2
+        sum(bool(roles.SUBTOTAL.search(r.text)) for p in pages for r in rows.rows_of(p)) >= 2
 
 
 def _kinds(rec: Records, rows: list) -> set[str]:

@@ -12,18 +12,8 @@ from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
 from pipelines.stages.extract.lines import Hit, capital_labels
 from pipelines.stages.extract.lines import letters as _letters
-from pipelines.stages.extract.roles import (
-    AMOUNT,
-    BETTER_TOTAL,
-    FINAL,
-    NOT_TOTAL,
-    SUBTOTAL,
-    TAX,
-    TOTAL,
-    Role,
-    Row,
-    rows_of,
-)
+from pipelines.stages.extract.roles import AMOUNT, BETTER_TOTAL, FINAL, NOT_TOTAL, SUBTOTAL, TAX, TOTAL, Role
+from pipelines.stages.extract.rows import Row, rows_of
 
 
 def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:

@@ -21,7 +21,8 @@ from pipelines.stages.extract.lines import (
     lines_of,
     split_pairs,
 )
-from pipelines.stages.extract.roles import REFERENCE_LEAD, rows_of
+from pipelines.stages.extract.roles import REFERENCE_LEAD
+from pipelines.stages.extract.rows import rows_of
 from pipelines.stages.extract.tables import table_candidates
 
 

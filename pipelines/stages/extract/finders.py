@@ -20,11 +20,10 @@ from pipelines.stages.extract.roles import (
     OTHER_DATE,
     TITLE,
     Role,
-    Row,
     currencies,
     own_numbers,
-    rows_of,
 )
+from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.sides import party
 
 

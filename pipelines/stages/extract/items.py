@@ -4,7 +4,7 @@ Many real invoices print their items without rules — a header row (``Descripti
 price  Amount``, ``Bezeichnung  Menge  Einzelpreis  Betrag``) and then one row per item, some of
 them running over two lines — which the table detector does not always see as a table, so
 ``matching.match_records`` finds no section and the user gets no items. Here the page's visual
-rows (``roles.rows_of``) are read as a person reads such a list:
+rows (``rows.rows_of``) are read as a person reads such a list:
 
 * the **header row** is a row naming at least two kinds of item column (in any of the lexicon's
   languages);
@@ -31,7 +31,8 @@ from typing import Any
 
 from pipelines.core.models import Citation, PageResult
 from pipelines.stages.extract.lexicon import gloss, item_gloss
-from pipelines.stages.extract.roles import AMOUNT, Row, rows_of, totals_row
+from pipelines.stages.extract.roles import AMOUNT, totals_row
+from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.schema import Field, Records
 from pipelines.stages.extract.values import coerce
 

@@ -25,17 +25,9 @@ from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
-from pipelines.stages.extract.roles import (
-    BUYER,
-    LEGAL,
-    SELLER,
-    STOP,
-    TITLE,
-    WEB,
-    _party_label,
-    party_words,
-    rows_of,
-)
+from pipelines.stages.extract.names import party_words
+from pipelines.stages.extract.roles import BUYER, LEGAL, PAYEE, SELLER, STOP, THIRD, TITLE, WEB, _party_label
+from pipelines.stages.extract.rows import rows_of
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
 # postcodes outside the Continent's "80333 München" and the UK's "EC1A 1BB" (shared with
@@ -98,9 +90,6 @@ FORM_ROWS = 8
 SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
-# who is paid: a remittance stub's or a payment slip's label
-PAYEE = re.compile(r"(?<![a-zà-ÿ])(?:remit(?:tance)? to|payable to|(?:cheques?|checks?) payable|zahlbar an|payable [àa]|"
-                   r"pagabile a)(?![a-zà-ÿ])", re.I)
 
 
 @dataclass
@@ -355,9 +344,6 @@ def _buyer_side(label: str) -> bool:
     # (a third party's: the shipper, the consignee, a site the work was done at)
     return bool(t) and len(t.split()) <= 4 and (gloss(t) in ("customer bill to", "ship to") or bool(THIRD.search(t)))
 
-
-THIRD = re.compile(r"(?<![a-zà-ÿ])(?:shipper|consignee|origin|destination|carrier|service (?:location|address)|"
-                   r"job (?:site|address)|site address|chantier|baustelle|lieu d'intervention)(?![a-zà-ÿ])", re.I)
 
 
 def _label_above(lines: list[Line], p: Party) -> str:

@@ -31,8 +31,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, union_box
 from pipelines.stages.extract.schema import Field, _type
 
 
@@ -59,6 +57,12 @@ BUYER = _words("buyer", "customer", "client", "issued to", "cobrar a", "env[ií]
                "rechnungs(?:adresse|anschrift)", "factuuradres", "fakturerings?adressen?", "fakturaadress(?:en)?",
                "direcci[óo]n de facturaci[óo]n",
                "indirizzo di fatturazione", "intestat[oa] a", "credit(?:ed)? to", "(?:aan|to|an)(?=\\s*:)")
+# who is paid: a remittance stub's or a payment slip's label
+PAYEE = re.compile(r"(?<![a-zà-ÿ])(?:remit(?:tance)? to|payable to|(?:cheques?|checks?) payable|zahlbar an|payable [àa]|"
+                   r"pagabile a)(?![a-zà-ÿ])", re.I)
+# a third party's label: the shipper, the consignee, a site the work was done at
+THIRD = re.compile(r"(?<![a-zà-ÿ])(?:shipper|consignee|origin|destination|carrier|service (?:location|address)|"
+                   r"job (?:site|address)|site address|chantier|baustelle|lieu d'intervention)(?![a-zà-ÿ])", re.I)
 NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "raison sociale", "naam",
               "nombre", "razón social", "nome", "ragione sociale", "seller", "vendor", "supplier", "merchant",
               "issuer", "buyer", "customer", "client")
@@ -357,117 +361,5 @@ def _party_label(text: str) -> bool:
     return False
 
 
-def tidy(role: Role, text: str) -> str | None:
-    """A value read by label, cut to what the role takes: the amount itself for an amount
-    (``Total incl. GST 52.00`` → ``52.00``), the name alone for a name (``bare_name``); ``None``
-    when there is none."""
-    if role.kind in ("total", "subtotal", "tax"):
-        found = AMOUNT.findall(text)
-        return found[-1].strip() if found else None
-    if role.kind == "name":
-        return bare_name(text) or None
-    return text
-
-
-# the words for "from" and "to" that head a party's block on their own ("Van" / "Aan")
-FROM_TO = re.compile(r"(?:from|to|van|aan|von|à|para|fra|til|shipper|consignee|origin|destination)", re.I)
-ADDRESSED = re.compile(r"^(?:messrs\.?|m/s\.?|attn\.?:?)\s+", re.I)
-
-
-def party_words(text: str) -> bool:
-    """Only a party's label, in one language or two ("FACTURER À / BILL TO")."""
-    parts = [p for p in re.split(r"\s*/\s*", text.strip(" :")) if p]
-    return bool(parts) and all(FROM_TO.fullmatch(p) or BUYER.fullmatch(p) or SELLER.fullmatch(p) for p in parts)
-
-
-NEXT_LABEL = re.compile(r"\s(?:bill(?:ed)? to|ship(?:ped)? to|sold to|to|from|attn|client|customer)\s*:", re.I)
-
-
-def bare_name(text: str) -> str:
-    """A name without what was read with it: a label in capitals before it ("FACTURER À / BILL
-    TO Groupe …"), the address's "Messrs.", a title set on its row ("… ehf.  REIKNINGUR"), a
-    street after the legal form ("Tidepool Analytics, Inc. 548 Market Street")."""
-    text = ADDRESSED.sub("", text.strip())
-    if (m := NEXT_LABEL.search(text)) and m.start() >= 3:
-        text = text[:m.start()].strip()  # "Company ABC  TO: John Doe": the next party's label ends it
-    words = text.split()
-    lead = 0
-    while lead < len(words) and (words[lead].isupper() or words[lead] in ("/", ":")) and lead < 6:
-        lead += 1
-    for k in range(lead, 0, -1):  # the longest run of capitals that is a label, the name after it
-        if len(words) - k >= 2 and party_words(" ".join(words[:k])) and not " ".join(words[k:]).isupper():
-            words = words[k:]
-            break
-    if len(words) > 1 and words[-1].isupper() and TITLE.fullmatch(words[-1]):
-        words = words[:-1]
-    text = " ".join(words)
-    for m in LEGAL.finditer(text):
-        if re.match(r"\s+\d+\w?\s+[^\W\d]", text[m.end():]):
-            return text[:m.end()].strip()
-    return text
-
-
 def as_printed(f: Field) -> bool:
     return bool(AS_PRINTED.search(f"{f.schema.get('title') or ''} {f.schema.get('description') or ''}"))
-
-
-# ---------------------------------------------------------------- rows
-
-
-@dataclass
-class Row:
-    page: int
-    lines: list[Line]
-
-    @property
-    def text(self) -> str:  # two spaces between lines: no number's digit groups span two of them
-        return "  ".join(ln.text for ln in self.lines)
-
-    @property
-    def box(self) -> Box | None:
-        return union_box([ln.box for ln in self.lines])
-
-
-def table_lines(page: PageResult) -> list[Line]:
-    """Each row of each table as one line (its cells joined by spaces), boxed by its cells."""
-    from pipelines.stages.extract.tables import _cell_boxes, _table_rows
-
-    out = []
-    for fi, f in enumerate(page.fragments):
-        if f.fragment_type != "table" or not (rows := _table_rows(f)):
-            continue
-        boxes = _cell_boxes(f, rows)
-        for r, row in enumerate(rows):
-            text = "  ".join(c for c in row if c)  # "19" "345.10" are two cells, not 19 345.10
-            box = union_box(boxes[r])
-            if text and box:
-                out.append(Line(page.page_number, text, box, -1 - fi, r, len(rows)))
-    return out
-
-
-_ROWS: list[tuple[PageResult, list[Row]]] = []  # the last few pages' rows: every finder reads them
-
-
-def rows_of(page: PageResult) -> list[Row]:
-    """The page's lines (table rows included) as visual rows: lines whose vertical extents overlap
-    by half share a row. Remembered while one extraction runs (``lines.per_page``)."""
-    return per_page(_ROWS, page, _rows_of)
-
-
-def _rows_of(page: PageResult) -> list[Row]:
-    lines = sorted((ln for ln in [*lines_of(page), *header_lines(page), *table_lines(page)] if ln.box),
-                   key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
-    rows: list[list[Line]] = []
-    for ln in lines:
-        b = ln.box
-        assert b is not None
-        for row in reversed(rows[-3:]):
-            r = row[0].box
-            assert r is not None
-            inter = min(r["y2"], b["y2"]) - max(r["y1"], b["y1"])
-            if inter >= 0.5 * min(r["y2"] - r["y1"], b["y2"] - b["y1"]):
-                row.append(ln)
-                break
-        else:
-            rows.append([ln])
-    return [Row(page.page_number, sorted(r, key=lambda ln: ln.box["x1"])) for r in rows]  # type: ignore[index]

@@ -21,7 +21,8 @@ from pipelines.stages.extract.blocks import (
     seller_block,
 )
 from pipelines.stages.extract.lines import Hit, Line, union_box
-from pipelines.stages.extract.roles import LEGAL, SELLER, Role, bare_name, fits, party_words
+from pipelines.stages.extract.names import bare_name, party_words
+from pipelines.stages.extract.roles import LEGAL, SELLER, Role, fits
 
 
 def _texts(block: Block) -> list[str]:

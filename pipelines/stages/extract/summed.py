@@ -24,7 +24,8 @@ from pipelines.stages.extract.items import (
     row_amounts,
     wordy,
 )
-from pipelines.stages.extract.roles import Row, rows_of, totals_row
+from pipelines.stages.extract.roles import totals_row
+from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.schema import Records
 
 MAX_SUMMED = 12  # item rows above one sum

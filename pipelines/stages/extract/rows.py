@@ -1,0 +1,72 @@
+"""A page's lines as visual rows: what every finder reads.
+
+Lines whose vertical extents overlap by half share a row; a table's rows come in as one line each
+(their cells joined by two spaces). Kept apart from ``roles`` (the words of labels and the kinds
+of field), which only reads them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pipelines.core.models import PageResult
+from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, union_box
+
+
+@dataclass
+class Row:
+    page: int
+    lines: list[Line]
+
+    @property
+    def text(self) -> str:  # two spaces between lines: no number's digit groups span two of them
+        return "  ".join(ln.text for ln in self.lines)
+
+    @property
+    def box(self) -> Box | None:
+        return union_box([ln.box for ln in self.lines])
+
+
+def table_lines(page: PageResult) -> list[Line]:
+    """Each row of each table as one line (its cells joined by spaces), boxed by its cells."""
+    from pipelines.stages.extract.tables import _cell_boxes, _table_rows
+
+    out = []
+    for fi, f in enumerate(page.fragments):
+        if f.fragment_type != "table" or not (rows := _table_rows(f)):
+            continue
+        boxes = _cell_boxes(f, rows)
+        for r, row in enumerate(rows):
+            text = "  ".join(c for c in row if c)  # "19" "345.10" are two cells, not 19 345.10
+            box = union_box(boxes[r])
+            if text and box:
+                out.append(Line(page.page_number, text, box, -1 - fi, r, len(rows)))
+    return out
+
+
+_ROWS: list[tuple[PageResult, list[Row]]] = []  # the last few pages' rows: every finder reads them
+
+
+def rows_of(page: PageResult) -> list[Row]:
+    """The page's lines (table rows included) as visual rows: lines whose vertical extents overlap
+    by half share a row. Remembered while one extraction runs (``lines.per_page``)."""
+    return per_page(_ROWS, page, _rows_of)
+
+
+def _rows_of(page: PageResult) -> list[Row]:
+    lines = sorted((ln for ln in [*lines_of(page), *header_lines(page), *table_lines(page)] if ln.box),
+                   key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+    rows: list[list[Line]] = []
+    for ln in lines:
+        b = ln.box
+        assert b is not None
+        for row in reversed(rows[-3:]):
+            r = row[0].box
+            assert r is not None
+            inter = min(r["y2"], b["y2"]) - max(r["y1"], b["y1"])
+            if inter >= 0.5 * min(r["y2"] - r["y1"], b["y2"] - b["y1"]):
+                row.append(ln)
+                break
+        else:
+            rows.append([ln])
+    return [Row(page.page_number, sorted(r, key=lambda ln: ln.box["x1"])) for r in rows]  # type: ignore[index]
