@@ -113,11 +113,12 @@ def layout_caption(page: PageResult) -> str:
         parts.append("mostly tables: rows and columns of figures")
     elif tables > 0.2:
         parts.append("a table")
-    if digits > 0.12:
+    # a code listing's short lines and line numbers are code, not labelled fields and amounts
+    if digits > 0.12 and not code:
         parts.append("many numbers and amounts")
     if code:
         parts.append("technical text with code, commands and options")
-    if short > 0.6 and len(lines) >= 6:
+    elif short > 0.6 and len(lines) >= 6:
         parts.append("short labelled fields")
     return "; ".join(parts) or "a page of text"
 

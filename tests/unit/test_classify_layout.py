@@ -35,6 +35,20 @@ def test_a_manual_page_with_code_reads_as_technical_text() -> None:
     assert "technical text with code" in classify.layout_caption(page)
 
 
+def test_a_numbered_code_listing_reads_as_code_not_as_labelled_fields_and_amounts() -> None:
+    # a manual's listing: short numbered lines, as in a package's documented source
+    listing = [f"{300 + i} {line}" for i, line in enumerate([
+        "indent = \\parindent,", "aftertitle = {},", "numbering = true,", "beforeskip = 10bp,",
+        "afterskip = 10bp,", "fixskip = true,", "},", "appendix = {%", "numbering = false,", "name = {},",
+        "},", "paragraph = {", "runin = true,", "aftertitle = {\\ClassError{x}%", "},"])]
+    caption = classify.layout_caption(_page(listing, x=50))
+    assert "technical text with code" in caption
+    assert "labelled fields" not in caption and "amounts" not in caption
+    form = ["Name: Jane Doe", "Date: 03/04/2024", "Account: 12345", "Amount: 120.00", "Tax: 24.00",
+            "Total: 144.00", "Due: 30/04/2024"]
+    assert "short labelled fields" in classify.layout_caption(_page(form, x=50))
+
+
 def test_a_till_rolls_text_on_a_sheet_reads_as_a_slip_and_a_letter_does_not() -> None:
     roll = ["CORNER SHOP LTD", "12 High Street", "RECEIPT 0042", "Bread        1   2.10", "Milk         2   1.80",
             "Apples       1   3.25", "Eggs         1   2.95", "Butter       1   2.40", "Cheese       1   4.10",
