@@ -102,6 +102,8 @@ def test_totals_where_ocr_joined_labels_or_misread_the_word() -> None:
     assert total_of([(100, 280, "1 SUB TOTAL 150.00", 10), (100, 294, "NET TOTAL 174.90", 10),
                      (100, 308, "CASH 200.00", 10)]) == "174.90"
     assert total_of([(100, 280, "Sub Total 129.30", 10), (100, 294, "Amt Due 131.00", 10)]) == "131.00"
+    assert total_of([(100, 280, "Tolal Amcunt: $8.20", 10), (100, 294, "GST @6%. S0 46", 10),
+                     (100, 308, "Payment Mode Amount", 10), (100, 322, "ASH $8.20", 10)]) == "$8.20"
 
 
 def test_a_date_field_with_format_date_is_normalised() -> None:

@@ -68,7 +68,7 @@ NAME = _words("name", "names", "company", "business", "firm", "firma", "nom", "r
               "issuer", "buyer", "customer", "client")
 ADDRESS = _words("address", "addresses", "adresse", "anschrift", "adres", "dirección", "direccion", "domicilio",
                  "indirizzo", "street", "location")
-TOTAL = _words("t[o0a]t[a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOTA1"
+TOTAL = _words("t[o0a][tl][a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "TOTA1", "Tolal"
                "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net [àa] payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale", "i alt",
