@@ -12,7 +12,17 @@ from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
 from pipelines.stages.extract.lines import Hit, capital_labels
 from pipelines.stages.extract.lines import letters as _letters
-from pipelines.stages.extract.roles import AMOUNT, BETTER_TOTAL, FINAL, NOT_TOTAL, SUBTOTAL, TAX, TOTAL, Role
+from pipelines.stages.extract.roles import (
+    AMOUNT,
+    BETTER_TOTAL,
+    FINAL,
+    NOT_TOTAL,
+    SUBTOTAL,
+    TAX,
+    TITLE,
+    TOTAL,
+    Role,
+)
 from pipelines.stages.extract.rows import Row, rows_of
 
 
@@ -242,7 +252,33 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
                 best = (rank, second, hit)
     if best is None and net is not None:  # "SUB TOTAL 150.00 / NET TOTAL 174.90 / CASH 200.00"
         return net[1]
+    if best is None and role.kind == "total":
+        return _tendered(pages)
     return best[2] if best else None
+
+
+# a payment taken at the counter, and the change given back
+TENDERED = re.compile(r"^\W*(?:cash|tunai|tendered|card|visa|master\s?card|bargeld|bar|esp[èe]ces|contant|efectivo|"
+                      r"contanti)\b", re.I)
+CHANGE = re.compile(r"\b(?:change|baki|r[üu]ckgeld|wechselgeld|monnaie|rendu|wisselgeld|cambio|vuelto|resto)\b", re.I)
+
+
+def _tendered(pages: list[PageResult]) -> Hit | None:
+    """A slip that prints no total at all ("OPT.05 RM 149.00 / DPI.04 RM 21.00 / CASH / RM 170.00"):
+    the amount paid at the counter is the total, unless change (other than nothing) came back."""
+    for page in pages:
+        rows = rows_of(page)
+        for i, r in enumerate(rows):
+            if not TENDERED.search(r.text) or TITLE.search(r.text):
+                continue
+            value, where = _amount_on(r), r
+            if value is None and i + 1 < len(rows):
+                value, where = _amount_on(rows[i + 1]), rows[i + 1]
+            if value is None:
+                continue
+            change = [v for p in rows[i + 1:i + 4] if CHANGE.search(p.text) and (v := _amount_on(p)) is not None]
+            return None if any(_value(v) != 0 for v in change) else Hit(value, where.page, where.box)
+    return None
 
 
 def tax_parts(pages: list[PageResult]) -> list[list[tuple[float, Row]]]:
