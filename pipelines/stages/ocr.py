@@ -32,6 +32,7 @@ Tesseract's own order breaks on multi-column pages.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 
@@ -238,6 +239,35 @@ WEAK_READING = 80.0
 
 def weak(reading: Reading) -> bool:
     return reading.confidence < WEAK_READING and len(reading.words) > 0
+
+
+# An amount OCR split at its decimal point: "73." and "00" a space apart, as dot-matrix and
+# thermal printers' wide points read. Only where an amount stands: after a currency, or last on
+# its line (a street's "Lot 38. 39 Boulevard" is no amount).
+_UNITS = re.compile(r"(?:=?(?:RM|S?\$|[€£]))?-?\d{1,3}(?:,\d{3})*\d*\.")
+_CENTS = re.compile(r"\d{2}(?![\d.,])\)?")
+_CURRENCY = re.compile(r"=?(?:RM|S?\$|[€£]|EUR|USD|GBP|MYR|SGD)")
+
+
+def _same_line(a: Word, b: Word) -> bool:
+    return a.line == b.line if a.line >= 0 else min(a.y2, b.y2) - max(a.y1, b.y1) > 0.5 * a.h
+
+
+def joined_decimals(words: list[Word]) -> list[Word]:
+    """``words`` (in the engine's order) with "73." + "00" on one line, at most a character
+    cell apart, after a currency or last on the line, read as the one amount "73.00"."""
+    out: list[Word] = []
+    for k, w in enumerate(words):
+        a = out[-1] if out else None
+        if (a is not None and _UNITS.fullmatch(a.text) and _CENTS.fullmatch(w.text) and _same_line(a, w)
+                and -0.2 * a.h <= w.x1 - a.x2 <= 0.8 * max(a.h, w.h)
+                and (not a.text[0].isdigit() or len(out) > 1 and _CURRENCY.fullmatch(out[-2].text)
+                     or k + 1 == len(words) or not _same_line(w, words[k + 1]))):
+            out[-1] = Word(a.text + w.text, min(a.x1, w.x1), min(a.y1, w.y1), max(a.x2, w.x2), max(a.y2, w.y2),
+                           a.size, a.bold, a.line)
+        else:
+            out.append(w)
+    return out
 
 
 def read_words(img: Image.Image, ocr_model: str | None) -> list[Word]:

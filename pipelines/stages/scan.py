@@ -70,7 +70,7 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
         words = ocr.read_words(marks.erase(gray, strikes) if strikes else gray, model)
     else:
         words = read
-    words = drop_inside(words, code_boxes)  # QR modules read as letters
+    words = drop_inside(ocr.joined_decimals(words), code_boxes)  # QR modules read as letters
 
     regions: list[Region] = mark_regions(found_codes, "barcode")
     if strikes:  # struck lines keep their place in the reading order

@@ -224,3 +224,22 @@ def test_a_receipt_photographed_at_an_angle_keeps_its_lines_and_rows() -> None:
     lines = page_text(run(image_bytes(photo), ocr_model="model02").pages[0]).splitlines()
     for label, amount in rows:
         assert f"{label} {amount}".strip() in lines
+
+
+def test_an_amount_ocr_split_at_its_point_is_one_word_again() -> None:
+    """Dot-matrix printers give the decimal point a whole cell: "73." and "00" come apart."""
+    def w(text: str, x1: float, x2: float, line: int = 0) -> ocr.Word:
+        return ocr.Word(text, x1, 100, x2, 125, 25, line=line)
+
+    words = [w("TOTAL", 300, 380), w("RM", 470, 505), w("73.", 517, 561), w("00", 575, 609)]
+    assert [x.text for x in ocr.joined_decimals(words)] == ["TOTAL", "RM", "73.00"]
+    assert ocr.joined_decimals(words)[-1].x2 == 609
+    last = [w("Sub", 100, 150), w("Total", 160, 240), w("68.", 650, 688), w("87", 702, 730), w("SR", 100, 130, line=1)]
+    assert [x.text for x in ocr.joined_decimals(last)] == ["Sub", "Total", "68.87", "SR"]  # last on its line
+    # not across lines, not over a column gap, not a date set with spaces, not three digits
+    apart = [[w("73.", 517, 561), w("00", 575, 609, line=1)], [w("73.", 517, 561), w("00", 640, 674)],
+             [w("12.", 100, 125), w("03.", 135, 160), w("2024", 170, 220)],
+             [w("3.", 100, 112), w("100", 122, 160)],
+             [w("Lot", 40, 80), w("38.", 90, 125), w("39", 135, 160), w("Boulevard", 170, 290)]]
+    for case in apart:
+        assert len(ocr.joined_decimals(case)) == len(case)
