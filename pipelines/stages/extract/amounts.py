@@ -251,10 +251,30 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             if best is None or (rank, second) >= best[:2]:
                 best = (rank, second, hit)
     if best is None and net is not None:  # "SUB TOTAL 150.00 / NET TOTAL 174.90 / CASH 200.00"
-        return net[1]
+        return _net_plus_tax(pages, net[0]) or net[1]
     if best is None and role.kind == "total":
         return _tendered(pages)
     return best[2] if best else None
+
+
+def _net_plus_tax(pages: list[PageResult], net: float) -> Hit | None:
+    """Under a net total and its tax, the first amount that is their sum (to a rounding of 0.05):
+    the total, whatever its label says ("Sub Total 68.87 / GST 6% 4.13 / TOR RM 73.00")."""
+    for page in pages:
+        rows = rows_of(page)
+        start = next((i for i, r in enumerate(rows) if SUBTOTAL.search(r.text) and (v := _amount_on(r, TOTAL))
+                      and _value(v) == net), None)
+        if start is None:
+            continue
+        tax = None
+        for r in rows[start + 1:start + 8]:
+            if (value := _amount_on(r)) is None:
+                continue
+            if tax is None and TAX.search(r.text) and not TOTAL.search(r.text):
+                tax = _value(value)
+            elif tax is not None and abs(_value(value) - net - tax) <= 0.05 + 1e-9:
+                return Hit(value, r.page, r.box)
+    return None
 
 
 # a payment taken at the counter, and the change given back
