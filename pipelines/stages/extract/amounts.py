@@ -15,12 +15,14 @@ from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
     AMOUNT,
     BETTER_TOTAL,
+    CARRIED,
     FINAL,
     NOT_TOTAL,
     SUBTOTAL,
     TAX,
     TITLE,
     TOTAL,
+    WHOLE_AMOUNT,
     Role,
 )
 from pipelines.stages.extract.rows import Row, rows_of
@@ -35,7 +37,8 @@ def _amount_on(row: Row, after: re.Pattern[str] | None = None) -> str | None:
         return money[0].group(0).strip()  # "TOTAL  55.00  $4555.00": the hours' sum, then the money
     if rest:
         return rest[0].group(0).strip()
-    found = AMOUNT.findall(row.text) or [m.group(0) for m in CURRENCY_AMOUNT.finditer(row.text)]
+    found = AMOUNT.findall(row.text) or [m.group(0) for m in CURRENCY_AMOUNT.finditer(row.text)] \
+        or [m.group(0) for m in WHOLE_AMOUNT.finditer(row.text)]
     return found[-1].strip() if found else None
 
 
@@ -216,7 +219,7 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
                     best = (rank, second, Hit(value, r.page, where.box))
                 continue
             if role.kind == "total":
-                if not TOTAL.search(t) or NOT_TOTAL.search(t) and not _total_cell(t):
+                if not TOTAL.search(t) or NOT_TOTAL.search(t) and not _total_cell(t) or CARRIED.search(t):
                     continue
                 if SUBTOTAL.search(t) and not FINAL.search(t):
                     if not TAX.search(t) and (value := _amount_on(r, TOTAL)) is not None \
@@ -226,7 +229,7 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
                 if TAX.search(t) and not BETTER_TOTAL.search(t):
                     continue
             elif role.kind == "subtotal":
-                if not SUBTOTAL.search(t):
+                if not SUBTOTAL.search(t) or _tax_label_last(t) or CARRIED.search(t):
                     continue
             elif not TAX.search(WITHOUT.sub(" ", t)) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)) \
                     or STAMP.search(t) or EXEMPT.search(t):
@@ -255,6 +258,20 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
     if best is None and role.kind == "total":
         return _tendered(pages)
     return best[2] if best else None
+
+
+def _tax_label_last(text: str) -> bool:
+    """Is the label nearest before the row's last amount a tax's, after a net word? A row the
+    layout joined across two columns ("ÁFA-kulcs Nettó ÁFA Bruttó  ÁFA összesen 105 793 Ft"):
+    its amount is the tax's."""
+    bare = WITHOUT.sub(" ", text)
+    money = list(AMOUNT.finditer(bare)) or list(WHOLE_AMOUNT.finditer(bare))
+    if not money:
+        return False
+    head = bare[:money[-1].start()]
+    net = [m.end() for m in SUBTOTAL.finditer(head)]
+    tax = [m.end() for m in TAX.finditer(head)]
+    return bool(net and tax and tax[-1] > net[-1])
 
 
 def _net_plus_tax(pages: list[PageResult], net: float) -> Hit | None:

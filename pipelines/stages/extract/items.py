@@ -31,7 +31,7 @@ from typing import Any
 
 from pipelines.core.models import Citation, PageResult
 from pipelines.stages.extract.lexicon import gloss, item_gloss
-from pipelines.stages.extract.roles import AMOUNT, totals_row
+from pipelines.stages.extract.roles import AMOUNT, WHOLE_AMOUNT, totals_row
 from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.schema import Field, Records
 from pipelines.stages.extract.values import coerce
@@ -116,13 +116,9 @@ def _ends(row: Row) -> bool:
     return totals_row(row.text)
 
 
-# a whole amount with its currency ("53 EUR", "$ 120"): an amount too, in a list of items
-WHOLE_AMOUNT = re.compile(r"(?<![\w.,])-?\d{1,7}\s*(?:EUR|USD|GBP|CHF|€|\$|£)(?!\w)|"
-                          r"(?:EUR|USD|GBP|CHF|[€$£])\s*-?\d{1,7}(?![\d.,%])")
-
-
 def row_amounts(text: str) -> list[re.Match[str]]:
-    """The amounts of a row, rates left out (``15.00%`` is a tax rate)."""
+    """The amounts of a row, rates left out (``15.00%`` is a tax rate); whole amounts with their
+    currency ("53 EUR", "$ 120", "2 890 Ft") where it has no other."""
     found = [m for m in AMOUNT.finditer(text) if not text[m.end():].lstrip().startswith("%")]
     return found or list(WHOLE_AMOUNT.finditer(text))
 

@@ -95,6 +95,9 @@ NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "
                    "menge", "anzahl", "quantité", "aantal", "cantidad", "quantità", "rabatt\\w*", "remises?", "korting",
                    "abschl[äa]ge?", "zuschl[äa]ge?", "nachl[äa]ss\\w*", "skonto", "allowances?", "descuentos?",
                    "sconto")
+# a running sum carried from one page to the next: neither the net total nor the total
+CARRIED = _words("carried forward", "brought forward", "c/f", "b/f", "[üu]bertrag", "[àa] reporter", "[áa]tvitel",
+                 "[áa]thozat", "riporto", "suma y sigue", "a transportar")
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inc\\.?", "inclusive",
                       "includes?", "including", "with (?:vat|tax|gst)",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
@@ -156,6 +159,13 @@ AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|[$€£¥₹]|EUR|USD|G
                     r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,' ]\d{3})+|\d{1,7})"  # lakh grouping: 1,03,900.00
                     r"[.,]\d{2}"
                     r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)
+# a whole amount marked by its currency, as currencies without minor units and invoices in whole
+# units print them ("730 484 Ft", "¥12,800", "EUR 1.250", "$ 450"); thousands grouped by a space,
+# a dot, a comma or an apostrophe
+_WHOLE = r"\d{1,3}(?:[ .,'\u00a0\u202f]\d{3})+|\d{1,7}"
+_MARK = r"EUR|USD|GBP|CHF|HUF|JPY|ISK|KRW|CZK|PLN|SEK|NOK|DKK|[€$£¥₩]|Ft|Kč|zł|kr\.?"
+WHOLE_AMOUNT = re.compile(rf"(?<![\w.,])-?(?:{_WHOLE})\s*(?:{_MARK})(?!\w)|"
+                          rf"(?<!\w)(?:{_MARK})\s*-?(?:{_WHOLE})(?![\d%]|[.,]\d)")
 PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b|\b0\d{1,3}-\d{6,8}\b")
 MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|"
                     r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei|jän|feber", re.I)
@@ -163,12 +173,12 @@ MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr
 
 CURRENCY_NAME = _words("currency", "currency code", "währung", "devise", "monnaie", "valuta", "munt", "moneda",
                       "divisa")
-_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "RM": "MYR", "S$": "SGD", "US$": "USD",
+_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "RM": "MYR", "S$": "SGD", "US$": "USD", "Ft": "HUF",
             "CHF": "CHF", "Fr.": "CHF", "kr": "SEK", "zł": "PLN", "Kč": "CZK"}
 _CODES = re.compile(r"(?<![A-Za-z])(EUR|USD|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK|PLN|CZK|HUF|MYR|SGD|CNY|HKD|NZD|ZAR|"
                     r"MXN|BRL|AED|SAR|QAR|KRW|TRY|RON|BGN|ISK|THB|IDR|VND|ILS|EGP|NGN|KES|ARS|CLP|COP|TWD)"
                     r"(?![A-Za-z])")
-_SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)|Kč|zł")
+_SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)|Kč|zł|(?<=\d )Ft(?![A-Za-z])")
 
 
 def currencies(text: str) -> list[str]:

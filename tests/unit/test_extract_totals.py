@@ -1,0 +1,51 @@
+"""The total, net total and tax where the page does not say them plainly: a total's label OCR
+misread or missing, a slip that prints no total at all, whole amounts of currencies printed
+without minor units, a running sum carried from page to page, and labels of two columns that
+the layout joined into one row."""
+
+from __future__ import annotations
+
+from tests.support.extract_pdf import RECEIPT_SCHEMA, TOTALS_SCHEMA, pages_pdf, pdf, run
+
+HEAD = [(200, 60, "KEDAI RUNCIT MAJU JAYA SDN BHD", 14), (190, 90, "NO. 12, JALAN MERANTI 3,", 10),
+        (190, 104, "TAMAN SRI MUDA, 40400 SHAH ALAM.", 10), (100, 200, "Date: 25/12/2018  20:13", 10),
+        (100, 240, "SUGAR 1KG          2 x 2.80      5.60", 10)]
+
+
+def total_of(rows: list[tuple[float, float, str, float]]) -> str | None:
+    return run(pdf([*HEAD, *rows]), RECEIPT_SCHEMA)["data"]["total"]
+
+
+def test_a_misread_total_label_and_a_total_that_is_the_net_plus_its_tax() -> None:
+    assert total_of([(100, 280, "Tolal Amcunt: $8.20", 10), (100, 294, "GST @6%. S0 46", 10),
+                     (100, 308, "Payment Mode Amount", 10), (100, 322, "ASH $8.20", 10)]) == "$8.20"
+    # the total's label misread past knowing: the amount under the net total and its tax that is their sum
+    assert total_of([(100, 280, "Sub Total   RM 68.87", 10), (100, 294, "Service Charge   RM 0.00", 10),
+                     (100, 308, "GST/TAX 6%   RM 4.13", 10), (100, 322, "TOR RM 73.00", 10),
+                     (100, 336, "CA. RM 73.00", 10)]) == "73.00"
+
+
+def test_a_slip_without_a_total_gives_what_was_paid_unless_change_came_back() -> None:
+    assert total_of([(100, 280, "OPT.05     RM 149.00", 10), (100, 294, "CASH", 10),
+                     (100, 308, "RM 170.00", 10)]) == "170.00"
+    assert total_of([(100, 280, "OPT.05     RM 149.00", 10), (100, 294, "CASH     RM 200.00", 10),
+                     (100, 308, "CHANGE   RM 51.00", 10)]) is None
+
+
+def test_whole_forints_a_carried_sum_and_labels_of_two_columns_on_one_row() -> None:
+    schema = {"type": "object", "properties": {
+        **TOTALS_SCHEMA["properties"], "currency": {"type": "string", "description": "Currency code (ISO 4217)."}}}
+    first = [(60, 60, "Alföldi Gasztro Kft.", 14), (420, 60, "SZÁMLA", 16), (420, 80, "Sorszám: AGN-2025/08814", 9),
+             (60, 140, "Megnevezés", 9), (300, 140, "Menny.", 9), (380, 140, "Nettó érték", 9),
+             (60, 160, "Sertéskaraj csont nélkül", 9), (300, 160, "18,5", 9), (380, 160, "53 465", 9),
+             (380, 760, "Átvitel (nettó): 485 011 Ft", 9)]
+    second = [(60, 60, "Áthozat (nettó): 485 011 Ft", 9),
+              (60, 200, "ÁFA-kulcs", 9), (150, 200, "Nettó", 9), (220, 200, "ÁFA", 9), (290, 200, "Bruttó", 9),
+              (360, 200, "ÁFA összesen", 9), (480, 200, "105 793 Ft", 9),
+              (360, 185, "Nettó összesen", 9), (480, 185, "624 691 Ft", 9),
+              (360, 215, "Bruttó összesen", 9), (480, 215, "730 484 Ft", 9)]
+    data = run(pages_pdf([first, second]), schema)["data"]
+    assert data["currency"] == "HUF"
+    assert data["total_amount"] == 730484
+    assert data["tax_amount"] == 105793
+    assert data["subtotal"] == 624691  # not the sum carried over, nor the tax beside it
