@@ -50,10 +50,11 @@ def pages_pdf(pages: list[list[tuple[float, float, str, float]]]) -> bytes:
 
 
 def drawn_pdf(texts: list[tuple], rules: list[tuple[float, float, float]] = (),
-              shades: list[tuple[float, float, float, float]] = ()) -> bytes:
+              shades: list[tuple[float, float, float, float]] = (),
+              uprights: list[tuple[float, float, float]] = ()) -> bytes:
     """A one-page PDF as office and invoicing software draw one: texts (x, y from the top, text,
-    size, and a style: "R" sets the text's right edge at x, "B" bold), horizontal rules (x1, x2, y) and grey
-    boxes (x, y, width, height) behind the text."""
+    size, and a style: "R" sets the text's right edge at x, "B" bold), horizontal rules (x1, x2, y),
+    grey boxes (x, y, width, height) behind the text and vertical rules (x, y1, y2)."""
     buf = io.BytesIO()
     c = canvas.Canvas(buf, pagesize=A4)
     h = A4[1]
@@ -63,6 +64,8 @@ def drawn_pdf(texts: list[tuple], rules: list[tuple[float, float, float]] = (),
     c.setFillGray(0)
     for x1, x2, y in rules:
         c.line(x1, h - y, x2, h - y)
+    for x, y1, y2 in uprights:
+        c.line(x, h - y1, x, h - y2)
     for x, y, text, size, *style in texts:
         c.setFont("Helvetica-Bold" if size > 12 or "B" in "".join(style) else "Helvetica", size)
         (c.drawRightString if "R" in "".join(style) else c.drawString)(x, h - y, text)

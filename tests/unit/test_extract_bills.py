@@ -168,3 +168,27 @@ def test_invisible_marks_in_words_and_a_buyer_issued_to() -> None:
              (380, 100, "INVOICE NO: INV-2025-002", 9), (330, 300, "Total", 9), (540, 300, "₹ 462.00", 9, "R")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["buyer_name"] == "Mr. Spencer Bradford" and data["invoice_number"] == "INV-2025-002"
+
+
+def test_an_indian_tax_invoice_in_a_grid_of_boxes() -> None:
+    """A GST invoice as Tally prints it: the copy it is in the top corner, the seller's name beside
+    the ``Invoice No.`` and ``Dated`` boxes with their values under them, ``Buyer's Order No.`` (a
+    field, not the buyer) and the buyer under ``Buyer (Bill to)``."""
+    texts = [(250, 40, "TAX INVOICE", 11, "B"), (430, 40, "(ORIGINAL FOR RECIPIENT)", 8),
+             (40, 70, "Sri Lakshmi Packaging Industries", 10, "B"), (360, 70, "Invoice No.", 8), (470, 70, "Dated", 8),
+             (40, 82, "Plot No. 47, KIADB Industrial Area", 8), (360, 82, "SLP/24-25/1187", 9, "B"),
+             (470, 82, "18-Feb-2025", 9, "B"),
+             (40, 94, "Bommasandra, Hosur Road", 8), (40, 106, "Bengaluru, Karnataka - 560099", 8),
+             (40, 118, "GSTIN/UIN: 29AAKFS4821Q1ZP", 8),
+             (360, 140, "Buyer's Order No.", 8), (470, 140, "Dated", 8),
+             (360, 152, "NAF/PO/2425/0658", 9), (470, 152, "06-Feb-2025", 9),
+             (40, 180, "Buyer (Bill to)", 8), (40, 192, "Nandini Agro Foods Pvt. Ltd.", 10, "B"),
+             (40, 204, "No. 12, 3rd Cross, Lavelle Road", 8), (40, 216, "Bengaluru, Karnataka - 560001", 8),
+             (40, 228, "GSTIN/UIN : 29AADCN7715R1Z4", 8),
+             (330, 300, "Total", 9), (540, 300, "4,19,414.00", 9, "R")]
+    rules = [(30, 565, 60), (30, 565, 130), (30, 565, 170), (30, 565, 240), (350, 565, 76), (350, 565, 146)]
+    uprights = [(30, 60, 240), (350, 60, 170), (460, 60, 170), (565, 60, 240)]
+    data = run(drawn_pdf(texts, rules, uprights=uprights), SCHEMA)["data"]
+    assert data["seller_name"] == "Sri Lakshmi Packaging Industries"
+    assert data["buyer_name"] == "Nandini Agro Foods Pvt. Ltd."
+    assert data["invoice_number"] == "SLP/24-25/1187"

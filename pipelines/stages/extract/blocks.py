@@ -51,9 +51,13 @@ def _without_id(text: str) -> str:
     return ID_LABEL.sub("", NAME_ID.sub("", text)).strip()
 
 
+# which copy of the document this is: "(ORIGINAL FOR RECIPIENT)", "DUPLICATE FOR TRANSPORTER"
+COPY_LINE = re.compile(r"^\(?\s*(?:original|duplicate|triplicate|copy|copie|kopie|copia|duplicado)\b[^()]*\)?$", re.I)
+
+
 def _name_like(text: str) -> bool:
     t = _without_id(text)
-    if _letters(t) < 3 or _is_title(t) or STOP.search(t) or DATE.search(t) or AMOUNT.search(t):
+    if _letters(t) < 3 or _is_title(t) or STOP.search(t) or DATE.search(t) or AMOUNT.search(t) or COPY_LINE.match(t):
         return False
     if not any(ch.isupper() for ch in t):  # a stamp or a note in lower case, not a printed name
         return False
@@ -372,8 +376,8 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
                 continue  # "Customer account: PEN-0077", "Client No.": an identifier's label
             if gloss(ln.text.strip(" :")) == "customer number":
                 continue  # "N° client", "Kunde Nr.": the number's label before the word
-            if after.startswith("/"):
-                after = ""  # "Käufer/Leistungsempfänger": one label in two words
+            if after.startswith("/") or (after.startswith("(") and label.fullmatch(after.strip("() :"))):
+                after = ""  # "Käufer/Leistungsempfänger", "Buyer (Bill to)": one label in two
             name, address = parties.form_party(page, ln)
             if name:
                 return [(" ".join(n.text.strip() for n in name), name[0])], [(a.text.strip(), a) for a in address]

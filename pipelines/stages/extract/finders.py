@@ -188,7 +188,28 @@ def doc_number(pages: list[PageResult]) -> Hit | None:
         for ln in [*r.lines, Line(r.page, r.text, r.box, -1, 0, 1)]:  # (the sign and the number in cells side by side)
             if (m := BARE_NUMBER.match(ln.text)) and not DATE.fullmatch(m.group("id")):
                 return Hit(m.group("id"), r.page, ln.box)
-    return _under_title(pages) or quoted  # a quote's own number, where the document is the quote
+    return _under_title(pages) or _under_label(pages) or quoted  # a quote's own, where the document is the quote
+
+
+def _under_label(pages: list[PageResult]) -> Hit | None:
+    """A number in a grid of boxes, under its label cell (``Invoice No.`` over ``SLP/24-25/1187``,
+    ``Dated`` beside it over the date), in the first rows of the first page: cells side by side
+    (lines, or a table row's cells two spaces apart), the label's and the number's in one column."""
+    def cells(r: Row) -> list[tuple[str, Line]]:
+        return [(c.strip(), ln) for ln in r.lines for c in re.split(r"\s{2,}", ln.text) if c.strip()]
+
+    rows = rows_of(pages[0])[:12] if pages else []
+    for k, r in enumerate(rows[:-1]):
+        top, low = cells(r), cells(rows[k + 1])
+        if len(top) != len(low):
+            continue  # (a label's column is its place among the row's cells)
+        for (label, _), (value, ln) in zip(top, low, strict=True):
+            if own_numbers(label) or not own_numbers(label + " X-1001"):
+                continue  # (a label that would take a number after it, and has none)
+            m = own_numbers(f"{label} {value}")
+            if m and m[0].group("id") == value and not DATE.fullmatch(value):
+                return Hit(value, ln.page, ln.box)
+    return None
 
 
 # an identifier alone on its line ("FT 2024A/148", "INV-20417"): a series' letters, then

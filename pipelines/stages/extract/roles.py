@@ -57,6 +57,8 @@ BUYER = _words("buyer", "customer", "client", "issued to", "cobrar a", "env[ií]
                "rechnungs(?:adresse|anschrift)", "factuuradres", "fakturerings?adressen?", "fakturaadress(?:en)?",
                "direcci[óo]n de facturaci[óo]n",
                "indirizzo di fatturazione", "intestat[oa] a", "credit(?:ed)? to", "(?:aan|to|an)(?=\\s*:)")
+# "Buyer's Order No.", "Customer's PO", "Company's PAN": a field of the party's, not its label
+SELLER, BUYER = (re.compile(p.pattern + r"(?!['’]s\b)", re.I) for p in (SELLER, BUYER))
 # who is paid: a remittance stub's or a payment slip's label
 PAYEE = re.compile(r"(?<![a-zà-ÿ])(?:remit(?:tance)? to|payable to|(?:cheques?|checks?) payable|zahlbar an|payable [àa]|"
                    r"pagabile a)(?![a-zà-ÿ])", re.I)
