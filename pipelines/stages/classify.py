@@ -70,6 +70,21 @@ def page_text(page: PageResult) -> str:
     return "\n".join(t for f in page.fragments if (t := _fragment_text(f)))
 
 
+def _printed_lines(page: PageResult) -> list[str]:
+    """The page's lines as printed: a table's rows each a line (its cells left to right)."""
+    out: list[str] = []
+    for f in page.fragments:
+        if f.fragment_type == "table" and isinstance(f.content.get("cells"), list):
+            rows: dict[int, list[str]] = {}
+            for c in sorted((c for c in f.content["cells"] if isinstance(c, dict)),
+                            key=lambda c: (c.get("row") or 0, c.get("column") or 0)):
+                rows.setdefault(c.get("row") or 0, []).append(str(c.get("text") or ""))
+            out += [" ".join(t for t in row if t) for row in rows.values()]
+        else:
+            out += _fragment_text(f).splitlines()
+    return [ln for ln in out if ln.strip()]
+
+
 def _area(f) -> float:  # type: ignore[no-untyped-def]
     b = f.bbox
     return max(0.0, (b["x2"] - b["x1"]) * (b["y2"] - b["y1"])) if b else 0.0
@@ -103,7 +118,7 @@ def layout_caption(page: PageResult) -> str:
     parts = []
     if page.width and page.height and page.width > page.height:
         parts.append("a landscape slide")
-    elif page.width and page.height and page.width < 0.6 * page.height or _slip(page, lines) and not code:
+    elif page.width and page.height and page.width < 0.6 * page.height or _slip(page, _printed_lines(page)) and not code:
         parts.append(SLIP)  # thermal paper rolls
     elif len(words) < 120:
         parts.append("few words in large type, bullet points")

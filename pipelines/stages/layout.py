@@ -250,7 +250,7 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
     body = body or body_size([w for w in main if w.y1 < FOOT_SHARE * height] or main or words)
     blocks = margin_blocks(head, "page_header", unit)
     stream = main if text_layer else None
-    for leaf in reading_order([*main, *regions], unit, line_gap(main, unit), stream):
+    for leaf in reading_order([*main, *regions], unit, line_gap(main, unit), stream, scanned=not text_layer):
         region = next((i for i in leaf if isinstance(i, Region)), None)
         if region is not None and len(leaf) == 1:
             blocks.append(Block(region.kind, _box(region), data=region.data))

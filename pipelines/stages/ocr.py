@@ -202,6 +202,17 @@ def _rapidocr():
     return _rapid
 
 
+_CJK = re.compile(r"[\u3000-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _latin_forms(text: str) -> str:
+    """A line without Chinese, Japanese or Korean characters with the full-width punctuation and
+    letters that rapidocr's Chinese-trained model reads ("Date ：07/05/2024", "（M）") as ASCII."""
+    if _CJK.search(text):
+        return text
+    return "".join(chr(ord(ch) - 0xFEE0) if "\uff01" <= ch <= "\uff5e" else ch for ch in text)
+
+
 def rapidocr_words(img: Image.Image) -> list[Word]:
     """Lines from rapidocr, split into words in proportion to their characters. A line comes as
     a quadrilateral along its baseline; each word's box is the strip of it over the word (a
@@ -215,7 +226,7 @@ def rapidocr_words(img: Image.Image) -> list[Word]:
         return words
     for n, (quad, text) in enumerate(zip(boxes, txts)):
         tl, tr, br, bl = np.asarray(quad, dtype=float)[:4]
-        text = " ".join(str(text).split())
+        text = " ".join(_latin_forms(str(text)).split())
         if not text:
             continue
         pos = 0

@@ -116,13 +116,24 @@ def _figures(gray: Image.Image, dpi: float, words: list[Word], taken: list) -> l
     unit = statistics.median(w.h for w in words)
     normal = [w for w in words if w.h <= 2.5 * unit]
     out = []
+    width, height = gray.size
     for box in marks.figures(gray, dpi, [(w.x1, w.y1, w.x2, w.y2) for w in normal], exclude=taken):
         if any(overlap(box, t) > 0 for t in taken):
             continue
+        edge = 0.01 * max(width, height)
+        if box[1] <= edge and box[3] >= height - edge or box[0] <= edge and box[2] >= width - edge:
+            continue  # from edge to edge of the image: the table or scanner lid around the page, not a picture
+
         g = 1.5 * unit  # small print just around it (axis labels) belongs to it too
         grown = (box[0] - g, box[1] - g, box[2] + g, box[3] + g)
         labels = [w for w in normal if inside((w.x1, w.y1, w.x2, w.y2), box)
                   or (w.h < 0.9 * unit and inside((w.x1, w.y1, w.x2, w.y2), grown))]
+        if len(labels) > 0.5 * len(normal) and len(labels) >= 20:
+            continue  # most of the page's text inside it: the table or scanner lid around a photographed page
+        mine = {id(w) for w in labels}
+        lines_out = {w.line for w in normal if id(w) not in mine and w.line >= 0}
+        if sum(1 for w in labels if w.line in lines_out) >= 2:
+            continue  # text lines run on out of it: the table's wood beside a photographed slip, not a picture
         text = " ".join(w.text for w in sorted(labels, key=lambda w: (round(w.cy / unit), w.x1)))
         if labels:
             box = (min(box[0], *(w.x1 for w in labels)), min(box[1], *(w.y1 for w in labels)),

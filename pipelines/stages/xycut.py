@@ -56,8 +56,9 @@ def line_text(line: list[Word]) -> str:
 
 
 class _Cutter:
-    def __init__(self, unit: float, line_gap: float = 0.0) -> None:
+    def __init__(self, unit: float, line_gap: float = 0.0, slips: bool = False) -> None:
         self.unit = max(unit, 1.0)  # median word height: every threshold is relative to it
+        self.slips = slips  # a scanned page: labels and amounts set apart are rows (``valued``)
         # a band break is a gap clearly wider than the usual gap between the lines of a
         # paragraph (loose leading leaves 4 pt between 9 pt boxes)
         self.band_gap = max(0.45 * self.unit, line_gap + 0.25 * self.unit)
@@ -116,6 +117,18 @@ class _Cutter:
         if len(cols) >= 3 and (k := self.label_column(cols)) is not None:
             cols = [*cols[:k], [i for col in cols[k:] for i in col]]  # a block beside a list of labels and values
         if len(cols) > 1:
+            if self.slips and (span := self.valued(cols)) is not None:
+                top, bottom = span  # the labels and values; the lines above and below them read on their own
+                parts = [[i for i in items if (i.y1 + i.y2) / 2 < top], [i for i in items if top <= (i.y1 + i.y2) / 2 <= bottom],
+                         [i for i in items if (i.y1 + i.y2) / 2 > bottom]]
+                for k, part in enumerate(parts):
+                    if k == 1:
+                        box = union([_box(i) for i in part])
+                        self.emit([Region("text_table", *box, data={"columns": [[i for i in c if i in part] for c in cols]})],
+                                  out, path)
+                    elif part:
+                        self.cut(part, out, path)
+                return
             if self.tabular(cols) or self.labelled(cols):
                 box = union([_box(i) for i in items])
                 self.emit([Region("text_table", *box, data={"columns": cols})], out, path)
@@ -222,6 +235,39 @@ class _Cutter:
         return paired == len(left)
 
 
+    def valued(self, cols: list[list[Item]]) -> tuple[float, float] | None:
+        """Two parts, the right one a column of short values (``25.23``, ``9HQJXVUFDR``), each on
+        the line of a short label to its left, which has more lines (labels without a value, a
+        heading above): a slip's labels and amounts. The span (top, bottom) of the labels with
+        values, read as a two-column table so each amount stays with its label; None otherwise."""
+        if len(cols) != 2 or any(isinstance(i, Region) for c in cols for i in c):
+            return None
+        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(right) < 2 or len(left) < len(right) or max(len(line) for line in right) > 2 \
+                or statistics.median(len(line) for line in left) > 5:
+            return None
+        ends = [max(w.x2 for w in line) for line in right]  # amounts set flush right, most with figures
+        if max(ends) - min(ends) > 1.5 * self.unit or \
+                sum(any(ch.isdigit() for w in line for ch in w.text) for line in right) < 0.5 * len(right):
+            return None
+        mates = self._mates(right, left)
+        if mates is None:
+            return None
+        both = [*right, *mates]
+        return min(w.y1 for ln in both for w in ln), max(w.y2 for ln in both for w in ln)
+
+    def _mates(self, lines: list[list[Word]], others: list[list[Word]]) -> list[list[Word]] | None:
+        """For each of ``lines`` the first of ``others`` on its line (centres within 0.4 of a
+        line's height); None when one has none."""
+        out = []
+        for line in lines:
+            cy = statistics.fmean(w.cy for w in line)
+            mate = next((o for o in others if abs(statistics.fmean(w.cy for w in o) - cy) < 0.4 * self.unit), None)
+            if mate is None:
+                return None
+            out.append(mate)
+        return out
+
     def _labels(self, cols: list[list[Item]]) -> list[tuple[float, float]] | None:
         """(centre, top) of each line of a narrow left column of short labels that each sit
         on a line of the part to their right; None when ``cols`` is not that."""
@@ -235,14 +281,11 @@ class _Cutter:
         rw = max(i.x2 for i in cols[1]) - min(i.x1 for i in cols[1])
         if lw > 0.6 * rw:
             return None
-        out = []
-        for line in left:
-            cy = statistics.fmean(w.cy for w in line)
-            mate = [r for r in right if abs(statistics.fmean(w.cy for w in r) - cy) < 0.4 * self.unit]
-            if not mate:
-                return None
-            out.append((cy, min(min(w.y1 for w in line), min(w.y1 for w in mate[0]))))
-        return out
+        mates = self._mates(left, right)
+        if mates is None:
+            return None
+        return [(statistics.fmean(w.cy for w in line), min(min(w.y1 for w in line), min(w.y1 for w in mate)))
+                for line, mate in zip(left, mates, strict=True)]
 
     def label_bands(self, cols: list[list[Item]]) -> list[list[Item]]:
         """Labels in a margin beside long values (a definition list whose values run to
@@ -312,13 +355,14 @@ def line_gap(words: list[Word], unit: float) -> float:
 
 
 def reading_order(items: list[Item], unit: float, gap: float = 0.0,
-                  stream: list[Word] | None = None) -> list[list[Item]]:
+                  stream: list[Word] | None = None, scanned: bool = False) -> list[list[Item]]:
     """Leaves of the XY-cut, in reading order (``gap``: the usual gap between lines). With
     ``stream`` (the page's words in text-layer order) the leaves keep the stream's order unless
-    it interleaves proven columns (``reading_order.settle``)."""
+    it interleaves proven columns (``reading_order.settle``). ``scanned``: OCR words, whose
+    slips' labels and amounts far apart are read as rows (a text layer keeps its own lines)."""
     if not items:
         return []
     out: list[list[Item]] = []
-    cutter = _Cutter(unit, gap)
+    cutter = _Cutter(unit, gap, slips=scanned)
     cutter.cut(items, out)
     return settle(out, stream, unit, cutter.paths) if stream else out

@@ -34,7 +34,11 @@ def run(data: bytes, page_range: str | None = None, enrichment: EnrichmentOption
 
 
 def page_text(page) -> str:
-    return "\n".join(str(f.content.get("content", "")) for f in page.fragments)
+    return "\n".join(page_text_of(f) for f in page.fragments)
+
+
+def page_text_of(fragment) -> str:
+    return str(fragment.content.get("content", ""))
 
 
 @pytest.fixture(scope="module")
@@ -243,3 +247,44 @@ def test_an_amount_ocr_split_at_its_point_is_one_word_again() -> None:
              [w("Lot", 40, 80), w("38.", 90, 125), w("39", 135, 160), w("Boulevard", 170, 290)]]
     for case in apart:
         assert len(ocr.joined_decimals(case)) == len(case)
+
+
+def test_a_slip_photographed_on_a_dark_table_is_read_as_text_not_as_a_picture() -> None:
+    """The table's wood around a photographed slip is no picture: the slip's lines stay text
+    (they were read as one figure's label, or cut where the wood met the paper)."""
+    import numpy as np
+    from reportlab.pdfgen import canvas
+
+    rows = [("MAIN STREET RESTAURANT", ""), ("6332 BUSINESS DRIVE", ""), ("PALO ALTO CA 94301", ""),
+            ("MERCHANT ID:", "9HQJXVUFDR"), ("SUB TOTAL", "25.23"), ("TIP:", "3.78"), ("TOTAL", "29.01")]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(260, 200))
+    c.setFont("Courier-Bold", 10)
+    for k, (label, amount) in enumerate(rows):  # the shop's lines centred, labels and amounts apart
+        if amount:
+            c.drawString(14, 180 - 24 * k, label)
+            c.drawRightString(246, 180 - 24 * k, amount)
+        else:
+            c.drawCentredString(130, 180 - 24 * k, label)
+    c.save()
+    slip = render_png(buf.getvalue()).convert("L")
+    rng = np.random.default_rng(3)
+    w, h = slip.size
+    grain = 70 + 40 * np.sin(np.arange(w + 400)[None, :] / 9.0) + rng.normal(0, 18, (h + 300, w + 400))
+    table = Image.fromarray(np.clip(grain, 0, 255).astype(np.uint8))
+    table.paste(slip, (200, 150))
+    page = run(image_bytes(table)).pages[0]
+    lines = [line for f in page.fragments if f.fragment_type != "table" for line in page_text_of(f).splitlines()]
+    for f in page.fragments:  # a table's rows, their cells left to right
+        if f.fragment_type == "table":
+            cells = sorted(f.content["cells"], key=lambda c: (c["row"], c["column"]))
+            lines += [" ".join(c["text"] for c in cells if c["row"] == r) for r in range(f.content["rows"])]
+    for label, amount in rows:
+        assert f"{label} {amount}".strip() in lines  # each amount beside its label
+    assert not [f for f in page.fragments if f.fragment_type == "figure"]
+
+
+def test_full_width_punctuation_on_a_latin_line_reads_as_ascii() -> None:
+    """rapidocr's Chinese-trained model reads a colon or brackets on a Latin line full width."""
+    assert ocr._latin_forms("Date ：07/05/2024 （M）") == "Date :07/05/2024 (M)"
+    assert ocr._latin_forms("合计：12.00") == "合计：12.00"  # a Chinese line keeps its own
