@@ -103,3 +103,18 @@ def test_a_total_beside_a_count_in_its_row_is_read_and_a_zero_total_does_not_win
             (100, 168, "Total Saving", 10), (200, 168, "Total", 10), (300, 168, "0.00", 10),
             (100, 182, "CASH", 10), (400, 182, "100.00", 10)]
     assert run(pdf(head), RECEIPT_SCHEMA)["data"]["total"] == "77.20"
+
+
+def test_a_name_printed_only_as_a_logo_is_the_shop_the_slip_thanks_not_an_item() -> None:
+    """The name is a script logo OCR cannot read: the first name-like line, under the address
+    and the sale's date, is an item. The shop is the one the slip thanks for shopping there."""
+    lines = [(150, 60, "191 E 3RD AVE", 10), (150, 74, "SAN MATEO, CA 94401", 10), (150, 88, "650-342-2723", 10),
+             (60, 110, "117   4782   0022   05/24/2022 1:10 PM", 10),
+             (60, 140, "CA REDMP VAL", 10), (60, 154, "00000007211               0.30", 10),
+             (60, 180, "TOTAL                     29.53", 10),
+             (60, 220, "THANK YOU FOR SHOPPING AT WALGREENS", 10)]
+    data = run(pdf(lines), RECEIPT_SCHEMA)["data"]
+    assert data["company"] == "WALGREENS"
+    assert data["total"] == "29.53"
+    lines[-1] = (60, 220, "PLEASE COME AGAIN", 10)
+    assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] is None  # not "CA REDMP VAL"

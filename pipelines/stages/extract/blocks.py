@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract import parties
+from pipelines.stages.extract import names, parties
 from pipelines.stages.extract.lexicon import gloss
 from pipelines.stages.extract.lines import Box, Line, _right_of, union_box
 from pipelines.stages.extract.lines import letters as _letters
@@ -51,13 +51,9 @@ def _without_id(text: str) -> str:
     return ID_LABEL.sub("", NAME_ID.sub("", text)).strip()
 
 
-# which copy of the document this is: "(ORIGINAL FOR RECIPIENT)", "DUPLICATE FOR TRANSPORTER"
-COPY_LINE = re.compile(r"^\(?\s*(?:original|duplicate|triplicate|copy|copie|kopie|copia|duplicado)\b[^()]*\)?$", re.I)
-
-
 def _name_like(text: str) -> bool:
     t = _without_id(text)
-    if _letters(t) < 3 or _is_title(t) or STOP.search(t) or DATE.search(t) or AMOUNT.search(t) or COPY_LINE.match(t):
+    if _letters(t) < 3 or _is_title(t) or STOP.search(t) or DATE.search(t) or AMOUNT.search(t) or names.COPY_LINE.match(t):
         return False
     if not any(ch.isupper() for ch in t):  # a stamp or a note in lower case, not a printed name
         return False
@@ -257,6 +253,11 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     if (_legal_only(head.text) or _legal_lead(head.text)) and (up := parties._above(lines, head)) is not None \
             and _name_like(up.text):
         head = up
+    if any(DATE.search(ln.text) and ln.box and head.box and ln.box["x1"] < head.box["x2"] and head.box["x1"] < ln.box["x2"]
+           for ln in lines[:next((i for i, ln in enumerate(lines) if ln is head), 0)]):
+        # a "name" under the sale's date (in its column) is an item: the name is a logo OCR cannot read
+        thanked = next(((name, ln) for ln in lines if (name := names.thanked(ln.text))), None)
+        return [thanked] if thanked else [], _around_postcode(lines)
     body = sorted(_height(ln) for ln in lines) or [0.0]
     typical = body[len(body) // 2]
     # the rest of the head's row (a big name set in two columns of words), left to right

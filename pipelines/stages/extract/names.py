@@ -11,6 +11,17 @@ import re
 
 from pipelines.stages.extract.roles import AMOUNT, BUYER, LEGAL, SELLER, TITLE, Role
 
+# which copy of the document this is: "(ORIGINAL FOR RECIPIENT)", "DUPLICATE FOR TRANSPORTER"
+COPY_LINE = re.compile(r"^\(?\s*(?:original|duplicate|triplicate|copy|copie|kopie|copia|duplicado)\b[^()]*\)?$", re.I)
+THANKED = re.compile(r"\b(?:thank you|thanks) for (?:shopping|dining|visiting|choosing) (?:at|with)\s+"
+                     r"(?P<name>[A-Za-z][\w&'’.-]*(?: [A-Za-z][\w&'’.-]*){0,4}?)[\s.!]*$", re.I)
+
+
+def thanked(text: str) -> str | None:
+    """The shop a slip thanks the customer for choosing ("THANK YOU FOR SHOPPING AT WALGREENS")."""
+    m = THANKED.search(text)
+    return m.group("name").strip(" .!") if m else None
+
 
 def tidy(role: Role, text: str) -> str | None:
     """A value read by label, cut to what the role takes: the amount itself for an amount
