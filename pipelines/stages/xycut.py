@@ -254,7 +254,9 @@ class _Cutter:
         if mates is None:
             return None
         both = [*right, *mates]
-        return min(w.y1 for ln in both for w in ln), max(w.y2 for ln in both for w in ln)
+        top, bottom = min(w.y1 for ln in both for w in ln), max(w.y2 for ln in both for w in ln)
+        inside = sum(1 for ln in left if top <= statistics.fmean(w.cy for w in ln) <= bottom)
+        return (top, bottom) if inside <= 2 * len(right) else None  # most labels have their value
 
     def _mates(self, lines: list[list[Word]], others: list[list[Word]]) -> list[list[Word]] | None:
         """For each of ``lines`` the first of ``others`` on its line (centres within 0.4 of a
