@@ -49,3 +49,9 @@ def test_whole_forints_a_carried_sum_and_labels_of_two_columns_on_one_row() -> N
     assert data["total_amount"] == 730484
     assert data["tax_amount"] == 105793
     assert data["subtotal"] == 624691  # not the sum carried over, nor the tax beside it
+
+
+def test_a_count_read_into_the_total_s_cell_does_not_hide_the_total() -> None:
+    assert total_of([(100, 280, "Item 2 Total with GST @6%", 10), (300, 280, "77.20", 10),
+                     (100, 294, "Total Saving 0.00", 10), (100, 308, "Cash 100.00", 10),
+                     (100, 322, "Change 22.80", 10)]) == "77.20"

@@ -191,9 +191,10 @@ def _paid_above(rows: list[Row], i: int) -> bool:
 
 def _total_cell(text: str) -> bool:
     """A row of cells (two spaces apart) where one cell says a total with no count or discount
-    in it, and its amount: "Item 2  Total with GST @6%  77.20" is a total beside a count."""
+    after its word, and its amount: "Item 2  Total with GST @6%  77.20" (or the count and the
+    total in one cell, "Item 2 Total with GST @6%") is a total beside a count."""
     cells = text.split("  ")
-    return any(TOTAL.search(c) and not NOT_TOTAL.search(c) and not SUBTOTAL.search(c) and
+    return any((m := TOTAL.search(c)) and not NOT_TOTAL.search(c[m.start():]) and not SUBTOTAL.search(c) and
                (AMOUNT.search(c) or (k + 1 < len(cells) and AMOUNT.fullmatch(cells[k + 1].strip())))
                for k, c in enumerate(cells))
 
