@@ -250,6 +250,34 @@ def _wrapped_rows(cells: list[list[list[Word]]], lines: list[list[Word]], full: 
     return out
 
 
+def _numeric(ws: list[Word]) -> bool:
+    text = "".join(w.text for w in ws)
+    return bool(text) and any(ch.isdigit() for ch in text) and all(ch.isdigit() or ch in ".,'()-−%₹$€£¥ " for ch in text)
+
+
+def _by_amounts(per_col: list[list[list[Word]]]) -> list[list[list[Word]]] | None:
+    """A band between two rules that holds a whole list (columns ruled, rows not: an invoice's
+    items as Tally prints them): a row per line of its amounts column (the column of figures
+    with the most lines), each line without an amount going with the row above (a description
+    that wraps). None when no column holds three figures or more (a cell of two amounts in two
+    currencies is one row's)."""
+    cols = range(len(per_col[0])) if per_col else range(0)
+    numeric = [k for k in cols if sum(1 for line in per_col if line[k]) >= 3
+               and all(_numeric(line[k]) for line in per_col if line[k])]
+    stacked = [n for k in cols if (n := sum(1 for line in per_col if line[k])) >= 5]
+    if len(per_col) < 3 or not numeric or len(stacked) >= 3 and max(stacked) <= 1.25 * min(stacked):
+        return None  # (columns of figures as long as each other: rows of a statistics table, ``tables._banded``)
+    anchor = max(numeric, key=lambda k: (sum(1 for line in per_col if line[k]), k))
+    out: list[list[list[Word]]] = []
+    for line in per_col:
+        if line[anchor] or not out:
+            out.append([list(c) for c in line])
+        else:
+            for k, c in enumerate(line):
+                out[-1][k].extend(c)
+    return out if len(out) >= 2 else None
+
+
 def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) -> list[list[Cell]]:
     """Rows × columns of a table with rules. Vertical rules give the columns (else the word
     gaps do); horizontal rules give the rows when every band between two of them holds cells of
@@ -317,6 +345,9 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
         counts = {sum(1 for line in per_col if line[k]) for k in range(len(bounds) + 1)} - {0}
         if len(band) > 1 and counts == {len(band)}:
             rows += [[_text(c, unit) for c in line] for line in per_col]  # lines are rows
+            continue
+        if (split := _by_amounts(per_col)) is not None:
+            rows += [[_text(c, unit) for c in line] for line in split]
             continue
         merged: list[list[Word]] = [[] for _ in range(len(bounds) + 1)]
         for line in per_col:

@@ -192,3 +192,36 @@ def test_an_indian_tax_invoice_in_a_grid_of_boxes() -> None:
     assert data["seller_name"] == "Sri Lakshmi Packaging Industries"
     assert data["buyer_name"] == "Nandini Agro Foods Pvt. Ltd."
     assert data["invoice_number"] == "SLP/24-25/1187"
+
+
+def test_an_item_table_ruled_in_columns_only_gives_a_row_per_amount() -> None:
+    """Tally rules the item table's columns, not its rows: each column of the item band is one
+    ruled cell of many lines. A row per line of amounts; a description's second line goes with
+    the row above; the tax ledgers printed under the items are rows of their own."""
+    texts = [(40, 40, "Sri Lakshmi Packaging Industries", 10, "B"), (40, 52, "Bengaluru, Karnataka - 560099", 8),
+             (45, 100, "Sl", 8), (70, 100, "Description of Goods", 8), (300, 100, "Quantity", 8), (380, 100, "Rate", 8),
+             (520, 100, "Amount", 8, "R")]
+    items = [("1", "Corrugated Box 5 Ply (450x300x250 mm), 2", "4000 Nos", "38.50", "1,54,000.00"),
+             ("", "colour print", "", "", ""),
+             ("2", "Corrugated Box 3 Ply, plain", "6500 Nos", "14.20", "92,300.00"),
+             ("3", "Printed Laminated Stand-up Pouch 1 kg with zip", "25000 Nos", "3.85", "96,250.00"),
+             ("", "lock", "", "", ""),
+             ("4", "BOPP Self Adhesive Tape 48 mm, brown", "600 Rolls", "42.35", "25,410.00"),
+             ("", "", "", "", "3,67,960.00"),
+             ("", "Output CGST @ 6%", "", "6", "14,778.00"), ("", "Output SGST @ 6%", "", "6", "14,778.00"),
+             ("", "Output CGST @ 9%", "", "9", "10,949.40"), ("", "Output SGST @ 9%", "", "9", "10,949.40"),
+             ("", "Round Off", "", "", "(-)0.80")]
+    for k, (sl, desc, qty, rate, amount) in enumerate(items):
+        y = 124 + 12 * k
+        texts += [t for t in ((45, y, sl, 8), (70, y, desc, 8), (300, y, qty, 8), (380, y, rate, 8),
+                              (520, y, amount, 8, "R")) if t[2]]
+    texts += [(70, 284, "Total", 8), (520, 284, "4,19,414.00", 8, "R")]
+    rules = [(30, 530, 90), (30, 530, 108), (30, 530, 272), (30, 530, 292)]
+    uprights = [(x, 90, 292) for x in (30, 62, 290, 370, 430, 530)]
+    data = run(drawn_pdf(texts, rules, uprights=uprights), SCHEMA)["data"]
+    got = [(i["description"], i["amount"]) for i in data["line_items"]]
+    assert got[:4] == [("Corrugated Box 5 Ply (450x300x250 mm), 2 colour print", 154000.0),
+                       ("Corrugated Box 3 Ply, plain", 92300.0),
+                       ("Printed Laminated Stand-up Pouch 1 kg with zip lock", 96250.0),
+                       ("BOPP Self Adhesive Tape 48 mm, brown", 25410.0)]
+    assert data["total_amount"] == 419414.0
