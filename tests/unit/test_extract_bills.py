@@ -197,7 +197,8 @@ def test_an_indian_tax_invoice_in_a_grid_of_boxes() -> None:
 def test_an_item_table_ruled_in_columns_only_gives_a_row_per_amount() -> None:
     """Tally rules the item table's columns, not its rows: each column of the item band is one
     ruled cell of many lines. A row per line of amounts; a description's second line goes with
-    the row above; the tax ledgers printed under the items are rows of their own."""
+    the row above; the tax ledgers printed under the items are rows of their own, and with the
+    unlabelled net above them make the total."""
     texts = [(40, 40, "Sri Lakshmi Packaging Industries", 10, "B"), (40, 52, "Bengaluru, Karnataka - 560099", 8),
              (45, 100, "Sl", 8), (70, 100, "Description of Goods", 8), (300, 100, "Quantity", 8), (380, 100, "Rate", 8),
              (520, 100, "Amount", 8, "R")]
@@ -225,3 +226,5 @@ def test_an_item_table_ruled_in_columns_only_gives_a_row_per_amount() -> None:
                        ("Printed Laminated Stand-up Pouch 1 kg with zip lock", 96250.0),
                        ("BOPP Self Adhesive Tape 48 mm, brown", 25410.0)]
     assert data["total_amount"] == 419414.0
+    # the net ruled off under the items has no label: it and the tax ledgers add up to the total
+    assert (data["subtotal"], data["tax_amount"]) == (367960.0, 51454.8)

@@ -345,8 +345,10 @@ def tax_parts(pages: list[PageResult]) -> list[list[tuple[float, Row]]]:
 def split_tax(pages: list[PageResult], one: Hit | None, subtotal: Hit | None, total: Hit | None) -> Hit | None:
     """The tax as the sum of its parts when the subtotal and those parts add up to the total and
     the one tax row found does not; ``None`` otherwise."""
-    if subtotal is None or total is None:
+    if total is None:
         return None
+    if subtotal is None:
+        return found[1] if (found := parts_under_net(pages, _value(total.text))) else None
     sub, tot = _value(subtotal.text), _value(total.text)
     if one is not None and abs(sub + _value(one.text) - tot) <= 0.011:
         return None
@@ -356,3 +358,16 @@ def split_tax(pages: list[PageResult], one: Hit | None, subtotal: Hit | None, to
             return Hit(f"{sum(v for v, _ in run):.2f}", first.page, first.box)
     return None
 
+
+def parts_under_net(pages: list[PageResult], tot: float) -> tuple[Hit, Hit] | None:
+    """Tax rows under an amount with no label (a net sum ruled off under the items) that add up
+    with it to the total, to a round-off of one unit: (the net, the tax as their sum)."""
+    for run in reversed(tax_parts(pages)):
+        first = run[0][1]
+        page = next((p for p in pages if p.page_number == first.page), None)
+        rows = rows_of(page) if page is not None else []
+        k = next((i for i, r in enumerate(rows) if r.text == first.text and r.box == first.box), 0)
+        net = _amount_on(rows[k - 1]) if k > 0 else None
+        if net is not None and abs(_value(net) + sum(v for v, _ in run) - tot) <= 1.0:
+            return Hit(net, first.page, rows[k - 1].box), Hit(f"{sum(v for v, _ in run):.2f}", first.page, first.box)
+    return None

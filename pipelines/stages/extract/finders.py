@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.amounts import amount, split_tax
+from pipelines.stages.extract.amounts import amount, parts_under_net, split_tax
 from pipelines.stages.extract.lines import Hit, Line
 from pipelines.stages.extract.roles import (
     AMOUNT,
@@ -25,6 +25,7 @@ from pipelines.stages.extract.roles import (
 )
 from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.sides import party
+from pipelines.stages.extract.values import parse_number
 
 
 def _datelike(text: str) -> bool:
@@ -256,4 +257,8 @@ def find(pages: list[PageResult], role: Role) -> Hit | None:
     if role.kind == "tax":
         one = amount(pages, role)
         return split_tax(pages, one, amount(pages, Role("subtotal")), amount(pages, Role("total"))) or one
-    return amount(pages, role)
+    found = amount(pages, role)
+    if found is None and role.kind == "subtotal" and (total := amount(pages, Role("total"))) is not None:
+        under = parts_under_net(pages, parse_number(total.text) or 0.0)  # a net sum ruled off, no label
+        return under[0] if under else None
+    return found
