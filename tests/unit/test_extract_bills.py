@@ -228,3 +228,14 @@ def test_an_item_table_ruled_in_columns_only_gives_a_row_per_amount() -> None:
     assert data["total_amount"] == 419414.0
     # the net ruled off under the items has no label: it and the tax ledgers add up to the total
     assert (data["subtotal"], data["tax_amount"]) == (367960.0, 51454.8)
+
+
+def test_a_column_head_spanning_two_slots_moves_over_its_values() -> None:
+    from pipelines.stages.extract.tables import _heads_over_values
+
+    rows = [["Sl No.", "Description of Goods", "Quantity", "", "Rate", "Amount"],
+            ["1", "Corrugated Box 5 Ply", "", "4,000 Nos", "38.50", "1,54,000.00"],
+            ["2", "Corrugated Box 3 Ply", "", "6,500 Nos", "14.20", "92,300.00"]]
+    assert _heads_over_values(rows)[0] == ["Sl No.", "Description of Goods", "", "Quantity", "Rate", "Amount"]
+    debit_credit = [["Date", "Text", "Debit", "Credit"], ["01.03.", "Rent", "500.00", ""], ["02.03.", "Refund", "", "20.00"]]
+    assert _heads_over_values([list(r) for r in debit_credit]) == debit_credit  # two heads: two columns

@@ -22,8 +22,23 @@ def _table_rows(f: Fragment) -> list[list[str]]:
         for ln in md.splitlines():
             if ln.strip().startswith("|") and not re.match(r"^\|[\s:|-]+\|$", ln.strip()):
                 out.append([c.strip() for c in ln.strip().strip("|").split("|")])
-        return out
+        return _heads_over_values(out)
     return []
+
+
+def _heads_over_values(rows: list[list[str]]) -> list[list[str]]:
+    """A column head spanning two slots (``Quantity`` over ``4,000 Nos`` set in the second) moved
+    over its values: its own slot is empty in every row under it, the next one has no head and
+    holds the values."""
+    for h, head in enumerate(rows):
+        if not _labelish_row(head):
+            continue
+        body = [r for r in rows[h + 1:] if len(r) == len(head)]
+        for c in range(len(head) - 1):
+            if head[c] and not head[c + 1] and body and not any(r[c] for r in body) \
+                    and sum(1 for r in body if r[c + 1]) >= 2:
+                head[c], head[c + 1] = "", head[c]
+    return rows
 
 
 def _cell_boxes(f: Fragment, rows: list[list[str]]) -> list[list[Box | None]]:
