@@ -123,7 +123,6 @@ def _figures(gray: Image.Image, dpi: float, words: list[Word], taken: list) -> l
         edge = 0.01 * max(width, height)
         if box[1] <= edge and box[3] >= height - edge or box[0] <= edge and box[2] >= width - edge:
             continue  # from edge to edge of the image: the table or scanner lid around the page, not a picture
-
         g = 1.5 * unit  # small print just around it (axis labels) belongs to it too
         grown = (box[0] - g, box[1] - g, box[2] + g, box[3] + g)
         labels = [w for w in normal if inside((w.x1, w.y1, w.x2, w.y2), box)

@@ -123,8 +123,8 @@ class _Cutter:
                          [i for i in items if (i.y1 + i.y2) / 2 > bottom]]
                 for k, part in enumerate(parts):
                     if k == 1:
-                        box = union([_box(i) for i in part])
-                        self.emit([Region("text_table", *box, data={"columns": [[i for i in c if i in part] for c in cols]})],
+                        box, mine = union([_box(i) for i in part]), {id(i) for i in part}
+                        self.emit([Region("text_table", *box, data={"columns": [[i for i in c if id(i) in mine] for c in cols]})],
                                   out, path)
                     elif part:
                         self.cut(part, out, path)
