@@ -30,7 +30,6 @@ from pipelines.core.models import DocumentResult, PageClass, PageResult
 from pipelines.core.requests import PageClassConfig
 from pipelines.stages import embed
 from pipelines.stages.extract.lexicon import glosses_in
-from pipelines.stages.tables import table_rows
 
 WINDOW_WORDS = 120
 WINDOWS = 3
@@ -76,7 +75,11 @@ def _printed_lines(page: PageResult) -> list[str]:
     out: list[str] = []
     for f in page.fragments:
         if f.fragment_type == "table" and isinstance(f.content.get("cells"), list):
-            out += [" ".join(t for t in row if t) for row in table_rows(f)]
+            rows: dict[int, list[str]] = {}
+            for c in sorted((c for c in f.content["cells"] if isinstance(c, dict)),
+                            key=lambda c: (c.get("row") or 0, c.get("column") or 0)):
+                rows.setdefault(c.get("row") or 0, []).append(str(c.get("text") or ""))
+            out += [" ".join(t for t in row if t) for row in rows.values()]
         else:
             out += _fragment_text(f).splitlines()
     return [ln for ln in out if ln.strip()]
