@@ -70,6 +70,13 @@ def test_german_compounds_name_an_invoice_and_a_calculation_does_not() -> None:
     assert "invoice bill" not in glosses_in("Berechnung der Zinsen")
 
 
+def test_german_compound_taxes_and_a_due_day_are_glossed_and_a_tax_number_is_not_a_tax() -> None:
+    # an insurer's premium bill names its tax "Versicherungsteuer" and its due date "Fälligkeitstag"
+    assert "tax amount vat" in glosses_in("vierteljährlicher Beitrag inklusive 19 % Versicherungsteuer 220,00 €")
+    assert "due date" in glosses_in("Fälligkeitstag: 01.04.2014")
+    assert "tax amount vat" not in glosses_in("Steuernummer 123/456/78901")
+
+
 def test_a_till_slip_that_calls_itself_a_tax_invoice_is_glossed_as_a_receipt_and_a_manual_is_not() -> None:
     slip = "TAX INVOICE\nInvoice #: OR1803\nNoodles 2.00\nTotal Amount: 6.90\nPayment Mode\nCASH\nChange\n6.90\n0.00"
     assert "receipt" in classify.glossed(slip)

@@ -43,7 +43,7 @@ GLOSSES: list[tuple[str, str]] = [
      r"datum vystaven[íi]|data wystawienia|laskun p[äa]iv[äa]m[äa][äa]r[äa]|sz[áa]mla kelte|kelt|arve kuup[äa]ev|kuup[äa]ev|"
      r"dagsetning|reikningsdagur|i[šs]ra[šs]ymo data|izrakst[īi][šs]anas datums|datum ra[čc]una|data emiterii",
      "invoice date"),
-    (r"f[äa]llig(?:keit)?(?:sdatum)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
+    (r"f[äa]llig(?:keit)?(?:sdatum|stag)?(?: am)?|zahlbar bis|zahlungsziel|date d'[ée]ch[ée]ance|[ée]ch[ée]ance|"
      r"vervaldatum|vervaldag|fecha de vencimiento|vencimiento|(?:data de )?vencimento|(?:data di )?scadenza|forfalls?dato|forfaldsdato|"
      r"f[öo]rfallodatum|betalingsfrist|(?:payment )?deadline|pay(?:able)? (?:by|before)|[àa] payer avant(?: le)?|"
      r"pagar antes de(?:l)?|te betalen voor|da pagare entro(?: il)?|datum splatnosti|termin p[łl]atno[śs]ci|"
@@ -62,7 +62,7 @@ GLOSSES: list[tuple[str, str]] = [
      r"k[äa]ibemaksuta|summa km-ta|(?:upph[æa]e[ðd] )?[áa]n vsk|be pvm|bez pvn|osnovica", "subtotal net amount"),  # (English labels: the model's)
     (r"aliquota(?: iva)?|(?:mwst|ust|steuer|mva)-?satz|taux(?: de)?(?: tva)?|tax ?rate|vat ?rate|gst ?rate|"
      r"btw-?tarief|tipo(?: de)? iva|% ?(?:iva|tva|vat|mwst|ust|btw)", "tax rate percent"),
-    (r"(?:mwst|ust|mehrwertsteuer|umsatzsteuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
+    (r"(?:mwst|ust|[a-zäöüß]*steuer)(?:betrag)?|steuerbetrag|mva|moms|montant (?:de la )?tva|tva|btw(?:[- ]bedrag)?|"
      r"iva|importe (?:del )?iva|imposta|[áa]fa(?: [öo]sszesen| [ée]rt[ée]k)?|vsk|virðisaukaskattur|k[äa]ibemaks|alv|pvm|pvn|pdv|ddv|kdv",
      "tax amount vat"),
     # the sum of the discounts or of the charges is not the document's total
