@@ -29,7 +29,7 @@ import numpy as np
 from pipelines.core.models import DocumentResult, PageClass, PageResult
 from pipelines.core.requests import PageClassConfig
 from pipelines.stages import embed
-from pipelines.stages.extract.lexicon import glosses_in
+from pipelines.stages.extract.lexicon import CHANGE_GIVEN, COUNTER_PAYMENT, glosses_in
 
 WINDOW_WORDS = 120
 WINDOWS = 3
@@ -176,10 +176,8 @@ def page_vectors(texts: list[str]) -> np.ndarray:
 # a payment taken at the counter: a line that is the change given back (with its amount or
 # not), and a line that says how it was paid. A shop's till slip that calls itself a "tax
 # invoice" (as GST receipts must) is still a receipt.
-CHANGE_LINE = re.compile(r"^\W*(?:(?:cash|card|tunai)\s+)?(?:change(?: due)?|r[üu]ckgeld|wechselgeld|monnaie(?: rendue)?|rendu|wisselgeld|"
-                         r"cambio|vuelto|resto)\b[^A-Za-z\n]{0,20}$", re.I | re.M)
-PAID_LINE = re.compile(r"^\W*(?:cash|tendered|paid|payment(?: mode)?|bar|bargeld|esp[èe]ces|contant|efectivo|"
-                       r"contanti|visa|master\s?card|card)\b", re.I | re.M)
+CHANGE_LINE = re.compile(rf"^\W*(?:(?:cash|card|tunai)\s+)?(?:{CHANGE_GIVEN})\b[^A-Za-z\n]{{0,20}}$", re.I | re.M)
+PAID_LINE = re.compile(rf"^\W*(?:{COUNTER_PAYMENT}|paid|payment(?: mode)?)\b", re.I | re.M)
 
 
 def glossed(text: str) -> str:

@@ -10,6 +10,7 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
+from pipelines.stages.extract.lexicon import CHANGE_GIVEN, COUNTER_PAYMENT
 from pipelines.stages.extract.lines import Hit, capital_labels
 from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
@@ -296,9 +297,8 @@ def _net_plus_tax(pages: list[PageResult], net: float) -> Hit | None:
 
 
 # a payment taken at the counter, and the change given back
-TENDERED = re.compile(r"^\W*(?:cash|tunai|tendered|card|visa|master\s?card|bargeld|bar|esp[èe]ces|contant|efectivo|"
-                      r"contanti)\b", re.I)
-CHANGE = re.compile(r"\b(?:change|baki|r[üu]ckgeld|wechselgeld|monnaie|rendu|wisselgeld|cambio|vuelto|resto)\b", re.I)
+TENDERED = re.compile(rf"^\W*(?:{COUNTER_PAYMENT})\b", re.I)
+CHANGE = re.compile(rf"\b(?:{CHANGE_GIVEN})\b", re.I)
 
 
 def _tendered(pages: list[PageResult]) -> Hit | None:

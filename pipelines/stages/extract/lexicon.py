@@ -157,6 +157,11 @@ def gloss(label: str) -> str:
     return best[1] if best else label
 
 
+# a payment taken at a shop's counter, and the change given back: the words of a till slip, for
+# its total (``amounts``) and its class (``classify``)
+COUNTER_PAYMENT = r"cash|tunai|tendered|card|visa|master\s?card|bargeld|bar|esp[èe]ces|contant|efectivo|contanti"
+CHANGE_GIVEN = r"change(?: due)?|baki|r[üu]ckgeld|wechselgeld|monnaie(?: rendue)?|rendu|wisselgeld|cambio|vuelto|resto"
+
 # kinds of document, named in a page's own language, in English words (for page classification)
 DOCUMENTS: list[tuple[str, str]] = [
     # German and Dutch name a kind of invoice by a compound ending in the word (Beitragsrechnung,
