@@ -188,3 +188,18 @@ def test_an_odoo_invoice_whose_items_name_their_tax_rate_and_whose_logo_word_top
         ("Passerelle domotique KNX-IP", 2, 778.0), ("Détecteur de présence plafond", 6, 447.0),
         ("Mise en service (heures)", 5, 340.0)]
     assert data["seller_name"] == "Lumen Domotique SAS"
+
+
+def test_a_bar_inside_an_item_table_cell_stays_in_its_description() -> None:
+    """A ruled table's cells are read as the parser found them: a "|" in a description (as
+    markdown writes it, escaped) does not start a new column."""
+    texts = [(40, 40, "INVOICE", 18), (400, 40, "Invoice No. 7731", 9),
+             (45, 118, "Description", 9), (300, 118, "Qty", 9), (360, 118, "Unit price", 9), (470, 118, "Amount", 9),
+             (45, 138, "Cable | 2 m", 9), (300, 138, "3", 9), (360, 138, "4.00", 9), (470, 138, "12.00", 9),
+             (45, 158, "Plug | EU", 9), (300, 158, "2", 9), (360, 158, "2.50", 9), (470, 158, "5.00", 9),
+             (360, 200, "Total", 9), (470, 200, "17.00", 9)]
+    rules = [(40, 540, y) for y in (105, 125, 145, 165)]
+    uprights = [(x, 105, 165) for x in (40, 295, 355, 465, 540)]
+    items = run(drawn_pdf(texts, rules, uprights=uprights), SCHEMA)["data"]["line_items"]
+    assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in items] == [
+        ("Cable | 2 m", 3, 4.0, 12.0), ("Plug | EU", 2, 2.5, 5.0)]

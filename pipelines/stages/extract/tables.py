@@ -10,12 +10,18 @@ from pipelines.core.models import Fragment, PageResult
 from pipelines.stages.extract.items import header_text
 from pipelines.stages.extract.lines import Box, Candidate, Line, _is_short_label, _line_box, split_pairs
 from pipelines.stages.extract.roles import DATE_WORD
+from pipelines.stages.tables import table_rows
 
 
 def _table_rows(f: Fragment) -> list[list[str]]:
+    """The table as rows of cell texts: from the parser's own cells (``stages.tables.table_rows``,
+    the one reader of them; a spanning cell's text in its first slot), else from rows given as
+    lists of texts (a model's table), else from its markdown."""
     rows = f.content.get("rows")
     if isinstance(rows, list) and rows and all(isinstance(r, list) for r in rows):
         return [[str(c or "").strip() for c in r] for r in rows]
+    if isinstance(rows, int) and f.content.get("cells"):
+        return _heads_over_values([[" ".join(c.split()) for c in r] for r in table_rows(f)])
     md = f.content.get("markdown")
     if isinstance(md, str):
         out = []
