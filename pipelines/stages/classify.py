@@ -57,6 +57,10 @@ SLIP_RATIO = 0.62
 SLIP = "a long narrow slip of paper, like a till receipt"
 SLIP_WEIGHT = 1.0
 SLIP_CHARS = 45
+# ... and prints prices on three lines at least (an item, the total, the payment: the dev receipts
+# 3-23 such lines; a narrow column of a manual page, 65 dev pages of 165: at most 2)
+SLIP_PRICES = 3
+PRICE = re.compile(r"\d[.,]\d{2}(?!\d)")
 
 
 def _fragment_text(f) -> str:  # type: ignore[no-untyped-def]
@@ -92,15 +96,17 @@ def _area(f) -> float:  # type: ignore[no-untyped-def]
 
 def _slip(page: PageResult, lines: list[str]) -> bool:
     """Text set like a till roll's, wherever it lies on the page (a receipt photographed or
-    scanned on a bigger sheet): its extent narrower than ``SLIP_RATIO`` of its height and nine
-    lines in ten at most ``SLIP_CHARS`` characters (thermal printers print 32-48 a line)."""
+    scanned on a bigger sheet): its extent narrower than ``SLIP_RATIO`` of its height, nine
+    lines in ten at most ``SLIP_CHARS`` characters (thermal printers print 32-48 a line) and
+    prices on ``SLIP_PRICES`` lines."""
     boxes = [f.bbox for f in page.fragments if f.bbox]
     if len(lines) < 8 or not boxes:
         return False
     width = max(b["x2"] for b in boxes) - min(b["x1"] for b in boxes)
     height = max(b["y2"] for b in boxes) - min(b["y1"] for b in boxes)
     lengths = sorted(len(ln) for ln in lines)
-    return width < SLIP_RATIO * height and lengths[int(0.9 * (len(lengths) - 1))] <= SLIP_CHARS
+    return width < SLIP_RATIO * height and lengths[int(0.9 * (len(lengths) - 1))] <= SLIP_CHARS \
+        and sum(1 for ln in lines if PRICE.search(ln)) >= SLIP_PRICES
 
 
 def layout_caption(page: PageResult) -> str:

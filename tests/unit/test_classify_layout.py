@@ -62,6 +62,13 @@ def test_a_till_rolls_text_on_a_sheet_reads_as_a_slip_and_a_letter_does_not() ->
               *["We remain at your disposal for any question you may have about your account with us."] * 9]
     caption = classify.layout_caption(_page(letter, x=50))
     assert "slip" not in caption and "code" not in caption
+    # a manual's narrow column of short lines prints no prices: no till roll
+    column = ["The colours of the", "material palette are", "named after their hue", "and their shade, from",
+              "50 (lightest) to 900", "(darkest). Accent", "shades carry an A:", "MaterialRedA200 is", "an accent of red.",
+              "Each is defined with", "its RGB values as", "given by the design", "guidelines of 2014.",
+              "Load the package with", "the option named on", "page 3 to get them", "all, or with a list", "of the hues you use;",
+              "the others are left", "undefined."]
+    assert "slip" not in classify.layout_caption(_page(column))
 
 
 def test_german_compounds_name_an_invoice_and_a_calculation_does_not() -> None:
