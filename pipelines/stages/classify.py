@@ -54,6 +54,8 @@ CODE_SHARE = 0.06
 # a till roll's text (the dev receipts: extent 0.34-0.79 of its height, most under 0.6; the dev
 # invoices 0.55-1.42, with longer lines)
 SLIP_RATIO = 0.62
+# a slide's lines: 4-7 % of its height (beamer's 11 pt on a 96 mm page); a manual's 10 pt on A4: 1.3 %
+LARGE_TYPE = 0.025
 SLIP = "a long narrow slip of paper, like a till receipt"
 SLIP_WEIGHT = 1.0
 SLIP_CHARS = 45
@@ -109,6 +111,14 @@ def _slip(page: PageResult, lines: list[str]) -> bool:
         and sum(1 for ln in lines if PRICE.search(ln)) >= SLIP_PRICES
 
 
+def _large_type(page: PageResult) -> bool:
+    """Is the page's text set large for the page, as on a slide: its lines (a text fragment's
+    height over its lines, the median) at least ``LARGE_TYPE`` of the page's height?"""
+    heights = sorted((f.bbox["y2"] - f.bbox["y1"]) / max(1, len(t.splitlines()))
+                     for f in page.fragments if f.bbox and f.fragment_type == "text" and (t := _fragment_text(f).strip()))
+    return bool(heights and page.height and heights[len(heights) // 2] >= LARGE_TYPE * page.height)
+
+
 def layout_caption(page: PageResult) -> str:
     """The page's layout in words, so that class descriptions that speak of layout ("a slide",
     "a page of tables", "a form to fill in") can match it: orientation, amount of text, share of
@@ -127,7 +137,7 @@ def layout_caption(page: PageResult) -> str:
     elif page.width and page.height and page.width < 0.6 * page.height or _slip(page, _printed_lines(page)) and not code:
         parts.append(SLIP)  # thermal paper rolls
     elif len(words) < 120:
-        parts.append("few words in large type, bullet points")
+        parts.append("few words in large type, bullet points" if _large_type(page) else "a short page of text")
     elif len(words) > 350:
         parts.append("dense running text in paragraphs")
     if tables > 0.45:

@@ -108,3 +108,17 @@ def test_a_restaurant_check_headed_invoice_no_on_a_till_roll_is_classed_a_receip
              "Sub-total:        370.50", "GST 6%             22.23", "Total :           392.73"]
     page = _page(words)
     assert classify.assign([page], classes)[1][0] == "receipt"
+
+
+def test_few_words_read_as_large_type_only_when_the_type_is_large_for_the_page() -> None:
+    # the end of a manual's section on A4 in 10 pt: a short page, not a slide
+    short = _page(["Version 1.1", "General: name change from lex to keyparse.", "Version 1.0",
+                   "General: initial version."], x=50, size=10)
+    assert classify.layout_caption(short).startswith("a short page of text")
+    buf = io.BytesIO()  # a notice on an A6 card, its points in 16 pt
+    c = canvas.Canvas(buf, pagesize=(298, 420))
+    c.setFont("Helvetica", 16)
+    for i, line in enumerate(["Expected utility", "Let Z be a set of outcomes", "u represents preferences"]):
+        c.drawString(30, 360 - 28 * i, line)
+    c.save()
+    assert "few words in large type" in classify.layout_caption(convert(DocumentInput(data=buf.getvalue())).pages[0])
