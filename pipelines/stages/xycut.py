@@ -129,6 +129,15 @@ class _Cutter:
                     elif part:
                         self.cut(part, out, path)
                 return
+            if (k := self.prose_side(cols)) is not None:  # text beside a table (contents beside an abstract)
+                node = self.nodes = self.nodes + 1
+                for n, side in enumerate([cols[:k], cols[k:]]):  # each read on its own, left to right
+                    mine, where = [i for c in side for i in c], (*path, (node, n))
+                    if len(side) >= 2 and self.tabular(side, least=2):
+                        self.emit([Region("text_table", *union([_box(i) for i in mine]), data={"columns": side})], out, where)
+                    else:
+                        self.cut(mine, out, where)
+                return
             if self.tabular(cols) or self.labelled(cols):
                 box = union([_box(i) for i in items])
                 self.emit([Region("text_table", *box, data={"columns": cols})], out, path)
@@ -186,9 +195,20 @@ class _Cutter:
         tall = (max(i.y2 for i in band) - min(i.y1 for i in band)) > 1.6 * self.unit
         return tall or self.has_gutter(band)
 
-    def tabular(self, cols: list[list[Item]]) -> bool:
-        """Three or more narrow parts whose rows line up: a whitespace table, not text columns."""
-        if len(cols) < 3 or any(isinstance(i, Region) for c in cols for i in c):
+    def prose_side(self, cols: list[list[Item]]) -> int | None:
+        """Where parts that make a whitespace table have running text (``_prose``) as their first
+        or last part, and only there: the index that parts the text from the table."""
+        if not self.tabular(cols):
+            return None
+        prose = [_prose(c) for c in cols]
+        if sum(prose) == 1 and (prose[0] or prose[-1]):
+            return 1 if prose[0] else len(cols) - 1
+        return None
+
+    def tabular(self, cols: list[list[Item]], least: int = 3) -> bool:
+        """Three (``least``) or more narrow parts whose rows line up: a whitespace table, not text
+        columns."""
+        if len(cols) < least or any(isinstance(i, Region) for c in cols for i in c):
             return False
         rows_per_col = [group_lines([w for w in c if isinstance(w, Word)]) for c in cols]
         words_per_line = [len(line) for rows in rows_per_col for line in rows]
@@ -302,6 +322,14 @@ class _Cutter:
             cy = (it.y1 + it.y2) / 2
             bands[sum(1 for c in cuts if cy >= c)].append(it)
         return [b for b in bands if b]
+
+
+def _prose(col: list[Item]) -> bool:
+    """Running text: eight lines or more of six words or more (the median), hardly a figure."""
+    words = [w for w in col if isinstance(w, Word)]
+    lines = group_lines(words)
+    return len(lines) >= 8 and statistics.median(len(line) for line in lines) >= 6 and \
+        sum(any(ch.isdigit() for ch in w.text) for w in words) <= 0.1 * len(words)
 
 
 def _whole_lines(parts: list[list[Item]]) -> list[list[Item]]:

@@ -103,3 +103,29 @@ def test_a_heading_in_large_type_over_narrow_code_stays_one_line() -> None:
     r = convert(DocumentInput(data=_pdf(draw)))
     texts = [str(f.content.get("content", "")) for f in r.pages[0].fragments]
     assert any("colour and escaped formulas" in t.replace("\n", " ") for t in texts), texts
+
+
+def test_a_contents_list_beside_running_text_is_read_apart_from_it() -> None:
+    # a paper's first page: its contents (entries and page numbers, lines 17 pt apart) in the left
+    # column, the abstract's running text (11 pt apart) in the right one, written line by line
+    # across both as some producers do: three parts that line up now and then are no one table
+    entries = [f"{k} Section{k:02d} title" for k in range(1, 15)]
+    prose = [f"Prose{chr(65 + k)} this package implements the layout rules for" for k in range(22)]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 9)
+        ys = {round(700 - 17 * k): ("entry", k) for k in range(len(entries))}
+        ys.update({round(700 - 11 * k) + 0.1: ("prose", k) for k in range(len(prose))})
+        for y in sorted(ys, reverse=True):
+            kind, k = ys[y]
+            if kind == "entry":
+                c.drawString(72, y, entries[k])
+                c.drawRightString(250, y, str(k // 3 + 1))
+            else:
+                c.drawString(300, y, prose[k])
+    r = convert(DocumentInput(data=_pdf(draw)))
+    texts = [str(f.content.get("content", "")).replace("\n", " ") for f in r.pages[0].fragments]
+    names = [f"Prose{chr(65 + k)}" for k in range(22)]
+    # the running text whole and in order, no entry of the contents inside it
+    body = " ".join(t for t in texts if "Prose" in t)
+    assert _order(body, names) == names and "Section" not in body, texts
