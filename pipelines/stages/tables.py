@@ -231,12 +231,15 @@ def _banded(rows: list[list[Cell]], words: list[Word]) -> bool:
     ``BANDED_LINES`` text lines or more, about as many in each (the figures of the same rows,
     column by column); an invoice's item band, a description over five lines beside prices
     over one to three, is a real row."""
+    heights = sorted(w.y2 - w.y1 for w in words)
+    line = heights[len(heights) // 2] if heights else 0.0
     for row in rows:
-        counts = []
-        for _, box in row:
-            if box is not None:
-                mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), box)]
-                counts.append(len(group_lines(mine)))
+        boxes = [box for _, box in row if box is not None]
+        if len(boxes) < 3 or max(b[3] for b in boxes) - min(b[1] for b in boxes) < (BANDED_LINES - 1) * line:
+            continue  # (too few cells, or too low to hold that many lines: most rows, and quickly)
+        top, bottom = min(b[1] for b in boxes) - 1, max(b[3] for b in boxes) + 1
+        band = [w for w in words if top <= (w.y1 + w.y2) / 2 <= bottom]
+        counts = [len(group_lines([w for w in band if inside((w.x1, w.y1, w.x2, w.y2), box)])) for box in boxes]
         stacked = [n for n in counts if n >= BANDED_LINES]
         if len(stacked) >= 3 and max(stacked) <= 1.25 * min(stacked):
             return True
