@@ -4,8 +4,8 @@ restart; the capability is reported.
 
 ``scripts/bootstrap.sh`` (``make test``) builds CRIU and starts the engine experimental. On an
 engine it did not start and that is not experimental these tests skip with the reason; on an
-experimental one a failing self-test fails them. tests/sandbox/test_sandboxes.py covers the host without
-memory snapshots (400)."""
+experimental one a failing self-test fails them. tests/sandbox/test_sandboxes_persistence.py covers
+the host without memory snapshots (400)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import pytest
 from api.services import Services
 from sandbox_runtime.client import RuntimeClient
 from sandbox_runtime.contract import RuntimeApiError
-from tests.sandbox.test_sandboxes import Live, serve, settings_for
 from tests.support.helpers import A
+from tests.support.live_sandboxes import Live, serve, settings_for
 
 pytestmark = pytest.mark.docker
 

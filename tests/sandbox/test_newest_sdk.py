@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from api.services import Services
-from tests.sandbox.test_sandboxes import Live, serve, settings_for
 from tests.support.helpers import KEY_A
+from tests.support.live_sandboxes import Live, serve, settings_for
 
 pytestmark = pytest.mark.docker
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ archived sandboxes, driven by one round of the upkeep with its clock moved on ra
 waiting; copies (rule 1's names, rule 2's refusals, what they boot from). The background steps
 are held by the test's runner and run when the test says, so every test is deterministic.
 
-What needs a real engine (processes, files, the proxy, hardening) is tests/sandbox/test_sandboxes.py's.
+What needs a real engine (processes, files, the proxy, hardening) is tests/sandbox/test_sandboxes*.py's.
 """
 
 from __future__ import annotations
