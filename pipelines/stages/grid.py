@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import re
 import statistics
 
 from pipelines.stages import table_cells
@@ -61,6 +62,8 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
                 if abs(max(left) - a) <= 1.0 or abs(min(right) - b) <= 1.0:
                     edged.append(gaps[-1])  # a gap at the gutter's own edge, not to a far column
         em = statistics.median(w.size for line in rows for w in line)
+        if b - a < 0.45 * em and _grouped_number(rows, a, b):
+            continue
         if b - a >= wide and len(gaps) >= 2:
             out.append((a + b) / 2)
         # a gap clearly wider than a word space (a third of an em) separates cells even when
@@ -74,6 +77,24 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
         elif _edged(rows, a, b) >= max(3, 0.5 * multi) and len(gaps) >= max(3, 0.5 * multi) and max(edged, default=0.0) >= wide:
             out.append((a + b) / 2)
     return out
+
+
+# a number whose thousands a space groups: its first group, then three figures (and its decimals)
+_LEAD_GROUP = re.compile(r"[-+(]?\d{1,3}")
+_NEXT_GROUP = re.compile(r"\d{3}(?:[.,]\d+)?\)?")
+
+
+def _grouped_number(rows: list[list[Word]], a: float, b: float) -> bool:
+    """Does a gutter as narrow as a word space run through a number in some row, between its
+    first group of figures and the next ("2 | 932,50 $" over "760,00 $" set flush right)?"""
+    for line in rows:
+        left = [w for w in line if w.x2 <= a + 0.5]
+        right = [w for w in line if w.x1 >= b - 0.5]
+        if left and right:
+            lw, rw = max(left, key=lambda w: w.x2), min(right, key=lambda w: w.x1)
+            if _LEAD_GROUP.fullmatch(lw.text) and _NEXT_GROUP.fullmatch(rw.text) and rw.x1 - lw.x2 < 0.45 * lw.size:
+                return True
+    return False
 
 
 def _edged(rows: list[list[Word]], a: float, b: float) -> int:

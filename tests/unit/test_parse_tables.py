@@ -307,3 +307,33 @@ def test_a_grid_drawn_without_its_outer_frame_keeps_its_label_and_last_columns()
     c.save()
     (table,) = tables_of(run(buf.getvalue()))
     assert [[cell for cell in r if cell] for r in table_rows(table)] == [[lab, *row] for lab, row in zip(labels, figures)]
+
+
+def test_amounts_whose_thousands_a_space_groups_stay_one_cell() -> None:
+    """Amounts set flush right with a space between their thousands ("2 932,50 $", as French
+    prints them) over shorter ones ("760,00 $"): the first group sticks out into a gap of its
+    own, a word space wide, which is no column."""
+    import io
+
+    from reportlab.pdfgen import canvas
+
+    rows = [("Description", "Qty", "Unit price", "Amount"), ("Cocktail reception", "85", "34,50 $", "2 932,50 $"),
+            ("Open bar, 3 hours", "85", "22,00 $", "1 870,00 $"), ("Service staff", "20", "38,00 $", "760,00 $"),
+            ("Linen rental", "1", "310,00 $", "310,00 $"), ("Delivery", "1", "75,00 $", "75,00 $")]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(612, 792))
+    c.setFont("Helvetica", 10)
+    y = 600
+    c.line(60, y + 14, 560, y + 14)
+    for k, (desc, qty, price, amount) in enumerate(rows):
+        c.drawString(64, y, desc)
+        c.drawRightString(330, y, qty)
+        c.drawRightString(440, y, price)
+        c.drawRightString(555, y, amount)
+        if k == 0:
+            c.line(60, y - 5, 560, y - 5)
+        y -= 18
+    c.line(60, y + 12, 560, y + 12)
+    c.save()
+    (table,) = tables_of(run(buf.getvalue()))
+    assert [[" ".join(cell.split()) for cell in r] for r in table_rows(table)] == [list(r) for r in rows]
