@@ -135,8 +135,9 @@ def test_an_address_set_larger_than_the_body_is_read_line_by_line() -> None:
 
 def test_a_code_column_before_the_count_and_a_unit_column_after_it() -> None:
     """Under "Description of Goods  HSN  Qty" the figure before the count is the HSN code, not
-    the name's; under "Antal  Enhet" any short word after the count is its unit; a unit word
-    inside the name ("tryk 500 stk.") stays when the count comes after it."""
+    the name's; under "Antal  Enhet" any short word after the count is its unit (elsewhere only
+    where the count times the price makes the amount); a unit word inside the name ("tryk 500
+    stk.") stays when the count comes after it."""
     from pipelines.stages.extract.items import columns, parse_row
 
     assert columns("Sr Description of Goods HSN Qty Rate Amount (₹)") == (True, False)
@@ -146,7 +147,9 @@ def test_a_code_column_before_the_count_and_a_unit_column_after_it() -> None:
         "amount": "92,500.00", "unit_price": "185.00", "quantity": "500", "description": "1  Cotton saree fabric (m)"
         .replace("  ", " ")}
     assert parse_row("Montering 6 tim 650,00 3 900,00", unit=True)["quantity"] == "6"
-    assert parse_row("Montering 6 tim 650,00 3 900,00")["description"] == "Montering 6 tim"
+    # without the unit column, a word after the count is its unit only where count × price is the amount
+    assert parse_row("Montering 6 tim 650,00 3 900,00")["description"] == "Montering"
+    assert parse_row("Montering 6 tim 650,00 3 800,00")["description"] == "Montering 6 tim"
     assert parse_row("Visitkort, tryk 500 stk.  2  650,00  1.300,00")["description"] == "Visitkort, tryk 500 stk."
     assert parse_row("Cable reel x 3  9,90  29,70") == {"amount": "29,70", "unit_price": "9,90", "quantity": "3",
                                                        "description": "Cable reel"}
@@ -203,3 +206,18 @@ def test_a_bar_inside_an_item_table_cell_stays_in_its_description() -> None:
     items = run(drawn_pdf(texts, rules, uprights=uprights), SCHEMA)["data"]["line_items"]
     assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in items] == [
         ("Cable | 2 m", 3, 4.0, 12.0), ("Plug | EU", 2, 2.5, 5.0)]
+
+
+def test_a_count_keeps_its_unit_word_under_an_abbreviated_unit_head_or_where_the_figures_agree() -> None:
+    """A row read as text: "4  Sack" under "Menge  Einh." is four sacks; "12  woord" under no
+    unit column is twelve words where 12 × 0,50 makes the line's 6,00; "4 chairs" stays a name."""
+    from pipelines.stages.extract import items
+
+    code, unit = items.columns("Pos.  Art.-Nr.  Bezeichnung  Menge  Einh.  Einzelpreis €  USt.  Gesamt €")
+    assert unit
+    row = items.parse_row("1  100231  Weizenmehl Type 405, 25 kg Sack  4  Sack  18,90  7 %  75,60", code, unit)
+    assert row is not None and (row["quantity"], row["unit_price"], row["amount"]) == ("4", "18,90", "75,60")
+    row = items.parse_row("Vertaling Duits-Nederlands  12  woord  € 0,50  € 6,00")
+    assert row == {"description": "Vertaling Duits-Nederlands", "quantity": "12", "unit_price": "0,50", "amount": "6,00"}
+    assert items.parse_row("4 chairs  100.00  400.00") == {"description": "4 chairs", "unit_price": "100.00",
+                                                          "amount": "400.00"}

@@ -54,12 +54,12 @@ UNIT = re.compile(r"^(?:x|stk\.?|st\.?|stück|pcs?\.?|pc|pce|ea\.?|h|hrs?|std\.?
                   r"pausch\.?|psch\.?|pauschal|unit[ée]?s?|u\.?|[€$£]|eur|usd|gbp|chf)$",
                   re.I)  # (a currency printed before the price: "20 € 3,50")
 NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
-UNIT_WORD = re.compile(r"^[^\W\d_]{1,5}\.?$")  # a unit under a header's unit column: "tim", "svc", "m²"
+UNIT_WORD = re.compile(r"^[^\W\d_]{1,6}\.?$")  # a unit under a header's unit column: "tim", "svc", "m²", "Lizenz"
 # the column heads that say a code column or a unit column is there (``columns``)
 CODE_HEAD = re.compile(r"(?<![\w-])(?:hsn(?:/sac)?|sac|sku|ean|gtin|art(?:ikel)?\.?-?nr\.?|item code|code|"
                        r"r[ée]f\.?|hs code)(?![\w-])", re.I)
-UNIT_HEAD = re.compile(r"(?<![\w-])(?:unit|uom|u/m|enhet|enhed|einheit|eh|unit[ée]|eenheid|unidad|unit[àa]|"
-                       r"jedn\.?|me)(?![\w-])(?!\s*(?:price|cost|rate|value|amount|pris|preis|prix))", re.I)
+UNIT_HEAD = re.compile(r"(?<![\w-])(?:unit|uom|u/m|enhet|enhed|einheit|einh\.?|eh|unit[ée]|eenheid|unidad|ud\.?|un\.?|unit[àa]|"
+                       r"u\.\s?m\.?|jedn\.?|me)(?![\w-])(?!\s*(?:price|cost|rate|value|amount|pris|preis|prix))", re.I)
 MAX_CONTINUATION = 2
 MAX_ITEM_WORDS = 30  # a paragraph that ends in an amount is not an item
 MAX_CONTINUATION_WORDS = 10
@@ -161,6 +161,10 @@ def parse_row(text: str, code: bool = False, unit: bool = False, position: bool 
         units += 1
     if unit and not units and len(head) >= 2 and UNIT_WORD.match(head[-1]) and NUMBER.match(head[-2]):
         units = 1
+    elif len(head) >= units + 2 and UNIT_WORD.match(head[-1 - units]) and NUMBER.match(head[-2 - units]) \
+            and "unit_price" in out and _times(head[-2 - units], out["unit_price"], out["amount"]) \
+            and sum(ch.isalpha() for ch in " ".join(head[:-2 - units])) >= 2:
+        units += 1  # a word between a description's count and a price that make the amount ("12 woord € 0,50")
     counted = units < len(head) and NUMBER.match(head[-1 - units]) and not YEAR.match(head[-1 - units])
     if "quantity" not in out and counted:  # "20 Stk." / "3 h": the count and its unit ("Exchange 2010" names)
         del head[len(head) - units:]
