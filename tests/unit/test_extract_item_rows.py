@@ -221,3 +221,15 @@ def test_a_count_keeps_its_unit_word_under_an_abbreviated_unit_head_or_where_the
     assert row == {"description": "Vertaling Duits-Nederlands", "quantity": "12", "unit_price": "0,50", "amount": "6,00"}
     assert items.parse_row("4 chairs  100.00  400.00") == {"description": "4 chairs", "unit_price": "100.00",
                                                           "amount": "400.00"}
+
+
+def test_a_row_with_its_net_tax_and_gross_takes_the_price_and_amount_its_count_makes() -> None:
+    """"12 kg  2 650,00  31 800,00  5%  1 590,00  33 390,00": price, net, rate, tax, gross; the
+    count times the price makes the net, which is the line's amount."""
+    from pipelines.stages.extract import items
+
+    row = items.parse_row("Sertéstarja csont nélkül  12  kg  2 650,00  31 800,00  5%  1 590,00  33 390,00", unit=True)
+    assert row == {"description": "Sertéstarja csont nélkül", "quantity": "12", "unit_price": "2 650,00",
+                   "amount": "31 800,00"}
+    row = items.parse_row("Widget  3  4,50  2,70  16,20")  # no pair makes an amount: as before
+    assert (row["unit_price"], row["amount"]) == ("2,70", "16,20")

@@ -183,6 +183,13 @@ def parse_row(text: str, code: bool = False, unit: bool = False, position: bool 
         desc = " ".join(words).strip(" -:|")
     if sum(ch.isalpha() for ch in desc) >= 2:
         out["description"] = desc
+    if len(amounts) >= 3 and "quantity" in out and not _times(out["quantity"], out["unit_price"], out["amount"]):
+        # a price, the line's net, its tax and its gross ("12 kg 2 650,00 31 800,00 5% 1 590,00
+        # 33 390,00"): the price and the amount are the pair the count makes
+        texts = [m.group(0).strip() for m in amounts]
+        pair = next(((p, a) for i, p in enumerate(texts) for a in texts[i + 1:] if _times(out["quantity"], p, a)), None)
+        if pair is not None:
+            out["unit_price"], out["amount"] = pair
     return out
 
 
