@@ -233,3 +233,16 @@ def test_a_row_with_its_net_tax_and_gross_takes_the_price_and_amount_its_count_m
                    "amount": "31 800,00"}
     row = items.parse_row("Widget  3  4,50  2,70  16,20")  # no pair makes an amount: as before
     assert (row["unit_price"], row["amount"]) == ("2,70", "16,20")
+
+
+def test_whole_units_grouped_by_spaces_are_read_by_the_rows_own_arithmetic() -> None:
+    """Forints print no decimals and group thousands with a space: "2 650  31 800" is 2 650 and
+    31 800 because 12 × 2 650 = 31 800; the values come back as printed."""
+    from pipelines.stages.extract import items
+
+    assert items.parse_row("Sertéstarja csont nélkül  12  kg  2 650  31 800 5%  1 590 33 390", unit=True) == {
+        "description": "Sertéstarja csont nélkül", "quantity": "12", "unit_price": "2 650", "amount": "31 800"}
+    assert items.parse_row("Citrom  5  899  4 495 27%  1 214 5 709") == {
+        "description": "Citrom", "quantity": "5", "unit_price": "899", "amount": "4 495"}
+    assert items.parse_row("Tejföl 20% 1 kg  10  db  1 190  11 900 18%  2 142 14 042")["quantity"] == "10"
+    assert items.parse_row("Room 101 on the 2nd floor, 3 beds") is None  # figures that make nothing

@@ -35,6 +35,7 @@ from pipelines.stages.extract.roles import AMOUNT, WHOLE_AMOUNT, totals_row
 from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.schema import Field, Records
 from pipelines.stages.extract.values import coerce
+from pipelines.stages.extract.whole import regrouped
 
 KINDS = {"description": "description", "quantity": "quantity", "unit price": "unit_price",
          "amount": "amount", "total amount": "amount", "subtotal net amount": "amount", "amount line total": "amount"}
@@ -139,8 +140,11 @@ def parse_row(text: str, code: bool = False, unit: bool = False, position: bool 
     amounts = row_amounts(text)
     if position and len(amounts) >= 2 and not text[:amounts[0].start()].strip():
         amounts = amounts[1:]
-    if not amounts:
-        return None
+    if not amounts:  # whole units grouped by spaces, read by the row's own arithmetic
+        if (whole := regrouped(text)) is None:
+            return None
+        parsed = parse_row(whole[0], code, unit, position)
+        return None if parsed is None else {k: whole[1].get(v, v) for k, v in parsed.items()}
     if len(amounts) >= 2 and (m := SPACED.fullmatch(amounts[-2].group(0).strip())) \
             and _times(m.group(1), m.group(2), amounts[-1].group(0)):
         # "2 180.00  360.00": a count beside its price, not "2 180.00" grouped with a space
@@ -162,8 +166,7 @@ def parse_row(text: str, code: bool = False, unit: bool = False, position: bool 
     if unit and not units and len(head) >= 2 and UNIT_WORD.match(head[-1]) and NUMBER.match(head[-2]):
         units = 1
     elif len(head) >= units + 2 and UNIT_WORD.match(head[-1 - units]) and NUMBER.match(head[-2 - units]) \
-            and "unit_price" in out and _times(head[-2 - units], out["unit_price"], out["amount"]) \
-            and sum(ch.isalpha() for ch in " ".join(head[:-2 - units])) >= 2:
+            and _pair(head[-2 - units], amounts) is not None and sum(ch.isalpha() for ch in " ".join(head[:-2 - units])) >= 2:
         units += 1  # a word between a description's count and a price that make the amount ("12 woord € 0,50")
     counted = units < len(head) and NUMBER.match(head[-1 - units]) and not YEAR.match(head[-1 - units])
     if "quantity" not in out and counted:  # "20 Stk." / "3 h": the count and its unit ("Exchange 2010" names)
@@ -186,11 +189,15 @@ def parse_row(text: str, code: bool = False, unit: bool = False, position: bool 
     if len(amounts) >= 3 and "quantity" in out and not _times(out["quantity"], out["unit_price"], out["amount"]):
         # a price, the line's net, its tax and its gross ("12 kg 2 650,00 31 800,00 5% 1 590,00
         # 33 390,00"): the price and the amount are the pair the count makes
-        texts = [m.group(0).strip() for m in amounts]
-        pair = next(((p, a) for i, p in enumerate(texts) for a in texts[i + 1:] if _times(out["quantity"], p, a)), None)
-        if pair is not None:
+        if (pair := _pair(out["quantity"], amounts)) is not None:
             out["unit_price"], out["amount"] = pair
     return out
+
+
+def _pair(count: str, amounts: list[re.Match[str]]) -> tuple[str, str] | None:
+    """The first price and later amount of a row that ``count`` times the price makes."""
+    texts = [m.group(0).strip() for m in amounts]
+    return next(((p, a) for i, p in enumerate(texts) for a in texts[i + 1:] if _times(count, p, a)), None)
 
 
 def priced(parsed: dict[str, str] | None) -> bool:
