@@ -210,7 +210,8 @@ def test_a_bar_inside_an_item_table_cell_stays_in_its_description() -> None:
 
 def test_a_count_keeps_its_unit_word_under_an_abbreviated_unit_head_or_where_the_figures_agree() -> None:
     """A row read as text: "4  Sack" under "Menge  Einh." is four sacks; "12  woord" under no
-    unit column is twelve words where 12 × 0,50 makes the line's 6,00; "4 chairs" stays a name."""
+    unit column is twelve words where 12 × 0,50 makes the line's 6,00; in "4 chairs" the count
+    leads and "chairs" is no unit."""
     from pipelines.stages.extract import items
 
     code, unit = items.columns("Pos.  Art.-Nr.  Bezeichnung  Menge  Einh.  Einzelpreis €  USt.  Gesamt €")
@@ -219,8 +220,8 @@ def test_a_count_keeps_its_unit_word_under_an_abbreviated_unit_head_or_where_the
     assert row is not None and (row["quantity"], row["unit_price"], row["amount"]) == ("4", "18,90", "75,60")
     row = items.parse_row("Vertaling Duits-Nederlands  12  woord  € 0,50  € 6,00")
     assert row == {"description": "Vertaling Duits-Nederlands", "quantity": "12", "unit_price": "0,50", "amount": "6,00"}
-    assert items.parse_row("4 chairs  100.00  400.00") == {"description": "4 chairs", "unit_price": "100.00",
-                                                          "amount": "400.00"}
+    assert items.parse_row("4 chairs  100.00  400.00") == {"description": "chairs", "quantity": "4",
+                                                          "unit_price": "100.00", "amount": "400.00"}
 
 
 def test_a_row_with_its_net_tax_and_gross_takes_the_price_and_amount_its_count_makes() -> None:
@@ -246,3 +247,17 @@ def test_whole_units_grouped_by_spaces_are_read_by_the_rows_own_arithmetic() -> 
         "description": "Citrom", "quantity": "5", "unit_price": "899", "amount": "4 495"}
     assert items.parse_row("Tejföl 20% 1 kg  10  db  1 190  11 900 18%  2 142 14 042")["quantity"] == "10"
     assert items.parse_row("Room 101 on the 2nd floor, 3 beds") is None  # figures that make nothing
+
+
+def test_a_count_and_a_price_the_decimal_reader_misses_are_found_by_what_they_make() -> None:
+    """Prices with four decimals, a count of "5,000 kg" that is five, a price printed before its
+    count, and a count leading the row: the pair whose product is the line's amount."""
+    from pipelines.stages.extract import items
+
+    row = items.parse_row("4123456000014 WA997 10000,0000 KWh 1  0,0520  19,0  520,00")  # 19,0: the VAT rate
+    assert (row["quantity"], row["unit_price"], row["description"]) == ("10000,0000", "0,0520", "4123456000014 WA997")
+    assert items.parse_row("2 SFK5 55T02 Schweinesteak 5,000 kg 5,50 27,50 7")["quantity"] == "5"
+    row = items.parse_row("Hausbesuch  12,00  10 Stk  0%  120,00")
+    assert (row["quantity"], row["unit_price"]) == ("10", "12,00")
+    row = items.parse_row("5,000 A5 leaflets, 170gsm silk  £0.046  Z  £230.00")
+    assert (row["quantity"], row["unit_price"], row["description"]) == ("5,000", "0.046", "A5 leaflets, 170gsm silk")

@@ -34,8 +34,8 @@ from pipelines.stages.extract.lexicon import gloss, item_gloss
 from pipelines.stages.extract.roles import AMOUNT, WHOLE_AMOUNT, totals_row
 from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.schema import Field, Records
-from pipelines.stages.extract.values import coerce
-from pipelines.stages.extract.whole import regrouped
+from pipelines.stages.extract.values import coerce, parse_number
+from pipelines.stages.extract.whole import UNIT, count_and_price, regrouped
 
 KINDS = {"description": "description", "quantity": "quantity", "unit price": "unit_price",
          "amount": "amount", "total amount": "amount", "subtotal net amount": "amount", "amount line total": "amount"}
@@ -51,11 +51,8 @@ _HEAD = {
     "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total|totaal|"
                          r"\b(?:valor|wert|warto[śs][ćc])\b", re.I),
 }
-UNIT = re.compile(r"^(?:x|stk\.?|st\.?|stück|pcs?\.?|pc|pce|ea\.?|h|hrs?|std\.?|kg|m|m2|m²|qm|lfm|l|ltr|set|pkg|"
-                  r"pausch\.?|psch\.?|pauschal|unit[ée]?s?|u\.?|[€$£]|eur|usd|gbp|chf)$",
-                  re.I)  # (a currency printed before the price: "20 € 3,50")
 NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
-UNIT_WORD = re.compile(r"^[^\W\d_]{1,6}\.?$")  # a unit under a header's unit column: "tim", "svc", "m²", "Lizenz"
+UNIT_WORD = re.compile(r"^(?:[^\W\d_]{1,6}\.?|[A-Z][A-Z0-9]{2})$")  # a unit under its column: "tim", "m²", "Lizenz", "C62"
 # the column heads that say a code column or a unit column is there (``columns``)
 CODE_HEAD = re.compile(r"(?<![\w-])(?:hsn(?:/sac)?|sac|sku|ean|gtin|art(?:ikel)?\.?-?nr\.?|item code|code|"
                        r"r[ée]f\.?|hs code)(?![\w-])", re.I)
@@ -191,6 +188,12 @@ def parse_row(text: str, code: bool = False, unit: bool = False, position: bool 
         # 33 390,00"): the price and the amount are the pair the count makes
         if (pair := _pair(out["quantity"], amounts)) is not None:
             out["unit_price"], out["amount"] = pair
+    if not priced(out) and (value := parse_number(out["amount"])) and (
+            found := count_and_price(text[:amounts[-1].start()], abs(value))) is not None:
+        desc, out["quantity"], out["unit_price"] = found  # "10000,0000 KWh 1 0,0520 19,0 520,00"
+        out.pop("description", None)  # (it held the figures)
+        if any(sum(ch.isalpha() for ch in w) >= 2 and not UNIT.match(w) for w in desc.strip("€$£ ").split()):
+            out["description"] = desc.strip("€$£ ")
     return out
 
 
@@ -207,8 +210,6 @@ def priced(parsed: dict[str, str] | None) -> bool:
 
 
 def _times(quantity: str, price: str, amount: str) -> bool:
-    from pipelines.stages.extract.values import parse_number
-
     q, p, a = parse_number(quantity), parse_number(price), parse_number(amount)
     return q is not None and p is not None and a is not None and a != 0 and abs(q * p - a) <= 0.011 * max(1.0, abs(a))
 
@@ -282,8 +283,6 @@ def _units_priced(rows: list[Row], code: bool) -> bool:
 
 def _section_sum(row: Row, items: list[dict[str, str]]) -> bool:
     """Does ``row`` sum the items of one section (``--- Food Products ---`` … ``Subtotal $ 150.90``)?"""
-    from pipelines.stages.extract.values import parse_number
-
     total = last_amount(row.text)
     amounts = [parse_number(p["amount"]) for p in items]
     return bool(amounts) and total is not None and None not in amounts \
@@ -390,8 +389,6 @@ TRAILING = re.compile(r"^\s*(?:€|\$|£|EUR|USD|GBP|CHF)?\s*$")
 
 def last_amount(text: str, alone: bool = True) -> float | None:
     """The amount a row ends in (when ``alone``, only if it is the row's one amount); else ``None``."""
-    from pipelines.stages.extract.values import parse_number
-
     found = row_amounts(text)
     if not found or (alone and len(found) != 1) or not TRAILING.match(text[found[-1].end():]):
         return None
