@@ -261,3 +261,20 @@ def test_a_count_and_a_price_the_decimal_reader_misses_are_found_by_what_they_ma
     assert (row["quantity"], row["unit_price"]) == ("10", "12,00")
     row = items.parse_row("5,000 A5 leaflets, 170gsm silk  £0.046  Z  £230.00")
     assert (row["quantity"], row["unit_price"], row["description"]) == ("5,000", "0.046", "A5 leaflets, 170gsm silk")
+
+
+def test_two_item_columns_the_grid_ran_together_are_parted_again() -> None:
+    """"Unit cost QTY" over "100 2" and "2 10" (a totals block's labels under them): a unit price
+    column and a quantity column; a head of one kind, or cells of one figure, stay as they are."""
+    from pipelines.stages.extract.tables import _unmerged
+
+    header = ["Description", "Unit cost QTY", "Amount"]
+    body = [[("English Tea", None), ("100 2", None), ("200", None)], [("Tofu", None), ("2 10", None), ("20", None)],
+            [("", None), ("SUBTOTAL", None), ("$ 220", None)]]
+    head, rows = _unmerged(header, body)
+    assert head == ["Description", "Unit cost", "QTY", "Amount"]
+    assert [[t for t, _ in r] for r in rows] == [["English Tea", "100", "2", "200"], ["Tofu", "2", "10", "20"],
+                                                 ["", "SUBTOTAL", "", "$ 220"]]
+    assert _unmerged(["Description", "Qty", "Amount"], body)[0] == ["Description", "Qty", "Amount"]
+    single = [[("Tea", None), ("100", None), ("200", None)], [("Tofu", None), ("2 10", None), ("20", None)]]
+    assert _unmerged(header, single)[0] == header

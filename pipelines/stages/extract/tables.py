@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import Fragment, PageResult
-from pipelines.stages.extract.items import header_text
+from pipelines.stages.extract.items import KINDS, header_text
+from pipelines.stages.extract.lexicon import item_gloss
 from pipelines.stages.extract.lines import Box, Candidate, Line, _is_short_label, _line_box, split_pairs
 from pipelines.stages.extract.roles import DATE_WORD
 from pipelines.stages.tables import table_rows
@@ -101,8 +102,34 @@ def _sections(page: PageResult, rows: list[list[str]], boxes: list[list[Box | No
                   for c in range(max(len(rows[r]) for r in range(top, h + 1)))]
         end = next((k for k in heads if k > h), len(rows))
         body = [[(cell, boxes[r][c]) for c, cell in enumerate(rows[r])] for r in range(h + 1, end)]
-        out.append(Section(page.page_number, header, body))
+        out.append(Section(page.page_number, *_unmerged(header, body)))
     return out
+
+
+FIGURE = re.compile(r"[$€£]?\d[\d.,']*")
+
+
+def _unmerged(header: list[str], body: list[list[tuple[str, Box | None]]]
+              ) -> tuple[list[str], list[list[tuple[str, Box | None]]]]:
+    """Two item columns the grid ran together, parted again: a head naming two kinds of column
+    ("Unit cost QTY": a unit price, a quantity) over cells of two figures each ("100 2")."""
+    for c, head in enumerate(header):
+        words = head.split()
+        cut = next((k for k in range(1, len(words)) if (a := KINDS.get(item_gloss(" ".join(words[:k]))))
+                    and (b := KINDS.get(item_gloss(" ".join(words[k:])))) and a != b), None)
+        def two(text: str) -> list[str] | None:
+            parts = text.split()
+            return parts if len(parts) == 2 and all(FIGURE.fullmatch(x) for x in parts) else None
+
+        # (its figures always come in twos; labels of a totals block under the items may share it)
+        cells = [row[c][0] for row in body if c < len(row) and all(FIGURE.fullmatch(x) for x in row[c][0].split() or ["-"])]
+        if cut is None or len(cells) < 2 or any(two(t) is None for t in cells):
+            continue
+        header = [*header[:c], " ".join(words[:cut]), " ".join(words[cut:]), *header[c + 1:]]
+        body = [[*row[:c], *[(t, row[c][1]) for t in (two(row[c][0]) or [row[c][0], ""])], *row[c + 1:]]
+                if c < len(row) else row for row in body]
+        return header, body
+    return header, body
 
 
 def _value_cell(text: str) -> bool:
