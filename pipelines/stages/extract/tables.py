@@ -109,6 +109,11 @@ def _sections(page: PageResult, rows: list[list[str]], boxes: list[list[Box | No
 FIGURE = re.compile(r"[$€£]?\d[\d.,']*")
 
 
+def _two_figures(text: str) -> list[str] | None:
+    parts = text.split()
+    return parts if len(parts) == 2 and all(FIGURE.fullmatch(x) for x in parts) else None
+
+
 def _unmerged(header: list[str], body: list[list[tuple[str, Box | None]]]
               ) -> tuple[list[str], list[list[tuple[str, Box | None]]]]:
     """Two item columns the grid ran together, parted again: a head naming two kinds of column
@@ -117,16 +122,12 @@ def _unmerged(header: list[str], body: list[list[tuple[str, Box | None]]]
         words = head.split()
         cut = next((k for k in range(1, len(words)) if (a := KINDS.get(item_gloss(" ".join(words[:k]))))
                     and (b := KINDS.get(item_gloss(" ".join(words[k:])))) and a != b), None)
-        def two(text: str) -> list[str] | None:
-            parts = text.split()
-            return parts if len(parts) == 2 and all(FIGURE.fullmatch(x) for x in parts) else None
-
         # (its figures always come in twos; labels of a totals block under the items may share it)
         cells = [row[c][0] for row in body if c < len(row) and all(FIGURE.fullmatch(x) for x in row[c][0].split() or ["-"])]
-        if cut is None or len(cells) < 2 or any(two(t) is None for t in cells):
+        if cut is None or len(cells) < 2 or any(_two_figures(t) is None for t in cells):
             continue
         header = [*header[:c], " ".join(words[:cut]), " ".join(words[cut:]), *header[c + 1:]]
-        body = [[*row[:c], *[(t, row[c][1]) for t in (two(row[c][0]) or [row[c][0], ""])], *row[c + 1:]]
+        body = [[*row[:c], *[(t, row[c][1]) for t in (_two_figures(row[c][0]) or [row[c][0], ""])], *row[c + 1:]]
                 if c < len(row) else row for row in body]
         return header, body
     return header, body
