@@ -14,6 +14,8 @@ Four sets, built into the cache (``~/.cache/docklake-bench/realworld``) from Deb
 * rotated scans of text pages (0/90/180/270 degrees, 200 dpi, mild noise): word recall;
 * tables-dev (17 tabula-java test tables; development only, no test part): cell accuracy with
   its own scorer. Its expected tables are tabula-java's output, which favours tabula-py.
+* tables of Debian's HTML manuals printed by Chromium (``html_tables``; dev and test parts):
+  cell accuracy with the same scorer against the HTML tables' own cells.
 
 Results: markdown tables on stdout, and JSON (every item's scores) in the cache directory.
 """
@@ -29,6 +31,7 @@ import argparse  # noqa: E402
 import datetime  # noqa: E402
 import json  # noqa: E402
 import platform  # noqa: E402
+import shutil  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -36,7 +39,7 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from bench.realworld import corpora, fetch, report, runs, systems  # noqa: E402
+from bench.realworld import corpora, fetch, html_tables, report, runs, systems  # noqa: E402
 from bench.realworld.corpora import digest  # noqa: E402
 from pipelines.stages import coverage  # noqa: E402
 
@@ -95,6 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setup", action="store_true",
                     help="apt-get install what is missing: poppler-utils, LibreOffice and fonts, a JRE")
     ap.add_argument("--cache", default=_cache_default(), help="downloads and corpora (default %(default)s)")
+    ap.add_argument("--systems", default=None,
+                    help="comma-separated names (or name prefixes) of the systems to run (default: all)")
     ap.add_argument("--tables-dir", default=str(ROOT.parent / "shared" / "data" / "tables-dev"))
     args = ap.parse_args(argv)
     tasks = [t for t in args.only.split(",") if t]
@@ -117,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     out: list[str] = []
     if "words" in tasks:
         pages = _pick(all_pages, parts, args.max_pages)
-        rows = runs.words(pages, cache / "words", systems.text_systems())
+        rows = runs.words(pages, cache / "words", _only(systems.text_systems(), args.systems))
         results["words"] = rows
         prods = sorted({p["producer"] for p in pages})
         n = {part: sum(1 for p in pages if p["part"] == part) for part in parts}
@@ -132,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     if "rtl" in tasks:
         docs = _pick(corpora.rtl_corpus(cache, debs), parts, None) if have["soffice"] else []
         if docs:
-            rows = runs.rtl(docs, cache / "rtl", systems.text_systems())
+            rows = runs.rtl(docs, cache / "rtl", _only(systems.text_systems(), args.systems))
             results["rtl"] = rows
             out += [f"## Right to left: {len(docs)} LibreOffice documents (Arabic, Hebrew), truth = the "
                     "sentences in logical order\n", *report.rtl_table(rows), ""]
@@ -141,20 +146,21 @@ def main(argv: list[str] | None = None) -> int:
     if "scans" in tasks:
         items = corpora.scan_corpus(cache, cache / "words", all_pages, args.scan_pages)
         items = [i for i in items if i["part"] in parts]
-        rows = runs.scans(items, cache / "scans", systems.scan_systems())
+        rows = runs.scans(items, cache / "scans", _only(systems.scan_systems(), args.systems))
         results["scans"] = rows
         out += [f"## Rotated scans: {len({i['source'] for i in items})} pages × 4 rotations, 200 dpi, "
                 "noise; truth = the page's words\n", *report.scans_table(rows), ""]
     if "tables" in tasks:
         cases = corpora.table_cases(Path(args.tables_dir))
         if "dev" in parts and cases:
-            rows = runs.tables(cases, Path(args.tables_dir), systems.table_systems())
+            rows = runs.tables(cases, Path(args.tables_dir), _only(systems.table_systems(), args.systems))
             results["tables"] = rows
             out += [f"## Tables: tables-dev, {len(cases)} cases (dev only; there is no test part), whole "
                     "pages, cell accuracy by its score.py (tabula-java made the expected tables)\n",
                     *report.tables_table(rows), ""]
         else:
             out += ["## Tables: skipped (tables-dev is a dev set only, or not found at --tables-dir)\n"]
+        out += _html_tables(cache, debs, parts, Path(args.tables_dir), results, args.systems)
     results["seconds"] = round(time.time() - started, 1)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     for name in (f"results-{stamp}.json", "results-latest.json"):
@@ -164,6 +170,32 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(out))
     print(f"JSON: {cache / f'results-{stamp}.json'}")
     return 0
+
+
+def _only(found: dict, names: str | None) -> dict:
+    """The systems whose names start with one of ``names`` (comma-separated); all without."""
+    if not names:
+        return found
+    keep = [n.strip() for n in names.split(",") if n.strip()]
+    return {k: v for k, v in found.items() if any(k.startswith(n) for n in keep)}
+
+
+def _html_tables(cache: Path, debs: Path, parts: list[str], scorer_dir: Path, results: dict,
+                 only: str | None) -> list[str]:
+    """The HTML manuals' tables printed by Chromium (``html_tables``): dev and test parts."""
+    if not (shutil.which("chromium") and shutil.which("chromedriver")) and not (
+            cache / "html-tables" / "cases.json").exists():
+        return ["## Tables of HTML manuals: skipped (needs Debian's chromium and chromium-driver)\n"]
+    if not (scorer_dir / "score.py").exists():
+        return ["## Tables of HTML manuals: skipped (the tables-dev scorer is not at --tables-dir)\n"]
+    cases = [c for c in html_tables.html_table_cases(cache, debs) if c["part"] in parts]
+    rows = runs.tables(cases, cache / "html-tables", _only(systems.table_systems(), only), scorer_dir)
+    results["html_tables"] = rows
+    n = {p: sum(1 for c in cases if c["part"] == p) for p in parts}
+    return [f"## Tables of HTML manuals: {' + '.join(f'{n[p]} {p}' for p in parts)} tables from "
+            f"{len({c['producer'] for c in cases})} Debian documentation packages, printed to PDF by "
+            "Chromium; truth = the HTML table's cells; cell accuracy by the tables-dev score.py\n",
+            *report.tables_table(rows), ""]
 
 
 if __name__ == "__main__":

@@ -75,10 +75,12 @@ def scans(items: list[dict[str, Any]], folder: Path, systems: dict[str, Callable
 
 
 def tables(cases: list[dict[str, Any]], tables_dir: Path,
-           systems: dict[str, Callable[[Path, int], list[list[list[str]]]]]) -> list[dict]:
-    """Each case scored with the tables-dev scorer against the tables found on its whole page; CPU
-    is counted once per page (several cases share a page) and spread over its cases."""
-    score = metrics.table_scorer(tables_dir)
+           systems: dict[str, Callable[[Path, int], list[list[list[str]]]]],
+           scorer_dir: Path | None = None) -> list[dict]:
+    """Each case scored with the tables-dev scorer (``score.py`` in ``scorer_dir``, else in
+    ``tables_dir``) against the tables found on its whole page; CPU is counted once per page
+    (several cases share a page) and spread over its cases. A case's paths may be absolute."""
+    score = metrics.table_scorer(scorer_dir or tables_dir)
     out = []
     pages = sorted({(c["pdf"], int(c["page"])) for c in cases})
     for name, fn in systems.items():
@@ -93,7 +95,7 @@ def tables(cases: list[dict[str, Any]], tables_dir: Path,
             tabs, cpu, err = found[key]
             share = sum(1 for x in cases if (x["pdf"], int(x["page"])) == key)
             s = score.score_case(score.load_expected(c, str(tables_dir)), score.as_tables(tabs))
-            out.append({"system": name, "part": "dev", "item": c["id"], "method": c["method"],
+            out.append({"system": name, "part": c.get("part", "dev"), "item": c["id"], "method": c["method"],
                         "page_key": f"{key[0]}#{key[1]}", "cpu": cpu / share, "error": err,
                         "cell_acc": s["cell_acc"], "token_recall": s["token_recall"],
                         "tables": s["n_tables"]})

@@ -1,0 +1,228 @@
+"""A table set with a test part: tables of Debian's HTML manuals, printed to PDF by Chromium.
+
+The tables-dev set is 17 tables, development only; docklake's table rules were written against it
+and against LaTeX. This set is for judging them on tables nobody here chose: the HTML manuals of
+Debian documentation packages written by different tools and styled by their own CSS (DocBook XSL
+for PostgreSQL and the Debian Reference, Sphinx for Python, makeinfo for R, Apache's
+XSLT, SQLite's own, gnuplot's), printed by headless Chromium as a user's browser prints them.
+Some styles rule every cell, some only the head, some nothing; some tables span columns or rows.
+
+The truth is the HTML table itself: its cells in row order, a spanned cell's text in its first
+position and the rest empty (the tables-dev scorer does not count empty expected cells), the text
+whitespace-collapsed. A case is one table on a one-page PDF of its page, printed with the page's
+own stylesheets and the paragraphs beside the table, and everything else of the page cut away.
+Tables that do not fit on one printed page are left out. ``method`` is ``lattice`` when the
+printed page draws at least one rule per row, else ``stream``.
+
+The split: a package's HTML files sorted by the sha256 of their paths go to dev and test in turn
+(like the text pages); at most ``PER_PART`` tables per package and part, one per file first.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import csv
+import gzip
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from bench.realworld import fetch
+from bench.realworld.corpora import PARTS, digest, split
+
+PER_PART = 6
+LAYOUT = 3  # bump when the way the set is built changes: the cached one is rebuilt
+PACKAGES = ("postgresql-doc-15", "python3.11-doc", "sqlite3-doc", "debian-reference-en", "r-doc-html",
+            "apache2-doc", "gnuplot-doc")
+MIN_CELLS, MAX_CELL, ROWS = 6, 300, (3, 30)
+_CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def _html_files(root: Path) -> list[Path]:
+    names = (".html", ".htm", ".html.gz", ".html.en")
+    return sorted(p for p in root.rglob("*") if p.is_file() and p.name.endswith(names))
+
+
+def _read(path: Path) -> bytes:
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
+def _rows(table: Any) -> list[Any]:
+    """The table's own rows (not a nested table's), in document order."""
+    return [r for r in table.iter("tr") if r.getparent() is table or r.getparent().getparent() is table]
+
+
+def grid(table: Any) -> list[list[str]]:
+    """The cells as a grid: a spanned cell's text in its first position, '' in the others."""
+    out: list[list[str]] = []
+    taken: set[tuple[int, int]] = set()
+    for y, tr in enumerate(_rows(table)):
+        row: list[str] = []
+        for cell in (c for c in tr if c.tag in ("td", "th")):
+            while (y, len(row)) in taken:
+                row.append("")
+            x = len(row)
+            cols = max(1, min(20, int(cell.get("colspan", "1") or 1) if cell.get("colspan", "1").isdigit() else 1))
+            down = max(1, min(50, int(cell.get("rowspan", "1") or 1) if cell.get("rowspan", "1").isdigit() else 1))
+            row += [" ".join(cell.text_content().split())] + [""] * (cols - 1)
+            taken |= {(y + dy, x + dx) for dy in range(down) for dx in range(cols)} - {(y, x)}
+        while (y, len(row)) in taken:
+            row.append("")
+        out.append(row)
+    width = max((len(r) for r in out), default=0)
+    return [r + [""] * (width - len(r)) for r in out]
+
+
+def usable(table: Any) -> bool:
+    """A data table: no nested table, picture or preformatted block, 3–30 rows, two columns or
+    more with text, at least six non-empty cells, none longer than a paragraph, not a navigation
+    bar."""
+    if any(table.find(f".//{t}") is not None for t in ("table", "img", "pre", "svg", "form")):
+        return False
+    if "nav" in ((table.get("class") or "") + (table.get("summary") or "")).lower():
+        return False
+    g = grid(table)
+    cells = [c for r in g for c in r if c]
+    if any(_CJK.search(c) for c in cells):  # the machine may lack the fonts
+        return False
+    filled = sum(1 for k in range(len(g[0])) if any(r[k] for r in g)) if g else 0
+    return (ROWS[0] <= len(g) <= ROWS[1] and filled >= 2 and len(cells) >= MIN_CELLS
+            and max(len(c) for c in cells) <= MAX_CELL)
+
+
+def cut_page(doc: Any, table: Any) -> bytes:
+    """The page with only ``table``, its neighbouring elements and their ancestors left."""
+    import lxml.html
+
+    doc = copy.deepcopy(doc)
+    table = doc.xpath(table.getroottree().getpath(table))[0]
+    node, first = table, True
+    while node.getparent() is not None and node.tag != "body":
+        parent = node.getparent()
+        keep = {node} | ({node.getprevious(), node.getnext()} if first else set())
+        for sib in list(parent):
+            if sib not in keep and sib.tag not in ("head", "body"):
+                parent.remove(sib)
+        node, first = parent, False
+    for s in doc.iter("script"):
+        s.getparent().remove(s)
+    return lxml.html.tostring(doc, doctype="<!DOCTYPE html>", encoding="utf-8")
+
+
+def _driver():  # type: ignore[no-untyped-def]
+    from selenium import webdriver
+
+    opts = webdriver.ChromeOptions()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--allow-file-access-from-files"):
+        opts.add_argument(a)
+    opts.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(service=webdriver.ChromeService("/usr/bin/chromedriver"), options=opts)
+
+
+def _ruled(pdf: bytes, rows: int) -> bool:
+    """At least one drawn horizontal rule (or filled bar) per row of the table."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        page = doc[0]
+        n = 0
+        for obj in page.get_objects(filter=[raw.FPDF_PAGEOBJ_PATH], max_depth=4):
+            left, bottom, right, top = obj.get_bounds()
+            n += (right - left) > 20 and (top - bottom) < 3
+        return n >= rows
+    finally:
+        doc.close()
+
+
+def _pages(pdf: bytes) -> int:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        return len(doc)
+    finally:
+        doc.close()
+
+
+def html_table_cases(cache: Path, debs: Path) -> list[dict[str, Any]]:
+    """Build (once) and return the cases: ``pdf`` and ``expected_csv`` are absolute paths."""
+    folder = cache / "html-tables"
+    index = folder / "cases.json"
+    if index.exists():
+        saved = json.loads(index.read_text())
+        if saved.get("layout") == LAYOUT:
+            return saved["cases"]
+    import lxml.html
+    from selenium.webdriver.common.print_page_options import PrintOptions
+
+    for sub in ("pdfs", "csv", "html"):
+        (folder / sub).mkdir(parents=True, exist_ok=True)
+    cases: list[dict[str, Any]] = []
+    driver = _driver()
+    try:
+        for pkg in PACKAGES:
+            root = fetch.package(pkg, debs)
+            if root is None:
+                print(f"  html tables: {pkg} could not be downloaded; skipped")
+                continue
+            files = _html_files(root)
+            part_of = split([str(f.relative_to(root)) for f in files], pkg)
+            for part in PARTS:
+                cases += _pick_part(driver, PrintOptions, lxml.html, pkg, root,
+                                    [f for f in files if part_of[str(f.relative_to(root))] == part],
+                                    part, folder)
+    finally:
+        driver.quit()
+    index.write_text(json.dumps({"layout": LAYOUT, "cases": cases}, indent=1))
+    return cases
+
+
+def _pick_part(driver, PrintOptions, lhtml, pkg: str, root: Path, files: list[Path], part: str,
+               folder: Path) -> list[dict[str, Any]]:  # type: ignore[no-untyped-def]
+    """Up to ``PER_PART`` one-page tables of these files, the first usable table of each file in
+    hash order, then the second of each, and so on."""
+    tables: list[list[tuple[Path, Any, Any]]] = []
+    for f in sorted(files, key=lambda p: digest(str(p.relative_to(root)))):
+        data = _read(f)
+        if b"<table" not in data.lower():
+            continue
+        try:
+            doc = lhtml.fromstring(data, base_url=f.as_uri())
+        except Exception:  # noqa: BLE001 - a page lxml cannot read is skipped
+            continue
+        mine = [(f, doc, t) for t in doc.iter("table") if usable(t)]
+        if mine:
+            tables.append(mine)
+    order = [x[k] for k in range(max((len(x) for x in tables), default=0)) for x in tables if k < len(x)]
+    out: list[dict[str, Any]] = []
+    for f, doc, table in order:
+        if len(out) >= PER_PART:
+            break
+        cid = f"{pkg}-{digest(str(f.relative_to(root)) + doc.getroottree().getpath(table))[:10]}"
+        page = folder / "html" / f"{cid}.html"
+        html = cut_page(doc, table)
+        base = f'<base href="{f.as_uri()}">'.encode()
+        head = re.search(rb"<head[^>]*>", html)
+        page.write_bytes(html[:head.end()] + base + html[head.end():] if head else base + html)
+        driver.get(page.as_uri())
+        pdf = base64.b64decode(driver.print_page(PrintOptions()))
+        if _pages(pdf) != 1:
+            continue
+        g = grid(table)
+        (folder / "pdfs" / f"{cid}.pdf").write_bytes(pdf)
+        with open(folder / "csv" / f"{cid}.csv", "w", newline="", encoding="utf-8") as fh:
+            csv.writer(fh).writerows(g)
+        out.append({"id": cid, "pdf": str(folder / "pdfs" / f"{cid}.pdf"), "page": 1, "part": part,
+                    "producer": pkg, "source": str(f.relative_to(root)),
+                    "method": "lattice" if _ruled(pdf, len(g)) else "stream",
+                    "expected_csv": str(folder / "csv" / f"{cid}.csv"), "csv_rows": None,
+                    "expected_shape": [len(g), len(g[0])],
+                    "expected_cells": sum(1 for r in g for c in r if c)})
+    print(f"  html tables: {pkg} {part}: {len(out)} tables", flush=True)
+    return out
