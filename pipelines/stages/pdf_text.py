@@ -354,7 +354,10 @@ def mark_strikethrough(content: PageContent) -> list[Rule]:
     """Horizontal rules drawn through the middle of a run of words: the words are struck.
 
     Returns the rules used as strike lines (they are not table rulings) and sets
-    ``content.meta["struck"]`` to the indices of the struck words.
+    ``content.meta["struck"]`` to the indices of the struck words. Underlines (a link's, in a
+    browser's print) are no table rulings either, and leave the page's rules too: a rule in the
+    lowest quarter of a run of words that covers the rule end to end (a cell's border runs on
+    past its text by the cell's padding; one under a header spans the columns below it).
     """
     import bisect
 
@@ -373,6 +376,8 @@ def mark_strikethrough(content: PageContent) -> list[Rule]:
                       if w.y1 + w.h * 0.3 <= ry <= w.y2 - w.h * 0.2
                       and w.x1 >= rule.x1 - 3 and w.x2 <= rule.x2 + 3)
         if not hits:
+            if _underline(rule, ry, [content.words[k] for k in near]):
+                used.append(rule)
             continue
         covered = sum(content.words[k].x2 - content.words[k].x1 for k in hits)
         if covered >= 0.6 * (rule.x2 - rule.x1):
@@ -381,3 +386,13 @@ def mark_strikethrough(content: PageContent) -> list[Rule]:
     content.meta["struck"] = sorted(struck)
     content.rules = [r for r in content.rules if r not in used]
     return used
+
+
+def _underline(rule: Rule, ry: float, near: list[Word]) -> bool:
+    """Is ``rule`` under a run of words that spans it (within 1.5 pt at each end, 90 % inked)?"""
+    under = [w for w in near if w.y2 - 0.25 * w.h <= ry <= w.y2 + 0.05 * w.h
+             and w.x1 >= rule.x1 - 1.5 and w.x2 <= rule.x2 + 1.5]
+    if not under:
+        return False
+    return (min(w.x1 for w in under) <= rule.x1 + 1.5 and max(w.x2 for w in under) >= rule.x2 - 1.5
+            and sum(w.x2 - w.x1 for w in under) >= 0.9 * (rule.x2 - rule.x1))

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelines.stages.geometry import Box, Word, union
+from pipelines.stages.gutters import narrow_columns, whole_lines
 from pipelines.stages.lines_of_words import group_lines
 from pipelines.stages.reading_order import Path, proven_columns, settle
 
@@ -99,7 +100,7 @@ class _Cutter:
         return self.unit * (1.1 if lines > 1.4 else 2.5)
 
     def columns(self, items: list[Item]) -> list[list[Item]]:
-        cols = _whole_lines(self.split_x(items, self.x_gap(items)))
+        cols = whole_lines(self.split_x(items, self.x_gap(items)))
         if len(cols) > 1 and any(all(isinstance(i, Region) and i.kind == "key_value_region"
                                      for i in col) for col in cols):
             return [items]  # a column of form fields beside their labels: read row by row
@@ -114,6 +115,9 @@ class _Cutter:
             self.emit(items, out, path)
             return
         cols = self.columns(items)
+        if len(cols) == 1 and (narrow := narrow_columns(items, self.unit, self.x_gap(items))) \
+                and (self.tabular(narrow) or self.labelled(narrow)):
+            cols = narrow  # a borderless table set as tightly as its words (``gutters``)
         if len(cols) >= 3 and (k := self.label_column(cols)) is not None:
             cols = [*cols[:k], [i for col in cols[k:] for i in col]]  # a block beside a list of labels and values
         if len(cols) > 1:
@@ -247,8 +251,9 @@ class _Cutter:
             return False  # values that run to paragraphs: label_bands reads them instead
         lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
         rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
-        if lw > 0.6 * rw or statistics.median(len(line) for line in left) > 3:
-            return False
+        if lw > 0.6 * rw or statistics.median(len(line) for line in left) > 3 or \
+                len({line_text(line) for line in left}) < 0.5 * len(left):
+            return False  # (labels name different things: ``int`` down code's lines is no label)
         ys = [statistics.fmean(w.cy for w in line) for line in right]
         paired = sum(1 for line in left
                      if any(abs(statistics.fmean(w.cy for w in line) - y) < 0.4 * self.unit for y in ys))
@@ -330,39 +335,6 @@ def _prose(col: list[Item]) -> bool:
     lines = group_lines(words)
     return len(lines) >= 8 and statistics.median(len(line) for line in lines) >= 6 and \
         sum(any(ch.isdigit() for ch in w.text) for w in words) <= 0.1 * len(words)
-
-
-def _whole_lines(parts: list[list[Item]]) -> list[list[Item]]:
-    """Parts of a cut joined again where one is a piece of a single line that goes on across the
-    gutter at a word space of its own size: a heading set in larger type over narrow code stops
-    the code's gutter at ``colour  and  LATEX``, which is not three columns."""
-    out = [parts[0]]
-    for part in parts[1:]:
-        prev = out[-1]
-        if _larger_line(prev, part) or _larger_line(part, prev):
-            left = [w for w in prev if isinstance(w, Word)]
-            right = [w for w in part if isinstance(w, Word)]
-            if any(0 <= b.x1 - a.x2 < 0.75 * max(a.y2 - a.y1, b.y2 - b.y1) and abs(a.cy - b.cy) < 0.3 * (a.y2 - a.y1)
-                   for a in left for b in right):
-                out[-1] = prev + part
-                continue
-        out.append(part)
-    return out
-
-
-def _larger_line(part: list[Item], other: list[Item]) -> bool:
-    """Is ``part`` one line set clearly larger than the words of ``other`` (a heading's piece
-    beside the smaller text it stands over; pieces of a line of the same size, a label's
-    ``vom 03.06.2026``, stay parts)?"""
-    words = [w for w in other if isinstance(w, Word)]
-    return _one_line(part) and bool(words) and \
-        statistics.median(w.y2 - w.y1 for w in part) >= 1.15 * statistics.median(w.y2 - w.y1 for w in words)
-
-
-def _one_line(part: list[Item]) -> bool:
-    words = [w for w in part if isinstance(w, Word)]
-    return len(words) == len(part) and max(w.y2 for w in words) - min(w.y1 for w in words) \
-        < 1.5 * statistics.median(w.y2 - w.y1 for w in words)
 
 
 def _is_caption(items: list[Item]) -> bool:

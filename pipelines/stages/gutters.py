@@ -1,0 +1,124 @@
+"""Narrow gutters: the columns of a borderless table set as tightly as its words.
+
+The XY-cut (``xycut``) only cuts at gutters clearly wider than a word space, since word spaces
+line up across a few lines of running text now and then. A table printed without rules by a
+browser or an office suite is often set tighter than that: the cells' padding leaves 2–4 pt
+between its columns, less than the space between two words of a cell (``0 NILSXP NULL``,
+``Module Identifier:  proxy_wstunnel_module``). Width alone cannot tell such a gutter from a
+word space; what can is that it runs down many lines that have words on both of its sides, and
+that the words on one of its sides line up on it (cells start, or end, at the same place),
+which spaces between the words of running text never do.
+
+``whole_lines`` joins again the parts of a cut where one is a piece of a single line set larger.
+
+This module only proposes the narrow cut. The caller keeps it only where the parts then read as a
+table (``tabular`` or ``labelled``), so a narrow gutter never changes the reading order of text
+that is not a table (code set in a fixed-width font, for one).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from typing import Any
+
+from pipelines.stages.geometry import Word
+from pipelines.stages.lines_of_words import group_lines
+
+LEAST_GAP = 0.12  # of the line height: narrower gaps are the space inside a word's kerning
+LINES = 4  # lines with words on both sides of the gutter, at least
+CROSSED = 0.6  # and this share of the region's lines
+ALIGNED = 0.75  # of those lines, the share whose words beside the gutter start (or end) together
+TOL = 0.3  # points: the same start or end (a cell's; a paragraph's words come near by chance)
+
+
+def _gaps(items: list[Any], least: float, wide: float) -> list[tuple[float, float]]:
+    """The free x ranges of the items' projection at least ``least`` and less than ``wide`` wide."""
+    spans = sorted((i.x1, i.x2) for i in items)
+    out, right = [], spans[0][1]
+    for x1, x2 in spans[1:]:
+        if least <= x1 - right < wide:
+            out.append((right, x1))
+        right = max(right, x2)
+    return out
+
+
+def _worded(w: Word) -> bool:
+    """A word, not a dot of a leader or a lone mark: the dots of a contents list line up too."""
+    return any(ch.isalnum() for ch in w.text)
+
+
+def _lined_up(values: list[float]) -> int:
+    """How many of ``values`` share the most common position (within ``TOL``)."""
+    counts = Counter(round(v / TOL) for v in values)
+    return max(counts[k] + counts[k - 1] + counts[k + 1] for k in counts) if counts else 0
+
+
+def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]] | None:
+    """The items cut at every narrow gutter (narrower than ``wide``) that runs down at least
+    ``LINES`` lines with words on both sides, ``CROSSED`` of the region's lines, and on which the
+    words of ``ALIGNED`` of them line up; None when there is no such gutter."""
+    words = [i for i in items if isinstance(i, Word)]
+    lines = group_lines(words)
+    if len(lines) < LINES or len(words) < 2 * LINES:
+        return None
+    cuts = []
+    for a, b in _gaps(items, LEAST_GAP * unit, wide):
+        crossing: dict[str, tuple[float, float]] = {}  # a line's text: its words' end and start
+        sizes: set[tuple[int, int]] = set()  # the widths of the words beside the gutter
+        for line in lines:
+            left = max((w for w in line if w.x2 <= a + 0.01), key=lambda w: w.x2, default=None)
+            right = min((w for w in line if w.x1 >= b - 0.01), key=lambda w: w.x1, default=None)
+            if left and right and _worded(left) and _worded(right):
+                # (copies of one line count once: their spaces line up and prove nothing)
+                crossing[" ".join(w.text for w in line)] = (left.x2, right.x1)
+                sizes.add((round(left.x2 - left.x1), round(right.x2 - right.x1)))
+        n = len(crossing)
+        # words of one size on both sides down the lines (``int alpha;`` in a fixed-width font,
+        # lines made from one pattern) line up whatever they are: no evidence either
+        if n >= LINES and n >= CROSSED * len(lines) and len(sizes) >= n / 2 and \
+                max(_lined_up([e for e, _ in crossing.values()]),
+                    _lined_up([s for _, s in crossing.values()])) >= ALIGNED * n:
+            cuts.append((a + b) / 2)
+    if not cuts:
+        return None
+    parts: list[list[Any]] = [[] for _ in range(len(cuts) + 1)]
+    for it in items:
+        parts[sum(1 for c in cuts if (it.x1 + it.x2) / 2 > c)].append(it)
+    parts = [p for p in parts if p]
+    if len(parts) == 2 and all(isinstance(i, Word) and i.text.rstrip(".:").isdigit() for i in parts[0]):
+        return None  # numbers beside lines of text: a listing's line numbers, not a table's labels
+    return parts
+
+
+def whole_lines(parts: list[list[Any]]) -> list[list[Any]]:
+    """Parts of a cut joined again where one is a piece of a single line that goes on across the
+    gutter at a word space of its own size: a heading set in larger type over narrow code stops
+    the code's gutter at ``colour  and  LATEX``, which is not three columns."""
+    out = [parts[0]]
+    for part in parts[1:]:
+        prev = out[-1]
+        if _larger_line(prev, part) or _larger_line(part, prev):
+            left = [w for w in prev if isinstance(w, Word)]
+            right = [w for w in part if isinstance(w, Word)]
+            if any(0 <= b.x1 - a.x2 < 0.75 * max(a.y2 - a.y1, b.y2 - b.y1) and abs(a.cy - b.cy) < 0.3 * (a.y2 - a.y1)
+                   for a in left for b in right):
+                out[-1] = prev + part
+                continue
+        out.append(part)
+    return out
+
+
+def _larger_line(part: list[Any], other: list[Any]) -> bool:
+    """Is ``part`` one line set clearly larger than the words of ``other`` (a heading's piece
+    beside the smaller text it stands over; pieces of a line of the same size, a label's
+    ``vom 03.06.2026``, stay parts)?"""
+    words = [w for w in other if isinstance(w, Word)]
+    return _one_line(part) and bool(words) and \
+        statistics.median(w.y2 - w.y1 for w in part) >= 1.15 * statistics.median(w.y2 - w.y1 for w in words)
+
+
+def _one_line(part: list[Any]) -> bool:
+    words = [w for w in part if isinstance(w, Word)]
+    return len(words) == len(part) and max(w.y2 for w in words) - min(w.y1 for w in words) \
+        < 1.5 * statistics.median(w.y2 - w.y1 for w in words)

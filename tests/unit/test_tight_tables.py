@@ -1,0 +1,100 @@
+"""Tables as a browser prints them: columns set as tightly as the words, links underlined.
+
+Generated PDFs (reportlab), drawn the way Chromium prints an HTML table: (a) a borderless table
+whose cells are 3 pt apart, less than the space between two words of a cell, read as a table;
+(b) code in a fixed-width font whose lines line up at one space, left as text in its order;
+(c) a ruled grid whose cells hold two lines, the first a link drawn with its underline: one row
+per ruled row, not one per line.
+"""
+
+from __future__ import annotations
+
+import io
+
+from reportlab.pdfbase.pdfmetrics import stringWidth
+from reportlab.pdfgen import canvas
+
+from pipelines.core.models import DocumentInput
+from pipelines.engine.document import convert
+from pipelines.stages.tables import table_rows
+
+W, H = 612, 792
+ROWS = [("no", "SEXPTYPE", "Description"), ("0", "NILSXP", "NULL"), ("1", "SYMSXP", "symbols"),
+        ("2", "LISTSXP", "pairlists"), ("3", "CLOSXP", "closures"), ("4", "ENVSXP", "environments"),
+        ("5", "PROMSXP", "promises"), ("6", "LANGSXP", "language objects"),
+        ("7", "SPECIALSXP", "special functions"), ("9", "CHARSXP", "internal character strings"),
+        ("10", "LGLSXP", "logical vectors")]
+
+
+def _pdf(draw) -> bytes:  # type: ignore[no-untyped-def]
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(W, H))
+    draw(c)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def _fragments(data: bytes) -> list:  # type: ignore[type-arg]
+    return [f for p in convert(DocumentInput(data=data)).pages for f in p.fragments]
+
+
+def _tables(data: bytes) -> list[list[list[str]]]:
+    return [table_rows(f) for f in _fragments(data) if f.fragment_type == "table"]
+
+
+def test_borderless_table_with_gutters_narrower_than_a_word_space() -> None:
+    pad = 3.0  # between columns; a space in 10 pt Helvetica is 2.8 pt, and cells hold several words
+    widths = [max(stringWidth(r[k], "Helvetica", 10) for r in ROWS) for k in range(3)]
+    xs = [72.0, 72.0 + widths[0] + pad, 72.0 + widths[0] + widths[1] + 2 * pad]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(72, 720, "The types of the objects, with their numbers:")
+        for k, row in enumerate(ROWS):
+            for x, text in zip(xs, row):
+                c.drawString(x, 690 - 13 * k, text)
+    tables = _tables(_pdf(draw))
+    assert len(tables) == 1
+    assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [list(r) for r in ROWS]
+
+
+def test_code_lined_up_at_one_space_stays_text_in_its_order() -> None:
+    code = [f"int {name};" for name in ("alpha", "bravo", "delta", "gamma", "kappa", "omega")]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Courier", 10)
+        for k, line in enumerate(code):
+            c.drawString(72, 700 - 12 * k, line)
+    frags = _fragments(_pdf(draw))
+    assert not [f for f in frags if f.fragment_type == "table"]
+    text = " ".join(str(f.content.get("content", "")) for f in frags)
+    assert " ".join(text.split()) == " ".join(code)
+
+
+def test_underlined_link_in_a_ruled_cell_does_not_split_its_row() -> None:
+    cells = [("package", "popcon", "comment"), ("tar", "V:920, I:999", "the standard archiver"),
+             ("cpio", "V:416, I:998", "Unix System V style archiver"),
+             ("pax", "V:10, I:18", "new POSIX standard archiver")]
+    xs, top, height = [72, 160, 260, 480], 700, 30
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setLineWidth(0.75)
+        for k in range(len(cells) + 1):
+            c.line(xs[0], top - k * height, xs[-1], top - k * height)
+        for x in xs:
+            c.line(x, top, x, top - len(cells) * height)
+        c.setFont("Helvetica", 10)
+        for k, row in enumerate(cells):
+            base = top - k * height - 12
+            for j, text in enumerate(row):
+                if j == 1 and k:  # two lines, the first a link with its underline
+                    first, second = text.split(" ")
+                    c.drawString(xs[j] + 2, base, first)
+                    c.line(xs[j] + 2, base - 1.2, xs[j] + 2 + stringWidth(first, "Helvetica", 10), base - 1.2)
+                    c.drawString(xs[j] + 2, base - 12, second)
+                else:
+                    c.drawString(xs[j] + 2, base, text)
+    tables = _tables(_pdf(draw))
+    assert len(tables) == 1
+    assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [list(r) for r in cells]
