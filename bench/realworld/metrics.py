@@ -11,6 +11,10 @@
   tokens compared whole): 1.0 when the words come in the same order, lower for each word moved,
   missing or extra.
 * table cell accuracy: the scorer of ``shared/data/tables-dev/score.py``, imported, not copied.
+* ``adjacency_f1``: the table competitions' adjacency relations: each non-empty cell with the
+  next non-empty cell to its right and the next one below it, as (text, text, direction), the
+  texts normalised as the cell scorer does; precision and recall of the predicted table's
+  relations against the expected one's (multisets), the best predicted table on the page counting.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import importlib.util
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -84,3 +89,35 @@ def table_scorer(tables_dir: Path) -> ModuleType:
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _relations(table: list[list[str]], norm: Callable[[str], str]) -> Counter:
+    rows = [[norm(c) for c in r] for r in table]
+    width = max((len(r) for r in rows), default=0)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    out: Counter = Counter()
+    for y, row in enumerate(rows):
+        for x, cell in enumerate(row):
+            if not cell:
+                continue
+            right = next((c for c in row[x + 1:] if c), None)
+            below = next((r[x] for r in rows[y + 1:] if r[x]), None)
+            if right is not None:
+                out[(cell, right, "h")] += 1
+            if below is not None:
+                out[(cell, below, "v")] += 1
+    return out
+
+
+def adjacency_f1(expected: list[list[str]], predicted: list[list[list[str]]],
+                 norm: Callable[[str], str]) -> float:
+    """F1 of the adjacency relations of the best predicted table against the expected table's."""
+    truth = _relations(expected, norm)
+    best = 0.0
+    for table in predicted:
+        found = _relations(table, norm)
+        hit = sum((truth & found).values())
+        if hit:
+            p, r = hit / sum(found.values()), hit / sum(truth.values())
+            best = max(best, 2 * p * r / (p + r))
+    return best

@@ -100,14 +100,16 @@ def scans_table(rows: Rows) -> list[str]:
 
 
 def tables_table(rows: Rows) -> list[str]:
-    lines = ["| system | part | cases | mean cell accuracy | lattice cases | stream cases | token recall | "
-             "CPU s/page |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| system | part | cases | mean cell accuracy | lattice cases | stream cases | adjacency F1 | "
+             "found | token recall | CPU s/page |", "|---|---|---|---|---|---|---|---|---|---|"]
     for (system, part), rs in sorted(_groups(rows).items(), key=lambda kv: kv[0][1]):
         errors = sum(1 for r in rs if r.get("error"))
         lat = _mean(r["cell_acc"] for r in rs if r["method"] == "lattice")
         stm = _mean(r["cell_acc"] for r in rs if r["method"] == "stream")
         lines.append(f"| {system} | {part} | {len(rs)}{f' ({errors} failed)' if errors else ''} | "
                      f"{_f(_mean(r['cell_acc'] for r in rs))} | {_f(lat)} | {_f(stm)} | "
+                     f"{_f(_mean(r.get('adjacency_f1', 0.0) for r in rs))} | "
+                     f"{sum(1 for r in rs if r['token_recall'] >= 0.5)} | "
                      f"{_f(_mean(r['token_recall'] for r in rs))} | "
                      f"{_f(sum(r['cpu'] for r in rs) / max(1, len({r['page_key'] for r in rs})), '.3f')} |")
     return lines

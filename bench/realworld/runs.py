@@ -94,10 +94,12 @@ def tables(cases: list[dict[str, Any]], tables_dir: Path,
             key = (c["pdf"], int(c["page"]))
             tabs, cpu, err = found[key]
             share = sum(1 for x in cases if (x["pdf"], int(x["page"])) == key)
-            s = score.score_case(score.load_expected(c, str(tables_dir)), score.as_tables(tabs))
+            expected, predicted = score.load_expected(c, str(tables_dir)), score.as_tables(tabs)
+            s = score.score_case(expected, predicted)
             out.append({"system": name, "part": c.get("part", "dev"), "item": c["id"], "method": c["method"],
                         "page_key": f"{key[0]}#{key[1]}", "cpu": cpu / share, "error": err,
                         "cell_acc": s["cell_acc"], "token_recall": s["token_recall"],
+                        "adjacency_f1": metrics.adjacency_f1(expected, predicted, score.normalize),
                         "tables": s["n_tables"]})
         print(f"  tables: {name} done", flush=True)
     return out
