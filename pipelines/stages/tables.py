@@ -219,7 +219,31 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
         good.append(grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
     good.append(grid.whitespace_grid(words, unit))
     good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
-    return max(good, key=_dense_columns) if good else None
+    return _continued(max(good, key=_dense_columns)) if good else None
+
+
+def _continued(rows: list[list[Cell]]) -> list[list[Cell]]:
+    """Two columns, labels and values: a line with a value and no label goes on with the value
+    above it (``Description: Generation of … according to user-`` / ``specified criteria``) when
+    that value was wrapped: its last line runs to the column's right edge and ends in a letter, a
+    comma or a hyphen, not a phrase's stop, a figure or a rule of dashes (a total under an address
+    line is a row of its own)."""
+    if len(rows[0]) != 2:
+        return rows
+    boxes = [r[1][1] for r in rows if r[1][1] is not None]
+    if not boxes:
+        return rows
+    left, edge = min(b[0] for b in boxes), max(b[2] for b in boxes)
+    out = [rows[0]]
+    for (label, lbox), (value, vbox) in rows[1:]:
+        (above, abox), (prior, pbox) = out[-1]
+        if not label.strip() and value.strip() and above.strip() and prior.strip() and pbox and vbox \
+                and pbox[2] >= edge - 0.2 * (edge - left) and (prior[-1].isalpha() or prior[-1] == ","
+                                                     or prior[-1] == "-" and prior[-2:-1].isalpha()):
+            out[-1] = [(above, abox), (f"{prior}\n{value}", union([pbox, vbox]))]
+            continue
+        out.append([(label, lbox), (value, vbox)])
+    return out
 
 
 BANDED_LINES = 5  # lines in one ruled cell from which it holds several rows' figures

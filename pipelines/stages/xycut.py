@@ -255,8 +255,10 @@ class _Cutter:
                 len({line_text(line) for line in left}) < 0.5 * len(left):
             return False  # (labels name different things: ``int`` down code's lines is no label)
         ys = [statistics.fmean(w.cy for w in line) for line in right]
-        paired = sum(1 for line in left
-                     if any(abs(statistics.fmean(w.cy for w in line) - y) < 0.4 * self.unit for y in ys))
+        # (a label set in the middle of its value's two lines, as a browser centres a cell, pairs)
+        mids = [(a + b) / 2 for a, b in zip(ys, ys[1:]) if b - a < 1.6 * self.unit]
+        paired = sum(1 for line in left if any(abs(statistics.fmean(w.cy for w in line) - y) < d * self.unit
+                                               for ys_, d in ((ys, 0.4), (mids, 0.25)) for y in ys_))
         return paired == len(left)
 
 

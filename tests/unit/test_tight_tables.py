@@ -98,3 +98,32 @@ def test_underlined_link_in_a_ruled_cell_does_not_split_its_row() -> None:
     tables = _tables(_pdf(draw))
     assert len(tables) == 1
     assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [list(r) for r in cells]
+
+
+def _labels_and_values(centred: bool) -> bytes:
+    rows = [("Description:", ["Generation of Expires and Cache-Control HTTP headers according to user-",
+                              "specified criteria"]),
+            ("Status:", ["Extension"]), ("Module Identifier:", ["expires_module"]),
+            ("Source File:", ["mod_expires.c"]), ("Compatibility:", ["Available in version 2.4 and later"])]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        y = 700.0
+        for label, lines in rows:
+            at = y - (len(lines) - 1) * 6 if centred else y  # a browser centres a cell's text
+            c.drawString(72, at, label)
+            for k, line in enumerate(lines):
+                c.drawString(180, y - 12 * k, line)
+            y -= 12 * len(lines) + 4
+    return _pdf(draw)
+
+
+def test_a_wrapped_value_stays_in_its_labels_row() -> None:
+    for centred in (False, True):
+        tables = _tables(_labels_and_values(centred))
+        assert len(tables) == 1, centred
+        assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [
+            ["Description:", "Generation of Expires and Cache-Control HTTP headers according to user- "
+                             "specified criteria"],
+            ["Status:", "Extension"], ["Module Identifier:", "expires_module"],
+            ["Source File:", "mod_expires.c"], ["Compatibility:", "Available in version 2.4 and later"]], centred
