@@ -20,7 +20,11 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 apt_pkgs=(docker.io tesseract-ocr tesseract-ocr-eng tesseract-ocr-osd)
-if [ "$mode" = test ]; then apt_pkgs+=(postgresql chromium chromium-driver docker-compose); fi
+# test mode: PostgreSQL, the browser the UI tests drive, and LibreOffice Writer with Arabic and
+# Hebrew fonts, which writes the right-to-left PDFs the RTL test reads
+if [ "$mode" = test ]; then
+  apt_pkgs+=(postgresql chromium chromium-driver docker-compose libreoffice-writer-nogui fonts-noto-core)
+fi
 missing=()
 for p in "${apt_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
