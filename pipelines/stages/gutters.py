@@ -18,6 +18,7 @@ that is not a table (code set in a fixed-width font, for one).
 
 from __future__ import annotations
 
+import re
 import statistics
 from collections import Counter
 from typing import Any
@@ -29,6 +30,7 @@ LEAST_GAP = 0.12  # of the line height: narrower gaps are the space inside a wor
 LINES = 4  # lines with words on both sides of the gutter, at least
 CROSSED = 0.6  # and this share of the region's lines
 ALIGNED = 0.75  # of those lines, the share whose words beside the gutter start (or end) together
+_NUMBER = re.compile(r"[\d.,:]*\d[\d.,:]*")
 TOL = 0.3  # points: the same start or end (a cell's; a paragraph's words come near by chance)
 
 
@@ -48,10 +50,15 @@ def _worded(w: Word) -> bool:
     return any(ch.isalnum() for ch in w.text)
 
 
-def _lined_up(values: list[float]) -> int:
-    """How many of ``values`` share the most common position (within ``TOL``)."""
+def _lined_up(values: list[float], edge: float) -> int:
+    """How many of ``values`` share the most common position (within ``TOL``); 0 unless that
+    position is the gutter's ``edge`` (a line of running text that narrows a wide gutter at one
+    of its word spaces makes no column)."""
     counts = Counter(round(v / TOL) for v in values)
-    return max(counts[k] + counts[k - 1] + counts[k + 1] for k in counts) if counts else 0
+    if not counts:
+        return 0
+    at = max(counts, key=lambda k: (counts[k] + counts[k - 1] + counts[k + 1], -k))
+    return counts[at] + counts[at - 1] + counts[at + 1] if abs(at * TOL - edge) <= 2 * TOL else 0
 
 
 def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]] | None:
@@ -77,8 +84,8 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
         # words of one size on both sides down the lines (``int alpha;`` in a fixed-width font,
         # lines made from one pattern) line up whatever they are: no evidence either
         if n >= LINES and n >= CROSSED * len(lines) and len(sizes) >= n / 2 and \
-                max(_lined_up([e for e, _ in crossing.values()]),
-                    _lined_up([s for _, s in crossing.values()])) >= ALIGNED * n:
+                max(_lined_up([e for e, _ in crossing.values()], a),
+                    _lined_up([s for _, s in crossing.values()], b)) >= ALIGNED * n:
             cuts.append((a + b) / 2)
     if not cuts:
         return None
@@ -86,7 +93,7 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     for it in items:
         parts[sum(1 for c in cuts if (it.x1 + it.x2) / 2 > c)].append(it)
     parts = [p for p in parts if p]
-    if len(parts) == 2 and all(isinstance(i, Word) and i.text.rstrip(".:").isdigit() for i in parts[0]):
+    if len(parts) == 2 and all(isinstance(i, Word) and _NUMBER.fullmatch(i.text) for i in parts[0]):
         return None  # numbers beside lines of text: a listing's line numbers, not a table's labels
     return parts
 

@@ -115,9 +115,9 @@ class _Cutter:
             self.emit(items, out, path)
             return
         cols = self.columns(items)
-        if len(cols) == 1 and (narrow := narrow_columns(items, self.unit, self.x_gap(items))) \
-                and (self.tabular(narrow) or self.labelled(narrow)):
-            cols = narrow  # a borderless table set as tightly as its words (``gutters``)
+        if len(cols) == 1 and (narrow := self.narrow_table(items)):  # (set as tightly as its words)
+            self.emit([Region("text_table", *union([_box(i) for i in items]), data={"columns": narrow})], out, path)
+            return
         if len(cols) >= 3 and (k := self.label_column(cols)) is not None:
             cols = [*cols[:k], [i for col in cols[k:] for i in col]]  # a block beside a list of labels and values
         if len(cols) > 1:
@@ -163,7 +163,33 @@ class _Cutter:
             for band in bands:
                 self.cut(band, out, path)
             return
+        if (head := self.heading_lines(items)) is not None:
+            self.cut([i for i in items if id(i) in head], out, path)
+            self.cut([i for i in items if id(i) not in head], out, path)
+            return
         self.emit(items, out, path)
+
+    def heading_lines(self, items: list[Item]) -> set[int] | None:
+        """The first line (or two) over a whitespace table set without a gap under it, when it
+        spans the table's gutters (a title, a header cell over two columns) and so hides them:
+        the ids of its words, when the lines below make a table."""
+        if len(items) < 10 or any(isinstance(i, Region) for i in items):
+            return None
+        lines = group_lines(items)  # type: ignore[arg-type]
+        for k in (1, 2):
+            rest = [w for line in lines[k:] for w in line]
+            if len(lines) - k < 4:
+                return None
+            cols = self.columns(rest)
+            if self.tabular(cols) or len(cols) == 1 and self.narrow_table(rest):
+                return {id(w) for line in lines[:k] for w in line}
+        return None
+
+    def narrow_table(self, items: list[Item]) -> list[list[Item]] | None:
+        """The parts of a table set as tightly as its words (``gutters``): two parts or more of
+        short lines that line up, or labels and their values."""
+        cols = narrow_columns(items, self.unit, self.x_gap(items))
+        return cols if cols and (self.tabular(cols, least=2) or self.labelled(cols)) else None
 
     def emit(self, leaf: list[Item], out: list[list[Item]], path: Path) -> None:
         out.append(leaf)

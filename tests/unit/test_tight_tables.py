@@ -127,3 +127,23 @@ def test_a_wrapped_value_stays_in_its_labels_row() -> None:
                              "specified criteria"],
             ["Status:", "Extension"], ["Module Identifier:", "expires_module"],
             ["Source File:", "mod_expires.c"], ["Compatibility:", "Available in version 2.4 and later"]], centred
+
+
+def test_a_title_over_a_tight_table_does_not_hide_its_columns() -> None:
+    # the title spans the gutter and sits as close as the rows: no gap to cut the table from it
+    rows = [("Helvetica", "Hershey/Cartographic_Roman"), ("Helvetica Bold", "Hershey/Cartographic_Greek"),
+            ("Helvetica Oblique", "Hershey/Simplex_Roman"), ("Helvetica Bold Oblique", "Hershey/Simplex_Greek"),
+            ("Times Roman", "Hershey/Simplex_Script"), ("Times Bold", "Hershey/Complex_Roman"),
+            ("Courier", "Hershey/Complex_Cyrillic"), ("Symbol", "Hershey/Gothic_German")]
+    right = 72 + max(stringWidth(a, "Helvetica", 10) for a, _ in rows) + 3.8
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 10)
+        c.drawCentredString(right - 10, 712, "CGM fonts")
+        c.setFont("Helvetica", 10)
+        for k, (a, b) in enumerate(rows):
+            c.drawString(72, 700 - 12 * k, a)
+            c.drawString(right, 700 - 12 * k, b)
+    tables = _tables(_pdf(draw))
+    assert len(tables) == 1
+    assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [list(r) for r in rows]
