@@ -191,11 +191,17 @@ def _html_tables(cache: Path, debs: Path, parts: list[str], scorer_dir: Path, re
     cases = [c for c in html_tables.html_table_cases(cache, debs) if c["part"] in parts]
     rows = runs.tables(cases, cache / "html-tables", _only(systems.table_systems(), only), scorer_dir)
     results["html_tables"] = rows
-    n = {p: sum(1 for c in cases if c["part"] == p) for p in parts}
-    return [f"## Tables of HTML manuals: {' + '.join(f'{n[p]} {p}' for p in parts)} tables from "
-            f"{len({c['producer'] for c in cases})} Debian documentation packages, printed to PDF by "
-            "Chromium; truth = the HTML table's cells; cell accuracy by the tables-dev score.py\n",
-            *report.tables_table(rows), ""]
+    out = []
+    for printer, mine in (("Chromium", lambda i: not i.endswith("-lo")), ("LibreOffice Writer", lambda i: i.endswith("-lo"))):
+        chosen = [c for c in cases if mine(c["id"])]
+        if not chosen:
+            continue
+        n = {p: sum(1 for c in chosen if c["part"] == p) for p in parts}
+        out += [f"## Tables of HTML manuals printed by {printer}: {' + '.join(f'{n[p]} {p}' for p in parts)} "
+                f"tables from {len({c['producer'] for c in chosen})} Debian documentation packages; truth = "
+                "the HTML table's cells; cell accuracy by the tables-dev score.py\n",
+                *report.tables_table([r for r in rows if mine(r["item"])]), ""]
+    return out
 
 
 if __name__ == "__main__":

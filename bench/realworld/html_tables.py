@@ -12,7 +12,9 @@ position and the rest empty (the tables-dev scorer does not count empty expected
 whitespace-collapsed. A case is one table on a one-page PDF of its page, printed with the page's
 own stylesheets and the paragraphs beside the table, and everything else of the page cut away.
 Tables that do not fit on one printed page are left out. ``method`` is ``lattice`` when the
-printed page draws at least one rule per row, else ``stream``.
+printed page draws at least one rule per row, else ``stream``. The same pages are printed a
+second time by LibreOffice Writer (its own HTML import and PDF export; ``<id>-lo``), where
+``soffice`` is installed: another producer, with the same truth.
 
 The split: a package's HTML files sorted by the sha256 of their paths go to dev and test in turn
 (like the text pages); at most ``PER_PART`` tables per package and part, one per file first.
@@ -26,6 +28,9 @@ import csv
 import gzip
 import json
 import re
+import shutil
+import subprocess
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +38,7 @@ from bench.realworld import fetch
 from bench.realworld.corpora import PARTS, digest, split
 
 PER_PART = 6
-LAYOUT = 3  # bump when the way the set is built changes: the cached one is rebuilt
+LAYOUT = 4  # bump when the way the set is built changes: the cached one is rebuilt
 PACKAGES = ("postgresql-doc-15", "python3.11-doc", "sqlite3-doc", "debian-reference-en", "r-doc-html",
             "apache2-doc", "gnuplot-doc")
 MIN_CELLS, MAX_CELL, ROWS = 6, 300, (3, 30)
@@ -179,8 +184,35 @@ def html_table_cases(cache: Path, debs: Path) -> list[dict[str, Any]]:
                                     part, folder)
     finally:
         driver.quit()
+    cases += _libreoffice(cases, folder)
     index.write_text(json.dumps({"layout": LAYOUT, "cases": cases}, indent=1))
     return cases
+
+
+def _libreoffice(cases: list[dict[str, Any]], folder: Path) -> list[dict[str, Any]]:
+    """The same pages printed by LibreOffice Writer (its HTML import, its PDF export): a second
+    producer for the same truth; the one-page ones, as ``<id>-lo``. None without ``soffice``."""
+    if not shutil.which("soffice") or not cases:
+        print("  html tables: soffice is missing; the LibreOffice prints are skipped")
+        return []
+    out_dir = folder / "lo"
+    out_dir.mkdir(exist_ok=True)
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run(["soffice", f"-env:UserInstallation=file://{profile}", "--headless",
+                        "--infilter=HTML (StarWriter)", "--convert-to", "pdf:writer_pdf_Export",
+                        "--outdir", str(out_dir), *(str(folder / "html" / f"{c['id']}.html") for c in cases)],
+                       capture_output=True, timeout=1800, check=False)
+    out = []
+    for c in cases:
+        made = out_dir / f"{c['id']}.pdf"
+        if not made.exists() or _pages(made.read_bytes()) != 1:
+            continue
+        pdf = folder / "pdfs" / f"{c['id']}-lo.pdf"
+        pdf.write_bytes(made.read_bytes())
+        out.append(c | {"id": f"{c['id']}-lo", "pdf": str(pdf), "producer": f"{c['producer']} (LibreOffice)",
+                        "method": "lattice" if _ruled(pdf.read_bytes(), c["expected_shape"][0]) else "stream"})
+    print(f"  html tables: LibreOffice printed {len(out)} of {len(cases)} on one page", flush=True)
+    return out
 
 
 def _pick_part(driver, PrintOptions, lhtml, pkg: str, root: Path, files: list[Path], part: str,
