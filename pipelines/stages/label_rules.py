@@ -1,0 +1,121 @@
+"""Label/value lists without rules, for the XY-cut (``xycut``): a column of short labels beside
+their values, read as a two-column table (``labelled``), or, where the values run to paragraphs,
+cut above each label so each is read before its value (``label_bands``); a slip's labels and
+amounts (``valued``); a column of labels ending in colons beside a block (``label_column``).
+
+A mixin of the cutter: the rules need its line height (``self.unit``) and nothing else.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from pipelines.stages.geometry import Word
+from pipelines.stages.lines_of_words import group_lines
+
+
+class LabelRules:
+    unit: float
+
+    def label_column(self, cols: list[list[Any]]) -> int | None:
+        """The index (not the first) of a column of labels that end in a colon (``Fee Note No:``,
+        ``Date:``, ``Our Ref:``): it and the values right of it are one label/value list, and the
+        columns left of it (an address beside the list) are no part of a table with it."""
+        for k, col in enumerate(cols[1:], 1):
+            words = [w for w in col if isinstance(w, Word)]
+            lines = group_lines(words)
+            if len(lines) >= 2 and len(words) == len(col) and \
+                    sum(line[-1].text.endswith(":") for line in lines) >= 0.6 * len(lines):
+                return k
+        return None
+
+    def labelled(self, cols: list[list[Any]]) -> bool:
+        """Two parts, the left one a narrow column of short labels, each on the line of a short
+        value to its right: a borderless label/value list (a definition list, a form printed
+        without rules). It is read as a two-column table, so each label stays with its value."""
+        if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
+            return False
+        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(left) < 2 or not len(left) <= len(right) <= 1.5 * len(left):
+            return False  # values that run to paragraphs: label_bands reads them instead
+        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
+        rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
+        if lw > 0.6 * rw or statistics.median(len(line) for line in left) > 3 or \
+                len({" ".join(w.text for w in line) for line in left}) < 0.5 * len(left):
+            return False  # (labels name different things: ``int`` down code's lines is no label)
+        ys = [statistics.fmean(w.cy for w in line) for line in right]
+        # (a label set in the middle of its value's two lines, as a browser centres a cell, pairs)
+        mids = [(a + b) / 2 for a, b in zip(ys, ys[1:]) if b - a < 1.6 * self.unit]
+        paired = sum(1 for line in left if any(abs(statistics.fmean(w.cy for w in line) - y) < d * self.unit
+                                               for ys_, d in ((ys, 0.4), (mids, 0.25)) for y in ys_))
+        return paired == len(left)
+
+
+    def valued(self, cols: list[list[Any]]) -> tuple[float, float] | None:
+        """Two parts, the right one a column of short values (``25.23``, ``9HQJXVUFDR``), each on
+        the line of a short label to its left, which has more lines (labels without a value, a
+        heading above): a slip's labels and amounts. The span (top, bottom) of the labels with
+        values, read as a two-column table so each amount stays with its label; None otherwise."""
+        if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
+            return None
+        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(right) < 2 or len(left) < len(right) or max(len(line) for line in right) > 2 \
+                or statistics.median(len(line) for line in left) > 5:
+            return None
+        ends = [max(w.x2 for w in line) for line in right]  # amounts set flush right, most with figures
+        if max(ends) - min(ends) > 1.5 * self.unit or \
+                sum(any(ch.isdigit() for w in line for ch in w.text) for line in right) < 0.5 * len(right):
+            return None
+        mates = self._mates(right, left)
+        if mates is None:
+            return None
+        both = [*right, *mates]
+        top, bottom = min(w.y1 for ln in both for w in ln), max(w.y2 for ln in both for w in ln)
+        inside = sum(1 for ln in left if top <= statistics.fmean(w.cy for w in ln) <= bottom)
+        return (top, bottom) if inside <= 2 * len(right) else None  # most labels have their value
+
+    def _mates(self, lines: list[list[Word]], others: list[list[Word]]) -> list[list[Word]] | None:
+        """For each of ``lines`` the first of ``others`` on its line (centres within 0.4 of a
+        line's height); None when one has none."""
+        out = []
+        for line in lines:
+            cy = statistics.fmean(w.cy for w in line)
+            mate = next((o for o in others if abs(statistics.fmean(w.cy for w in o) - cy) < 0.4 * self.unit), None)
+            if mate is None:
+                return None
+            out.append(mate)
+        return out
+
+    def _labels(self, cols: list[list[Any]]) -> list[tuple[float, float]] | None:
+        """(centre, top) of each line of a narrow left column of short labels that each sit
+        on a line of the part to their right; None when ``cols`` is not that."""
+        if len(cols) != 2 or any(not isinstance(i, Word) for i in cols[0]):
+            return None
+        left = group_lines([w for w in cols[0] if isinstance(w, Word)])
+        right = group_lines([w for w in cols[1] if isinstance(w, Word)])
+        if not left or not right or statistics.median(len(line) for line in left) > 3:
+            return None
+        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
+        rw = max(i.x2 for i in cols[1]) - min(i.x1 for i in cols[1])
+        if lw > 0.6 * rw:
+            return None
+        mates = self._mates(left, right)
+        if mates is None:
+            return None
+        return [(statistics.fmean(w.cy for w in line), min(min(w.y1 for w in line), min(w.y1 for w in mate)))
+                for line, mate in zip(left, mates, strict=True)]
+
+    def label_bands(self, cols: list[list[Any]]) -> list[list[Any]]:
+        """Labels in a margin beside long values (a definition list whose values run to
+        paragraphs, code, boxes): the region cut above each label, so each label is read just
+        before its value and not all labels first."""
+        labels = self._labels(cols)
+        if not labels or len(labels) < 2 and labels[0][1] <= min(i.y1 for i in cols[1]) + 1:
+            return []
+        cuts = sorted(top for _, top in labels)
+        bands: list[list[Any]] = [[] for _ in range(len(cuts) + 1)]
+        for it in (*cols[0], *cols[1]):
+            cy = (it.y1 + it.y2) / 2
+            bands[sum(1 for c in cuts if cy >= c)].append(it)
+        return [b for b in bands if b]
