@@ -37,7 +37,7 @@ class LabelRules:
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
         left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
-        if len(left) < 2 or not len(left) <= len(right) <= 1.5 * len(left):
+        if len(left) < 2 or not len(left) <= 1.25 * len(right) or len(right) > 1.5 * len(left):
             return False  # values that run to paragraphs: label_bands reads them instead
         lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
         rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
@@ -45,11 +45,15 @@ class LabelRules:
                 len({" ".join(w.text for w in line) for line in left}) < 0.5 * len(left):
             return False  # (labels name different things: ``int`` down code's lines is no label)
         ys = [statistics.fmean(w.cy for w in line) for line in right]
-        # (a label set in the middle of its value's two lines, as a browser centres a cell, pairs)
+        ls = [statistics.fmean(w.cy for w in line) for line in left]
+        # (a label in the middle of its value's two lines, as a browser centres a cell, pairs;
+        # so do a label's two lines with a value in the middle of them)
         mids = [(a + b) / 2 for a, b in zip(ys, ys[1:]) if b - a < 1.6 * self.unit]
-        paired = sum(1 for line in left if any(abs(statistics.fmean(w.cy for w in line) - y) < d * self.unit
-                                               for ys_, d in ((ys, 0.4), (mids, 0.25)) for y in ys_))
-        return paired == len(left)
+        paired = {k for k, y in enumerate(ls) if any(abs(y - v) < d * self.unit
+                                                     for vs, d in ((ys, 0.4), (mids, 0.25)) for v in vs)}
+        paired |= {j for k in range(len(ls) - 1) if ls[k + 1] - ls[k] < 1.6 * self.unit
+                   and any(abs((ls[k] + ls[k + 1]) / 2 - v) < 0.25 * self.unit for v in ys) for j in (k, k + 1)}
+        return len(paired) == len(left)
 
 
     def valued(self, cols: list[list[Any]]) -> tuple[float, float] | None:

@@ -28,6 +28,7 @@ from pipelines.stages.lines_of_words import group_lines
 from pipelines.stages.reading_order import Path, proven_columns, settle
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
+_MARKER = re.compile(r"^([•◦▪‣∙·*●○■□➢►–-]|\(?\d{1,3}(\.\d{1,3})*[.)]|\(?[a-z][.)])$")
 TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
 
 
@@ -159,7 +160,7 @@ class _Cutter(LabelRules):
             return
         bands = self.split_y(items)
         if len(bands) > 1:
-            bands = self.merge_bands(bands)
+            bands = self.spaced_rows(self.merge_bands(bands))
         if len(bands) > 1:
             for band in bands:
                 self.cut(band, out, path)
@@ -219,6 +220,49 @@ class _Cutter(LabelRules):
                 merged.append(band)
             k += 1
         return merged
+
+    def spaced_rows(self, bands: list[list[Item]]) -> list[list[Item]]:
+        """Runs of three bands or more of a line or two each that together make a whitespace
+        table, joined: a table whose rows are set apart by more than a line's gap (cells with
+        padding) leaves every row a band of its own, too low to show its gutters."""
+        out: list[list[Item]] = []
+        k = 0
+        while k < len(bands):
+            end = k
+            while end < len(bands) and self._row_band(bands[end]):
+                end += 1
+            # (the run may end in a line or two of text under the table: up to three left off)
+            stop = next((e for e in range(end, max(k + 3, end - 3) - 1, -1)
+                         if self._table_of(bands[k:e])), None) if end - k >= 3 else None
+            if stop is not None:
+                out.append([i for band in bands[k:stop] for i in band])
+                k = stop
+                continue
+            out.append(bands[k])
+            k += 1
+        return out
+
+    def _row_band(self, band: list[Item]) -> bool:
+        """A row's band: a line or two (a wrapped cell), or rows already joined as a table; not
+        a list item or a numbered heading (``•``, ``2.5.3.``), whose runs are lists."""
+        if not all(isinstance(i, Word) for i in band) or _is_caption(band):
+            return False
+        lines = group_lines(band)  # type: ignore[arg-type]
+        return not _MARKER.match(lines[0][0].text.split()[0]) and (len(lines) <= 2 or self._table_of([band]))
+
+    def _table_of(self, bands: list[list[Item]]) -> bool:
+        """Do the bands make one table, each of them with cells in two of its columns or more?"""
+        items = [i for band in bands for i in band]
+        cols = self.columns(items)
+        if len(cols) == 1:
+            cols = self.narrow_table(items) or cols
+        elif not (self.tabular(cols) or self.labelled(cols)):
+            return False
+        # (a column of one repeated sign, ``=`` down ``key = value`` lines, is code, not a table)
+        if len(cols) == 1 or any(len({w.text for w in col if isinstance(w, Word)}) == 1 for col in cols):
+            return False
+        where = {id(i): k for k, col in enumerate(cols) for i in col}
+        return all(len({where[id(i)] for i in band}) >= 2 for band in bands)
 
     def joinable(self, band: list[Item]) -> bool:
         if _is_caption(band):

@@ -147,3 +147,24 @@ def test_a_title_over_a_tight_table_does_not_hide_its_columns() -> None:
     tables = _tables(_pdf(draw))
     assert len(tables) == 1
     assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [list(r) for r in rows]
+
+
+def test_rows_set_far_apart_are_still_one_table_and_a_spaced_list_is_not() -> None:
+    rows = [("Field", "Contents"), ("magic word", "The four bytes .snd."),
+            ("header size", "Size of the header, including info, in bytes."),
+            ("data size", "Physical size of the data, in bytes."),
+            ("encoding", "Indicates how the audio samples are encoded."), ("sample rate", "The sampling rate.")]
+    items = [f"Level {k}: every command of kind {k} is logged." for k in range(5)]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(56, 740, "An audio file consists of a header followed by the data. The fields of the header are:")
+        for k, (a, b) in enumerate(rows):  # cells with padding: a row's gap is more than a line's
+            c.drawString(58, 712 - 24 * k, a)
+            c.drawString(126, 712 - 24 * k, b)  # 15 pt after the longest label
+        for k, text in enumerate(items):  # a bulleted list, spaced as loosely
+            c.drawString(58, 500 - 24 * k, "•")
+            c.drawString(70, 500 - 24 * k, text)
+    tables = _tables(_pdf(draw))
+    assert len(tables) == 1
+    assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [list(r) for r in rows]
