@@ -219,7 +219,33 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
         good.append(grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
     good.append(grid.whitespace_grid(words, unit))
     good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
-    return _continued(max(good, key=_dense_columns)) if good else None
+    return _continued(_spaced(max(good, key=_dense_columns), unit)) if good else None
+
+
+def _spaced(rows: list[list[Cell]], unit: float) -> list[list[Cell]]:
+    """A table whose rows are set apart by gaps of a line or more (cells with padding), most of
+    them: lines closer than that are one row, its wrapped and vertically centred cells whole."""
+    spans = [(min(b[1] for _, b in r if b), max(b[3] for _, b in r if b)) if any(b for _, b in r) else None
+             for r in rows]
+    if any(s is None for s in spans) or len(rows) < 4:
+        return rows
+    gaps = [b[0] - a[1] for a, b in zip(spans, spans[1:])]  # type: ignore[index]
+    wide = sum(1 for g in gaps if g >= 0.8 * unit)
+    if wide < 2 or wide < 0.5 * len(gaps) or not any(g < 0.4 * unit for g in gaps):
+        return rows
+    out = [list(rows[0])]
+    for g, row in zip(gaps, rows[1:]):
+        above = {k for k, (t, _) in enumerate(out[-1]) if t.strip()}
+        here = {k for k, (t, _) in enumerate(row) if t.strip()}
+        # (a line that goes on with the row above fills other columns, or fewer: two lines with
+        # a label and a value each are two rows however close)
+        if g >= 0.4 * unit or not (above.isdisjoint(here) or 2 * len(here) <= len(above)
+                                   or 2 * len(above) <= len(here)):
+            out.append(list(row))
+            continue
+        out[-1] = [(f"{t1}\n{t2}".strip("\n"), union([b for b in (b1, b2) if b]) if (b1 or b2) else None)
+                   for (t1, b1), (t2, b2) in zip(out[-1], row)]
+    return out
 
 
 def _continued(rows: list[list[Cell]]) -> list[list[Cell]]:
