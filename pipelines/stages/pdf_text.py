@@ -389,10 +389,15 @@ def mark_strikethrough(content: PageContent) -> list[Rule]:
 
 
 def _underline(rule: Rule, ry: float, near: list[Word]) -> bool:
-    """Is ``rule`` under a run of words that spans it (within 1.5 pt at each end, 90 % inked)?"""
+    """Is ``rule`` under a run of words that spans it (within 1.5 pt at each end, 90 % inked), or
+    one that starts where its first word starts and runs on at most an em past its last (an
+    office suite underlines a link's trailing space to the end of its line), 60 % inked?"""
     under = [w for w in near if w.y2 - 0.25 * w.h <= ry <= w.y2 + 0.05 * w.h
              and w.x1 >= rule.x1 - 1.5 and w.x2 <= rule.x2 + 1.5]
     if not under:
         return False
-    return (min(w.x1 for w in under) <= rule.x1 + 1.5 and max(w.x2 for w in under) >= rule.x2 - 1.5
-            and sum(w.x2 - w.x1 for w in under) >= 0.9 * (rule.x2 - rule.x1))
+    left, right, inked = min(w.x1 for w in under), max(w.x2 for w in under), sum(w.x2 - w.x1 for w in under)
+    if left <= rule.x1 + 1.5 and right >= rule.x2 - 1.5 and inked >= 0.9 * (rule.x2 - rule.x1):
+        return True
+    em = max(w.h for w in under)
+    return abs(left - rule.x1) <= 1.0 and rule.x2 <= right + em and inked >= 0.6 * (rule.x2 - rule.x1)
