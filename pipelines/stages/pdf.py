@@ -22,7 +22,17 @@ import statistics
 
 from pipelines.core.models import DocumentResult
 from pipelines.core.requests import ParsingOptions
-from pipelines.stages import barcodes, coverage, layout, marks, pdf_text, scan, table_regions, tables
+from pipelines.stages import (
+    barcodes,
+    coverage,
+    layout,
+    marks,
+    pdf_marks,
+    pdf_text,
+    scan,
+    table_regions,
+    tables,
+)
 from pipelines.stages.drafts import (
     PageDraft,
     drop_inside,
@@ -118,7 +128,7 @@ def _page(doc, index: int, opts: ParsingOptions, full_image: bool) -> PageDraft:
     px = image.width / (display[0] if turned else pc.width) if image is not None else RASTER_DPI / 72
     draft = PageDraft(index + 1, pc.width, pc.height, image=image, px_per_unit=px)
 
-    pdf_text.mark_strikethrough(pc)
+    pdf_marks.mark_strikethrough(pc)
     struck = set(pc.meta.get("struck", []))
     words = pc.words
     regions: list[Region] = []
