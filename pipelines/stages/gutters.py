@@ -73,6 +73,7 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     for a, b in _gaps(items, LEAST_GAP * unit, wide):
         crossing: dict[str, tuple[float, float]] = {}  # a line's text: its words' end and start
         sizes: set[tuple[int, int]] = set()  # the widths of the words beside the gutter
+        alone: dict[str, float] = {}  # lines with words right of the gutter only: their start
         for line in lines:
             left = max((w for w in line if w.x2 <= a + 0.01), key=lambda w: w.x2, default=None)
             right = min((w for w in line if w.x1 >= b - 0.01), key=lambda w: w.x1, default=None)
@@ -80,12 +81,19 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
                 # (copies of one line count once: their spaces line up and prove nothing)
                 crossing[" ".join(w.text for w in line)] = (left.x2, right.x1)
                 sizes.add((round(left.x2 - left.x1), round(right.x2 - right.x1)))
+            elif right and not left and _worded(right):
+                alone[" ".join(w.text for w in line)] = right.x1
         n = len(crossing)
+        starts = [s for _, s in crossing.values()]
         # words of one size on both sides down the lines (``int alpha;`` in a fixed-width font,
         # lines made from one pattern) line up whatever they are: no evidence either
         if n >= LINES and n >= CROSSED * len(lines) and len(sizes) >= n / 2 and \
-                max(_lined_up([e for e, _ in crossing.values()], a),
-                    _lined_up([s for _, s in crossing.values()], b)) >= ALIGNED * n:
+                max(_lined_up([e for e, _ in crossing.values()], a), _lined_up(starts, b)) >= ALIGNED * n:
+            cuts.append((a + b) / 2)
+        # values wrapped under themselves (a label centred on its value's lines) start at the
+        # gutter too: three lines across it are enough when those make up the count
+        elif n >= LINES - 1 and len(sizes) >= n / 2 and n + len(alone) >= max(LINES, CROSSED * len(lines)) \
+                and _lined_up([*starts, *alone.values()], b) >= ALIGNED * (n + len(alone)):
             cuts.append((a + b) / 2)
     if not cuts:
         return None
@@ -95,7 +103,14 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     parts = [p for p in parts if p]
     if len(parts) == 2 and all(isinstance(i, Word) and _NUMBER.fullmatch(i.text) for i in parts[0]):
         return None  # numbers beside lines of text: a listing's line numbers, not a table's labels
+    if len(parts) == 2 and any(_mostly_one(p) for p in parts):
+        return None  # one word down most lines beside the rest (``text_box 'F.', …``): code
     return parts
+
+
+def _mostly_one(part: list[Any]) -> bool:
+    texts = [" ".join(w.text for w in line) for line in group_lines([i for i in part if isinstance(i, Word)])]
+    return len(texts) >= LINES and Counter(texts).most_common(1)[0][1] >= 0.75 * len(texts)
 
 
 def whole_lines(parts: list[list[Any]]) -> list[list[Any]]:

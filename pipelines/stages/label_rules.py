@@ -48,10 +48,10 @@ class LabelRules:
         ls = [statistics.fmean(w.cy for w in line) for line in left]
         # (a label in the middle of its value's two lines, as a browser centres a cell, pairs;
         # so do a label's two lines with a value in the middle of them)
-        mids = [(a + b) / 2 for a, b in zip(ys, ys[1:]) if b - a < 1.6 * self.unit]
+        mids = [(a + b) / 2 for a, b in zip(ys, ys[1:]) if b - a < 2.2 * self.unit]
         paired = {k for k, y in enumerate(ls) if any(abs(y - v) < d * self.unit
                                                      for vs, d in ((ys, 0.4), (mids, 0.25)) for v in vs)}
-        paired |= {j for k in range(len(ls) - 1) if ls[k + 1] - ls[k] < 1.6 * self.unit
+        paired |= {j for k in range(len(ls) - 1) if ls[k + 1] - ls[k] < 2.2 * self.unit
                    and any(abs((ls[k] + ls[k + 1]) / 2 - v) < 0.25 * self.unit for v in ys) for j in (k, k + 1)}
         return len(paired) == len(left)
 

@@ -243,12 +243,12 @@ class _Cutter(LabelRules):
         return out
 
     def _row_band(self, band: list[Item]) -> bool:
-        """A row's band: a line or two (a wrapped cell), or rows already joined as a table; not
-        a list item or a numbered heading (``•``, ``2.5.3.``), whose runs are lists."""
+        """A row's band: up to three lines (a wrapped cell, a label centred on it), or rows already
+        joined as a table; not a list item or a numbered heading (``•``, ``2.5.3.``): lists."""
         if not all(isinstance(i, Word) for i in band) or _is_caption(band):
             return False
         lines = group_lines(band)  # type: ignore[arg-type]
-        return not _MARKER.match(lines[0][0].text.split()[0]) and (len(lines) <= 2 or self._table_of([band]))
+        return not _MARKER.match(lines[0][0].text.split()[0]) and (len(lines) <= 3 or self._table_of([band]))
 
     def _table_of(self, bands: list[list[Item]]) -> bool:
         """Do the bands make one table, each of them with cells in two of its columns or more?"""

@@ -188,3 +188,29 @@ def test_a_wrapped_cell_of_a_table_with_spaced_rows_stays_in_its_row() -> None:
     assert len(tables) == 1
     assert [[" ".join(c.split()) for c in row] for row in tables[0]] == \
         [[c.replace("|", " ") for c in r] for r in rows]
+
+
+def test_labels_close_to_their_values_in_rows_set_apart() -> None:
+    # an office suite's print: 4 pt between the longest label and the values, rows 20 pt apart,
+    # a label set in the middle of its value's two lines
+    rows = [("Description:", ["Generation of Expires and Cache-Control HTTP headers",
+                              "according to user-specified criteria"]),
+            ("Status:", ["Extension"]), ("Module Identifier:", ["expires_module"]),
+            ("Source File:", ["mod_expires.c"])]
+    x = 72 + stringWidth("Module Identifier:", "Helvetica-Bold", 10) + 4
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(72, 740, "Available Languages: en | fr | ja | ko")
+        y = 710.0
+        for label, lines in rows:
+            c.setFont("Helvetica-Bold", 10)
+            c.drawString(72, y - 7.5 * (len(lines) - 1), label)
+            c.setFont("Helvetica", 10)
+            for k, line in enumerate(lines):
+                c.drawString(x, y - 15 * k, line)
+            y -= 15 * (len(lines) - 1) + 22
+    tables = _tables(_pdf(draw))
+    assert len(tables) == 1
+    assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [
+        [label, " ".join(lines)] for label, lines in rows]
