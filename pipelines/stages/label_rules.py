@@ -55,7 +55,6 @@ class LabelRules:
                    and any(abs((ls[k] + ls[k + 1]) / 2 - v) < 0.25 * self.unit for v in ys) for j in (k, k + 1)}
         return len(paired) == len(left)
 
-
     def valued(self, cols: list[list[Any]]) -> tuple[float, float] | None:
         """Two parts, the right one a column of short values (``25.23``, ``9HQJXVUFDR``), each on
         the line of a short label to its left, which has more lines (labels without a value, a

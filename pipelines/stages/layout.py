@@ -19,6 +19,8 @@ from typing import Any
 
 from pipelines.stages import bidi
 from pipelines.stages.geometry import Box, Word, union
+from pipelines.stages.lines_of_words import BULLETS
+from pipelines.stages.lines_of_words import ENUM as _ENUM
 from pipelines.stages.xycut import (
     FIG_CAPTION,
     TABLE_CAPTION,
@@ -31,8 +33,6 @@ from pipelines.stages.xycut import (
 
 __all__ = ["Block", "Region", "group_lines", "layout_page", "line_text", "reading_order"]
 
-BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓¢«°")  # ¢ « °: how OCR often reads a bullet
-_ENUM = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$", re.I)
 PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlc]{1,6})(\s*(of|/)\s*\d{1,4})?$|^[-–]\s*\d{1,4}\s*[-–]$",
                           re.I)
 _TOC_LINE = re.compile(r"(\.\s?){4,}\s*[\divxlc]{1,5}$|\s{2,}[\divxlc]{1,5}$", re.I)

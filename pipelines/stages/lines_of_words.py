@@ -6,10 +6,19 @@ finder (``grid``) and the layout read lines the same way.
 
 from __future__ import annotations
 
+import re
 import statistics
 from typing import Any
 
 from pipelines.stages.geometry import Word
+
+BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓¢«°")  # ¢ « °: how OCR often reads a bullet
+ENUM = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$", re.I)
+
+
+def list_marker(text: str) -> bool:
+    """Does a line that starts with ``text`` start a list item (a bullet, ``3.``, ``b)``, ``iv.``)?"""
+    return text in BULLETS or bool(ENUM.match(text))
 
 
 def group_lines(words: list[Word]) -> list[list[Word]]:

@@ -24,11 +24,11 @@ from typing import Any
 from pipelines.stages.geometry import Box, Word, union
 from pipelines.stages.gutters import narrow_columns, whole_lines
 from pipelines.stages.label_rules import LabelRules
-from pipelines.stages.lines_of_words import group_lines
+from pipelines.stages.lines_of_words import group_lines, list_marker
 from pipelines.stages.reading_order import Path, proven_columns, settle
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
-_MARKER = re.compile(r"^([•◦▪‣∙·*●○■□➢►–-]|\(?\d{1,3}(\.\d{1,3})*[.)]|\(?[a-z][.)])$")
+_SECTION = re.compile(r"^\(?\d{1,3}(\.\d{1,3})+[.)]$")  # 2.5.3. heads a numbered heading
 TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
 
 
@@ -248,7 +248,8 @@ class _Cutter(LabelRules):
         if not all(isinstance(i, Word) for i in band) or _is_caption(band):
             return False
         lines = group_lines(band)  # type: ignore[arg-type]
-        return not _MARKER.match(lines[0][0].text.split()[0]) and (len(lines) <= 3 or self._table_of([band]))
+        first = lines[0][0].text.split()[0]
+        return not (list_marker(first) or _SECTION.match(first)) and (len(lines) <= 3 or self._table_of([band]))
 
     def _table_of(self, bands: list[list[Item]]) -> bool:
         """Do the bands make one table, each of them with cells in two of its columns or more?"""
