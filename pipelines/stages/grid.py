@@ -328,7 +328,11 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
             body = inside if len(inside) >= 2 else lines
     bounds = sorted(inner_x + [g for g in gap_columns(_split_at(body, inner_x), unit, rx1, rx2)
                                if all(abs(g - x) > 4 for x in inner_x)])
-    ys = [y for y in _cluster([(r.y1 + r.y2) / 2 for r in hs], 2.0) if ry1 + 2 < y < ry2 - 2]
+    # (a row's rule runs across a ruled column at least: a link's underline, or its piece
+    # under the space after the link's text, divides no row)
+    slots = list(zip([rx1, *inner_x], [*inner_x, rx2]))
+    across = [r for r in hs if not inner_x or any(r.x1 <= a + 3 and r.x2 >= b - 3 for a, b in slots)]
+    ys = [y for y in _cluster([(r.y1 + r.y2) / 2 for r in across], 2.0) if ry1 + 2 < y < ry2 - 2]
     if not inner_x or not ys:
         # partial rules under a header line give the columns its cells span (in the body they
         # set off groups of rows instead)

@@ -69,8 +69,8 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     lines = group_lines(words)
     if len(lines) < LINES or len(words) < 2 * LINES:
         return None
-    cuts = []
-    for a, b in _gaps(items, LEAST_GAP * unit, wide):
+    cuts, gaps = [], _gaps(items, LEAST_GAP * unit, wide)
+    for g, (a, b) in enumerate(gaps):
         crossing: dict[str, tuple[float, float]] = {}  # a line's text: its words' end and start
         sizes: set[tuple[int, int]] = set()  # the widths of the words beside the gutter
         alone: dict[str, float] = {}  # lines with words right of the gutter only: their start
@@ -95,6 +95,8 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
         elif n >= LINES - 1 and len(sizes) >= n / 2 and n + len(alone) >= max(LINES, CROSSED * len(lines)) \
                 and _lined_up([*starts, *alone.values()], b) >= ALIGNED * (n + len(alone)):
             cuts.append((a + b) / 2)
+        elif n >= LINES and n >= CROSSED * len(lines) and _centred(lines, gaps, g):
+            cuts.append((a + b) / 2)
     if not cuts:
         return None
     parts: list[list[Any]] = [[] for _ in range(len(cuts) + 1)]
@@ -106,6 +108,27 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     if len(parts) == 2 and any(_mostly_one(p) for p in parts):
         return None  # one word down most lines beside the rest (``text_box 'F.', …``): code
     return parts
+
+
+def _centred(lines: list[list[Word]], gaps: list[tuple[float, float]], g: int) -> bool:
+    """Are the cells on one side of gap ``g`` centred in their column (an office suite's or a
+    browser's ``align=center``)? A cell is a line's words between the gaps on either side; its
+    centre lies at the same place, within ``TOL``, on ``ALIGNED`` of the lines that have one,
+    counting each distinct cell once and needing ``LINES`` of them (identical cells line up
+    whatever they are)."""
+    a, b = gaps[g]
+    lo = gaps[g - 1][1] if g else float("-inf")
+    hi = gaps[g + 1][0] if g + 1 < len(gaps) else float("inf")
+    for left, right in ((lo, a), (b, hi)):
+        cells: dict[str, float] = {}
+        for line in lines:
+            cell = [w for w in line if w.x1 >= left - 0.01 and w.x2 <= right + 0.01]
+            if cell and _worded(cell[0]):
+                cells[" ".join(w.text for w in cell)] = (cell[0].x1 + cell[-1].x2) / 2
+        mids = list(cells.values())
+        if len(mids) >= LINES and max(sum(abs(m - c) <= TOL for c in mids) for m in mids) >= ALIGNED * len(mids):
+            return True
+    return False
 
 
 def _mostly_one(part: list[Any]) -> bool:

@@ -55,6 +55,26 @@ class LabelRules:
                    and any(abs((ls[k] + ls[k + 1]) / 2 - v) < 0.25 * self.unit for v in ys) for j in (k, k + 1)}
         return len(paired) == len(left)
 
+    def headed(self, cols: list[list[Any]]) -> bool:
+        """Two parts under a header row set in bold (``Column Name | Contents``), the left one
+        short labels, the right one values that may run to paragraphs: a table of definitions,
+        read as a table. Without the bold header above both parts it is a definition list, which
+        ``label_bands`` reads as text."""
+        if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
+            return False
+        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(left) < 3 or len(right) < len(left) or abs(left[0][0].cy - right[0][0].cy) > 0.4 * self.unit:
+            return False
+        head = [*left[0], *right[0]]
+        if not all(w.bold for w in head) or min(w.y1 for w in head) > min(w.y1 for c in cols for w in c) + 0.5:
+            return False
+        if any(all(w.bold for w in line) for line in right[1:]) or \
+                sum(all(w.bold for w in line) for line in left[1:]) > 0.5 * (len(left) - 1):
+            return False  # (bold labels down a list, or bold paragraphs: no header row)
+        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
+        rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
+        return lw <= 0.6 * rw and statistics.median(len(line) for line in left[1:]) <= 3
+
     def valued(self, cols: list[list[Any]]) -> tuple[float, float] | None:
         """Two parts, the right one a column of short values (``25.23``, ``9HQJXVUFDR``), each on
         the line of a short label to its left, which has more lines (labels without a value, a

@@ -57,14 +57,9 @@ def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]
     for row in grid:
         cells: list[Cell] = []
         for ws in row:
-            ws.sort(key=lambda w: (round(w.cy / max(unit, 1)), w.x1))
             box = union([(w.x1, w.y1, w.x2, w.y2) for w in ws]) if ws else None
-            lines: list[list[str]] = []  # a cell keeps its lines
-            for k, w in enumerate(ws):
-                if k == 0 or round(w.cy / max(unit, 1)) != round(ws[k - 1].cy / max(unit, 1)):
-                    lines.append([])
-                lines[-1].append(w.text)
-            cells.append(("\n".join(" ".join(ln) for ln in lines), box))
+            # a cell keeps its lines (grouped by overlap: a taller ``f`` moves a word's centre)
+            cells.append(("\n".join(" ".join(w.text for w in ln) for ln in group_lines(ws)), box))
         out.append(cells)
     return out
 
@@ -230,8 +225,8 @@ def _spaced(rows: list[list[Cell]], unit: float) -> list[list[Cell]]:
     if any(s is None for s in spans) or len(rows) < 4:
         return rows
     gaps = [b[0] - a[1] for a, b in zip(spans, spans[1:])]  # type: ignore[index]
-    wide = sum(1 for g in gaps if g >= 0.8 * unit)
-    if wide < 2 or wide < 0.5 * len(gaps) or not any(g < 0.4 * unit for g in gaps):
+    tight = _row_gap(gaps, unit)
+    if tight is None:
         return rows
     out = [list(rows[0])]
     for g, row in zip(gaps, rows[1:]):
@@ -239,13 +234,34 @@ def _spaced(rows: list[list[Cell]], unit: float) -> list[list[Cell]]:
         here = {k for k, (t, _) in enumerate(row) if t.strip()}
         # (a line that goes on with the row above fills other columns, or fewer: two lines with
         # a label and a value each are two rows however close)
-        if g >= 0.4 * unit or not (above.isdisjoint(here) or 2 * len(here) <= len(above)
+        if g >= tight or not (above.isdisjoint(here) or 2 * len(here) <= len(above)
                                    or 2 * len(above) <= len(here)):
             out.append(list(row))
             continue
         out[-1] = [(f"{t1}\n{t2}".strip("\n"), union([b for b in (b1, b2) if b]) if (b1 or b2) else None)
                    for (t1, b1), (t2, b2) in zip(out[-1], row)]
     return out
+
+
+def _row_gap(gaps: list[float], unit: float) -> float | None:
+    """The gap under which two lines are one row: 0.4 of a line when most gaps are of a line
+    or more; else, when the gaps fall in two clear sizes (a paragraph's leading inside its cell,
+    and the cells' padding between rows: 4–5 pt against 7–10 pt), the middle between the two;
+    None when the rows are not set apart."""
+    wide = sum(1 for g in gaps if g >= 0.8 * unit)
+    if wide >= 2 and wide >= 0.5 * len(gaps) and any(g < 0.4 * unit for g in gaps):
+        return 0.4 * unit
+    ordered = sorted(g for g in gaps if g >= 0)  # (lines that overlap go on with their row anyway)
+    if len(ordered) < 5:
+        return None
+    k = max(range(1, len(ordered) - 3), key=lambda j: ordered[j + 1] - ordered[j])
+    lo, hi = ordered[k], ordered[k + 1]  # the widest step: two gaps or more under it, three over
+    # (the gaps over it are of one size: rows' padding, not a table's distance to the text
+    # around it)
+    if hi - lo >= max(0.15 * unit, lo - ordered[0]) and hi >= 1.3 * lo and hi >= 0.4 * unit \
+            and ordered[-1] <= 2 * hi:
+        return (lo + hi) / 2
+    return None
 
 
 def _continued(rows: list[list[Cell]]) -> list[list[Cell]]:
@@ -265,11 +281,17 @@ def _continued(rows: list[list[Cell]]) -> list[list[Cell]]:
         (above, abox), (prior, pbox) = out[-1]
         if not label.strip() and value.strip() and above.strip() and prior.strip() and pbox and vbox \
                 and pbox[2] >= edge - 0.2 * (edge - left) and (prior[-1].isalpha() or prior[-1] == ","
-                                                     or prior[-1] == "-" and prior[-2:-1].isalpha()):
+                                                     or prior[-1] == "-" and prior[-2:-1].isalpha()
+                                                     or _goes_on(value)):
             out[-1] = [(above, abox), (f"{prior}\n{value}", union([pbox, vbox]))]
             continue
         out.append([(label, lbox), (value, vbox)])
     return out
+
+
+def _goes_on(value: str) -> bool:
+    """Does a line start in the middle of a sentence (``the zip file entry``, ``(see below),``)?"""
+    return value[:1].islower() or value[:1] == "(" and value[1:2].islower()
 
 
 BANDED_LINES = 5  # lines in one ruled cell from which it holds several rows' figures

@@ -144,7 +144,7 @@ class _Cutter(LabelRules):
                     else:
                         self.cut(mine, out, where)
                 return
-            if self.tabular(cols) or self.labelled(cols):
+            if self.tabular(cols) or self.labelled(cols) or self.headed(cols):
                 box = union([_box(i) for i in items])
                 self.emit([Region("text_table", *box, data={"columns": cols})], out, path)
                 return
@@ -257,7 +257,7 @@ class _Cutter(LabelRules):
         cols = self.columns(items)
         if len(cols) == 1:
             cols = self.narrow_table(items) or cols
-        elif not (self.tabular(cols) or self.labelled(cols)):
+        elif not (self.tabular(cols) or self.labelled(cols) or self.headed(cols)):
             return False
         # (a column of one repeated sign, ``=`` down ``key = value`` lines, is code, not a table)
         if len(cols) == 1 or any(len({w.text for w in col if isinstance(w, Word)}) == 1 for col in cols):

@@ -10,7 +10,6 @@ shifted the page text off the character boxes.
 
 from __future__ import annotations
 
-import io
 import os
 from collections import Counter
 
@@ -26,18 +25,10 @@ from pipelines.engine.document import convert
 from pipelines.stages import coverage, layout, pdf_text
 from pipelines.stages.geometry import Word
 from pipelines.stages.layout import Block
+from tests.support.drawn import drawn_pdf
 from tests.support.realworld_helpers import fragment_texts, text_layer
 
 SENTENCE = "the input file of a float should have its specifier kept whole by every reader"
-
-
-def _pdf(draw) -> bytes:  # noqa: ANN001
-    buf = io.BytesIO()
-    c = canvas.Canvas(buf, pagesize=(612, 792))
-    draw(c)
-    c.showPage()
-    c.save()
-    return buf.getvalue()
 
 
 def _out_words(data: bytes) -> Counter[str]:
@@ -65,7 +56,7 @@ def test_tight_letter_and_word_spacing_keeps_words_whole() -> None:
                 t.textLine(SENTENCE)
                 c.drawText(t)
                 y -= 40
-    data = _pdf(draw)
+    data = drawn_pdf(draw)
     want = coverage.tokens([SENTENCE] * 9)
     assert _ref_words(data) == want
     assert _out_words(data) == want
@@ -86,7 +77,7 @@ def test_tj_kerning_inside_and_between_words(size: float, scale: float) -> None:
                 t.setTextTransform(scale, 0, 0, scale, 40, y)
             t._code.append(tj)  # a raw TJ array: reportlab has no call for one
             c.drawText(t)
-    data = _pdf(draw)
+    data = drawn_pdf(draw)
     want = coverage.tokens(["input file float have specifier"] * 3)
     assert _ref_words(data) == want
     assert _out_words(data) == want
@@ -102,7 +93,7 @@ def test_ligature_glyphs_are_their_letters() -> None:
         t.setCharSpace(-0.5)
         t.textLine("the \ufb01le and the \ufb02oat are de\ufb01ned in\ufb02uential \ufb01\ufb02ows")
         c.drawText(t)
-    data = _pdf(draw)
+    data = drawn_pdf(draw)
     out = _out_words(data)
     assert out == _ref_words(data)
     assert {"file", "float", "defined", "influential", "fiflows"} <= set(out)
@@ -115,7 +106,7 @@ def test_a_hyphen_breaking_a_word_at_a_line_end_stays_with_its_half() -> None:
         t.textLine("a line that ends with a hyphenated docu-")
         t.textLine("ment and goes on")
         c.drawText(t)
-    data = _pdf(draw)
+    data = drawn_pdf(draw)
     assert "docu\ufffement" in text_layer(data)[0]  # PDFium's mark: the word goes on below
     out = _out_words(data)
     assert out["docu-"] == 1 and out["ment"] == 1 and out == _ref_words(data)
@@ -191,7 +182,7 @@ def test_letter_spacing_keeps_a_word_whole_and_a_lone_gap_is_a_recorded_cut() ->
             t.setCharSpace(tc)
             t.textLine(s)
             c.drawText(t)
-    data = _pdf(draw)
+    data = drawn_pdf(draw)
     assert _ref_words(data) == Counter({"WIDE": 1, "TRACKED": 1, "AB": 1})
     page = pdf_text.read_page(pdf_text.open_pdf(data), 0)
     assert [w.text for w in page.words] == ["WIDE", "TRACKED", "A", "B"]
@@ -228,7 +219,7 @@ def test_words_set_without_a_space_character_are_parted_at_their_word_gaps() -> 
                 c.drawText(t)
                 x += pdfmetrics.stringWidth(text, font, size) + tc * (len(text) - 1)
             y -= 30
-    data = _pdf(draw)
+    data = drawn_pdf(draw)
     assert _ref_words(data) != Counter({w: 2 * n for w, n in Counter(words).items()})  # the layer glues them
     assert _out_words(data) == Counter({w: 2 * n for w, n in Counter(words).items()})
 
@@ -294,7 +285,7 @@ def test_recover_mode_puts_lost_words_back_and_names_cut_ones() -> None:
 
 
 def test_the_suite_fails_when_the_engine_cuts_words(monkeypatch: pytest.MonkeyPatch) -> None:
-    data = _pdf(lambda c: c.drawString(40, 700, SENTENCE))
+    data = drawn_pdf(lambda c: c.drawString(40, 700, SENTENCE))
     assert _out_words(data) == coverage.tokens([SENTENCE])
     real = layout.line_text
     monkeypatch.setattr(layout, "line_text", lambda line: real(line).replace("input", "in put"))
@@ -312,7 +303,7 @@ def test_the_suite_fails_when_the_reader_loses_its_place(monkeypatch: pytest.Mon
         return [*list(chars)[1:], ""], whole
 
     monkeypatch.setattr(pdf_text, "_page_text", shifted)
-    result = convert(DocumentInput(data=_pdf(lambda c: c.drawString(40, 700, SENTENCE)), file_name="shift.pdf"))
+    result = convert(DocumentInput(data=drawn_pdf(lambda c: c.drawString(40, 700, SENTENCE)), file_name="shift.pdf"))
     assert result.status.value == "failure" and "not placed whole" in result.errors[0].message
 
 

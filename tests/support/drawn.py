@@ -1,0 +1,36 @@
+"""One-page PDFs drawn with reportlab's canvas for the parsing tests, and what the engine reads
+from them: each test draws just the layout it is about (a table set one way, a line kerned
+another) instead of going through a document generator."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+from reportlab.pdfgen import canvas
+
+from pipelines.core.models import DocumentInput
+from pipelines.engine.document import convert
+from pipelines.stages.tables import table_rows
+
+W, H = 612, 792  # US Letter, in points
+
+
+def drawn_pdf(draw: Callable[[canvas.Canvas], Any]) -> bytes:
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=(W, H))
+    draw(c)
+    c.showPage()
+    c.save()
+    return buf.getvalue()
+
+
+def fragments(data: bytes) -> list[Any]:
+    return [f for p in convert(DocumentInput(data=data)).pages for f in p.fragments]
+
+
+def tables(data: bytes) -> list[list[list[str]]]:
+    """Every table's rows, each cell's text with its lines and spaces joined by one space."""
+    return [[[" ".join(c.split()) for c in row] for row in table_rows(f)]
+            for f in fragments(data) if f.fragment_type == "table"]

@@ -1,0 +1,83 @@
+"""Tables as an office suite (or a browser) prints an HTML table without rules.
+
+Generated PDFs (reportlab): (a) cells centred in their columns, set closer than a word space,
+read as a table; (b) a table of definitions under a bold header row, values wrapped over up to
+three lines, each label beside (or centred on) its value, read a row per definition with each
+value whole; the same list without the header row stays text, each label before its value.
+"""
+
+from __future__ import annotations
+
+import pytest
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from pipelines.stages.geometry import Word
+from pipelines.stages.tables import grid_from_columns
+from tests.support.drawn import drawn_pdf, fragments, tables
+
+BORDER = [("Bit", "plot", "splot"), ("1", "bottom", "bottom left front"), ("2", "left", "bottom left back"),
+          ("4", "top", "bottom right front"), ("16", "no effect", "left vertical"),
+          ("128", "no effect", "front vertical"), ("512", "no effect", "top right back"),
+          ("1024", "no effect", "top left front"), ("4096", "polar", "no effect")]
+FIELDS = [("name", ["File name/path for the zip file record."]),
+          ("mode", ["UNIX mode, as returned by stat(2) for the zip file record (an integer). This",
+                    "identifies the type of record (file, directory or symbolic link), and the",
+                    "associated user/group/all permissions."]),
+          ("mtime", ["UTC timestamp, in seconds since the UNIX epoch (an integer)."]),
+          ("sz", ["Size of associated data in bytes after it has been uncompressed (an", "integer)."]),
+          ("data", ["If the compression method of this record in the zip archive is either 0 or 8",
+                    "(see below), then the uncompressed data associated with the zip file entry."])]
+
+
+def test_cells_centred_in_columns_closer_than_a_word_space() -> None:
+    widths = [max(stringWidth(r[k], "Times-Roman", 10) for r in BORDER) for k in range(3)]
+    pad = 3.5  # between the widest cells of two columns; a space in 10 pt Times is 2.5 pt
+    mids = [100 + widths[0] / 2, 100 + widths[0] + pad + widths[1] / 2,
+            100 + widths[0] + widths[1] + 2 * pad + widths[2] / 2]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Times-Roman", 10)
+        c.drawCentredString(mids[1], 720, "Graph Border Encoding")
+        for k, row in enumerate(BORDER):
+            for mid, text in zip(mids, row):
+                c.drawCentredString(mid, 706 - 13 * k, text)
+    assert tables(drawn_pdf(draw)) == [[list(r) for r in BORDER]]
+
+
+def test_a_cells_line_stays_one_line_whatever_its_letters_heights() -> None:
+    # ``front``'s ``f`` reaches higher than ``bottom right``: its centre sits 0.3 pt higher
+    words = [Word("bottom", 0, 100.4, 30, 110.0), Word("right", 33, 100.4, 55, 110.0), Word("front", 58, 99.8, 80, 110.0),
+             Word("left", 0, 112.0, 20, 121.8)]
+    assert [[text for text, _ in row] for row in grid_from_columns([words[:3], words[3:]], 10.0)] == \
+        [["bottom right front", ""], ["", "left"]]
+
+
+def _definitions(header: bool, centred: bool) -> bytes:
+    def draw(c):  # type: ignore[no-untyped-def]
+        y = 700.0
+        if header:
+            c.setFont("Helvetica-Bold", 9)
+            c.drawString(72, y, "Column Name")
+            c.drawString(150, y, "Contents")
+            y -= 16
+        c.setFont("Helvetica", 9)
+        for label, lines in FIELDS:
+            at = y - (len(lines) - 1) * 5.5 if centred else y  # an office suite centres a cell's text
+            c.drawString(72, at, label)
+            for k, line in enumerate(lines):
+                c.drawString(150, y - 11 * k, line)
+            y -= 11 * len(lines) + 7  # the cells' padding
+    return drawn_pdf(draw)
+
+
+@pytest.mark.parametrize("centred", [False, True])
+def test_definitions_under_a_bold_header_are_a_table_with_each_value_whole(centred: bool) -> None:
+    assert tables(_definitions(True, centred)) == [[["Column Name", "Contents"], *[[label, " ".join(lines)] for label, lines in FIELDS]]]
+
+
+def test_definitions_without_a_header_stay_text_each_label_before_its_value() -> None:
+    frags = fragments(_definitions(False, False))
+    assert not [f for f in frags if f.fragment_type == "table"]
+    text = " ".join(" ".join(str(f.content.get("content", "")).split()) for f in frags)
+    at = [text.find(f"{label} {lines[0]}") for label, lines in FIELDS]  # each label, then its value
+    assert -1 not in at and at == sorted(at), at
