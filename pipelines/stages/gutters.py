@@ -32,6 +32,7 @@ CROSSED = 0.6  # and this share of the region's lines
 ALIGNED = 0.75  # of those lines, the share whose words beside the gutter start (or end) together
 _NUMBER = re.compile(r"[\d.,:]*\d[\d.,:]*")
 TOL = 0.3  # points: the same start or end (a cell's; a paragraph's words come near by chance)
+WIDER = 3.0  # points: centred cells this much wider than others line up on their centres only
 
 
 def _gaps(items: list[Any], least: float, wide: float) -> list[tuple[float, float]]:
@@ -74,9 +75,11 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
         crossing: dict[str, tuple[float, float]] = {}  # a line's text: its words' end and start
         sizes: set[tuple[int, int]] = set()  # the widths of the words beside the gutter
         alone: dict[str, float] = {}  # lines with words right of the gutter only: their start
+        both = 0  # lines with anything on both sides (a centred ``^`` is no word, but a cell)
         for line in lines:
             left = max((w for w in line if w.x2 <= a + 0.01), key=lambda w: w.x2, default=None)
             right = min((w for w in line if w.x1 >= b - 0.01), key=lambda w: w.x1, default=None)
+            both += bool(left and right)
             if left and right and _worded(left) and _worded(right):
                 # (copies of one line count once: their spaces line up and prove nothing)
                 crossing[" ".join(w.text for w in line)] = (left.x2, right.x1)
@@ -95,7 +98,8 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
         elif n >= LINES - 1 and len(sizes) >= n / 2 and n + len(alone) >= max(LINES, CROSSED * len(lines)) \
                 and _lined_up([*starts, *alone.values()], b) >= ALIGNED * (n + len(alone)):
             cuts.append((a + b) / 2)
-        elif n >= LINES and n >= CROSSED * len(lines) and _centred(lines, gaps, g):
+        # centred cells: their centres lining up is evidence enough for half the lines
+        elif both >= LINES and both >= 0.5 * len(lines) and _centred(lines, gaps, g):
             cuts.append((a + b) / 2)
     if not cuts:
         return None
@@ -120,13 +124,18 @@ def _centred(lines: list[list[Word]], gaps: list[tuple[float, float]], g: int) -
     lo = gaps[g - 1][1] if g else float("-inf")
     hi = gaps[g + 1][0] if g + 1 < len(gaps) else float("inf")
     for left, right in ((lo, a), (b, hi)):
-        cells: dict[str, float] = {}
+        cells: dict[str, tuple[float, float]] = {}  # a cell's text: its centre and its width
         for line in lines:
             cell = [w for w in line if w.x1 >= left - 0.01 and w.x2 <= right + 0.01]
-            if cell and _worded(cell[0]):
-                cells[" ".join(w.text for w in cell)] = (cell[0].x1 + cell[-1].x2) / 2
-        mids = list(cells.values())
-        if len(mids) >= LINES and max(sum(abs(m - c) <= TOL for c in mids) for m in mids) >= ALIGNED * len(mids):
+            if cell:
+                cells[" ".join(w.text for w in cell)] = ((cell[0].x1 + cell[-1].x2) / 2, cell[-1].x2 - cell[0].x1)
+        if len(cells) < LINES:
+            continue
+        at = max((m for m, _ in cells.values()), key=lambda m: sum(abs(m - c) <= TOL for c, _ in cells.values()))
+        widths = [w for c, w in cells.values() if abs(at - c) <= TOL]
+        # (cells of about one width share their centre when they share both edges: the lines
+        # of a justified paragraph; centred cells are of many widths)
+        if len(widths) >= ALIGNED * len(cells) and max(widths) - min(widths) >= WIDER:
             return True
     return False
 

@@ -265,27 +265,30 @@ def _row_gap(gaps: list[float], unit: float) -> float | None:
 
 
 def _continued(rows: list[list[Cell]]) -> list[list[Cell]]:
-    """Two columns, labels and values: a line with a value and no label goes on with the value
-    above it (``Description: Generation of … according to user-`` / ``specified criteria``) when
-    that value was wrapped: its last line runs to the column's right edge and ends in a letter, a
+    """Labels and values: a line with a value and no label goes on with the value above it
+    (``Description: Generation of … according to user-`` / ``specified criteria``) when that
+    value was wrapped: its last line runs to the column's right edge and ends in a letter, a
     comma or a hyphen, not a phrase's stop, a figure or a rule of dashes (a total under an address
-    line is a row of its own)."""
-    if len(rows[0]) != 2:
+    line is a row of its own). With more columns than two, the value is the last column's and
+    the line must start mid-sentence (``times the current fontsize``) or follow a comma or a
+    hyphen."""
+    if len(rows[0]) < 2:
         return rows
-    boxes = [r[1][1] for r in rows if r[1][1] is not None]
+    last = len(rows[0]) - 1
+    boxes = [r[last][1] for r in rows if r[last][1] is not None]
     if not boxes:
         return rows
     left, edge = min(b[0] for b in boxes), max(b[2] for b in boxes)
     out = [rows[0]]
-    for (label, lbox), (value, vbox) in rows[1:]:
-        (above, abox), (prior, pbox) = out[-1]
-        if not label.strip() and value.strip() and above.strip() and prior.strip() and pbox and vbox \
-                and pbox[2] >= edge - 0.2 * (edge - left) and (prior[-1].isalpha() or prior[-1] == ","
-                                                     or prior[-1] == "-" and prior[-2:-1].isalpha()
-                                                     or _goes_on(value)):
-            out[-1] = [(above, abox), (f"{prior}\n{value}", union([pbox, vbox]))]
+    for row in rows[1:]:
+        (value, vbox), (prior, pbox) = row[last], out[-1][last]
+        if not any(t.strip() for t, _ in row[:last]) and value.strip() and prior.strip() and pbox and vbox \
+                and any(t.strip() for t, _ in out[-1][:last]) and pbox[2] >= edge - 0.2 * (edge - left) \
+                and (prior[-1] == "," or prior[-1] == "-" and prior[-2:-1].isalpha() or _goes_on(value)
+                     or last == 1 and prior[-1].isalpha()):
+            out[-1] = [*out[-1][:last], (f"{prior}\n{value}", union([pbox, vbox]))]
             continue
-        out.append([(label, lbox), (value, vbox)])
+        out.append(row)
     return out
 
 

@@ -118,6 +118,12 @@ class _Cutter(LabelRules):
             return
         cols = self.columns(items)
         if len(cols) == 1 and (narrow := self.narrow_table(items)):  # (set as tightly as its words)
+            head = self.heading_lines(items) or set()
+            rest = [i for i in items if id(i) not in head]
+            if head and len(self.columns(rest)) > 1:  # a title over the table hides its wide gutters
+                self.cut([i for i in items if id(i) in head], out, path)
+                self.cut(rest, out, path)
+                return
             self.emit([Region("text_table", *union([_box(i) for i in items]), data={"columns": narrow})], out, path)
             return
         if len(cols) >= 3 and (k := self.label_column(cols)) is not None:
@@ -144,9 +150,10 @@ class _Cutter(LabelRules):
                     else:
                         self.cut(mine, out, where)
                 return
-            if self.tabular(cols) or self.labelled(cols) or self.headed(cols):
+            parts = cols if self.tabular(cols) or self.labelled(cols) or self.headed(cols) else self.refined(cols)
+            if parts:
                 box = union([_box(i) for i in items])
-                self.emit([Region("text_table", *box, data={"columns": cols})], out, path)
+                self.emit([Region("text_table", *box, data={"columns": parts})], out, path)
                 return
             bands = self.label_bands(cols)
             if len(bands) > 1:
@@ -183,7 +190,7 @@ class _Cutter(LabelRules):
             if len(lines) - k < 4:
                 return None
             cols = self.columns(rest)
-            if self.tabular(cols) or len(cols) == 1 and self.narrow_table(rest):
+            if self.tabular(cols) or len(cols) == 1 and self.narrow_table(rest) or self.refined(cols):
                 return {id(w) for line in lines[:k] for w in line}
         return None
 
@@ -192,6 +199,16 @@ class _Cutter(LabelRules):
         short lines that line up, or labels and their values."""
         cols = narrow_columns(items, self.unit, self.x_gap(items))
         return cols if cols and (self.tabular(cols, least=2) or self.labelled(cols)) else None
+
+    def refined(self, cols: list[list[Item]]) -> list[list[Item]] | None:
+        """Parts of a whitespace table some of whose gutters are narrow (``gutters``): each part
+        cut again at its own narrow gutters, when that makes more parts and they read as a table
+        (a column of centred signs tight beside its examples, a wide gap, then results beside
+        their explanations)."""
+        parts: list[list[Item]] = []
+        for col in cols:
+            parts += (narrow_columns(col, self.unit, self.x_gap(col)) if len(col) > 1 else None) or [col]
+        return parts if len(parts) > len(cols) and self.tabular(parts) else None
 
     def emit(self, leaf: list[Item], out: list[list[Item]], path: Path) -> None:
         out.append(leaf)

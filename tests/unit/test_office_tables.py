@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
+from pipelines.stages import gutters
 from pipelines.stages.geometry import Word
 from pipelines.stages.tables import grid_from_columns
 from tests.support.drawn import drawn_pdf, fragments, tables
@@ -81,3 +82,51 @@ def test_definitions_without_a_header_stay_text_each_label_before_its_value() ->
     text = " ".join(" ".join(str(f.content.get("content", "")).split()) for f in frags)
     at = [text.find(f"{label} {lines[0]}") for label, lines in FIELDS]  # each label, then its value
     assert -1 not in at and at == sorted(at), at
+
+
+CODES = [("Control", "Example", "Result", "Explanation"), ("^", "a^x", "6#6", "superscript"),
+         ("_", "a_x", "7#7", "subscript"), ("@", "a@^b_{cd}", "8#8", "phantom box (occupies no width)"),
+         ("&", "d&{space}b", "d b", "inserts space of specified length"),
+         ("~", "~a{.8-}", "9#9", "overprints '-' on 'a', raised by .8 times the current fontsize"),
+         ("", "{/Times abc}", "abc", "print abc in font Times at current size"),
+         ("\\U+", "\\U+221E", "10#10", "Unicode point U+221E INFINITY")]
+
+
+def test_a_centred_column_tight_beside_its_examples_then_a_wide_gap_is_one_table() -> None:
+    # signs centred in a column 4.5 pt from the examples; a 7 pt gap; results 4 pt from their
+    # explanations, one of which wraps; a title over it all hides the wide gap
+    ends = [max(stringWidth(r[k], "Courier" if k == 1 else "Times-Roman", 10) for r in CODES) for k in range(3)]
+    mid = 72 + ends[0] / 2
+    xs = [72 + ends[0] + 4.5]
+    xs += [xs[0] + ends[1] + 7, xs[0] + ends[1] + 7 + ends[2] + 4]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Times-Roman", 10)
+        c.drawCentredString(200, 730, "Enhanced Text Control Codes")
+        y = 716.0
+        for row in CODES:
+            c.drawCentredString(mid, y, row[0])
+            c.setFont("Courier", 10)
+            c.drawString(xs[0], y, row[1])
+            c.setFont("Times-Roman", 10)
+            c.drawString(xs[1], y, row[2])
+            first, _, rest = row[3].partition(" times")  # the explanations' column is narrow
+            c.drawString(xs[2], y, first)
+            if rest:
+                y -= 14
+                c.drawString(xs[2], y, "times" + rest)
+            y -= 14
+    got = tables(drawn_pdf(draw))
+    assert got == [[list(r) for r in CODES]]
+    assert "Enhanced Text Control Codes" in [f.content.get("content") for f in fragments(drawn_pdf(draw))]
+
+
+def test_lines_sharing_both_edges_are_no_centred_cells() -> None:
+    # the lines of a justified paragraph start and end together, so their middles line up too;
+    # cells centred in a column are of many widths
+    def lines(spans: list[tuple[float, float]]) -> list[list[Word]]:
+        return [[Word(f"x{k}", 60, 100 + 12 * k, 90, 109 + 12 * k), Word(f"y{k}", a, 100 + 12 * k, b, 109 + 12 * k)]
+                for k, (a, b) in enumerate(spans)]
+    gaps = [(90.0, 95.0)]
+    assert not gutters._centred(lines([(95.2, 400.0), (95.0, 400.1), (95.4, 399.8), (95.1, 400.0)]), gaps, 0)
+    assert gutters._centred(lines([(95.2, 140.0), (105.0, 130.2), (110.1, 125.1), (100.0, 135.2)]), gaps, 0)
