@@ -18,21 +18,11 @@ from __future__ import annotations
 import re
 import statistics
 
-from pipelines.stages import table_cells
+from pipelines.stages import row_bands, table_cells
 from pipelines.stages.geometry import Box, Rule, Word, union
 from pipelines.stages.xycut import group_lines
 
 Cell = tuple[str, Box | None]
-
-
-def _cluster(values: list[float], tol: float) -> list[float]:
-    out: list[list[float]] = []
-    for v in sorted(values):
-        if out and v - out[-1][-1] <= tol:
-            out[-1].append(v)
-        else:
-            out.append([v])
-    return [statistics.fmean(c) for c in out]
 
 
 def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
@@ -227,78 +217,6 @@ def whitespace_grid(words: list[Word], unit: float, bounds: list[float] | None =
     return [[r[k] for k in used] for r in rows]
 
 
-def _full_rules(hs: list[Rule], rx1: float, rx2: float, ry1: float, ry2: float) -> list[float]:
-    """The y of each inner horizontal rule that runs across (nearly) the whole table, its
-    segments taken together (a midrule drawn column by column)."""
-    out = []
-    for y in _cluster([(r.y1 + r.y2) / 2 for r in hs], 2.0):
-        if not ry1 + 2 < y < ry2 - 2:
-            continue
-        segs = sorted((r.x1, r.x2) for r in hs if abs((r.y1 + r.y2) / 2 - y) <= 2.0)
-        covered, right = 0.0, float("-inf")
-        for a, b in segs:
-            a = max(a, right)
-            if b > a:
-                covered += b - a
-            right = max(right, b)
-        if covered >= 0.9 * (rx2 - rx1):
-            out.append(y)
-    return out
-
-
-def _wrapped_rows(cells: list[list[list[Word]]], lines: list[list[Word]], full: list[float]) -> list[list[list[Word]]]:
-    """Rules across the table between its rows, no column rules: a band between two rules where
-    one cell is a single line and others wrap over several lines of words is one row
-    ("Parastratiosph- / ecomyiastratio-" beside "Says"); other bands (the rules set off groups
-    of rows: a label over a column of figures) keep a row per line."""
-    out: list[list[list[Word]]] = []
-    band_of = [sum(1 for y in full if statistics.fmean(w.cy for w in line) > y) for line in lines]
-    k = 0
-    while k < len(cells):
-        j = k
-        while j + 1 < len(cells) and band_of[j + 1] == band_of[k] and len(cells[j + 1]) == len(cells[k]):
-            j += 1
-        band = cells[k:j + 1]
-        counts = [n for c in range(len(band[0])) if (n := sum(1 for line in band if line[c]))]
-        tall = "".join(w.text for c in range(len(band[0])) if sum(1 for line in band if line[c]) > 1
-                       for line in band for w in line[c])
-        wrapped = sum(ch.isalpha() for ch in tall) > 3 * sum(ch.isdigit() for ch in tall)
-        if len(band) > 1 and counts and min(counts) == 1 < max(counts) and wrapped:
-            out.append([[w for line in band for w in line[c]] for c in range(len(band[0]))])
-        else:
-            out += band
-        k = j + 1
-    return out
-
-
-def _numeric(ws: list[Word]) -> bool:
-    text = "".join(w.text for w in ws)
-    return bool(text) and any(ch.isdigit() for ch in text) and all(ch.isdigit() or ch in ".,'()-−%₹$€£¥ " for ch in text)
-
-
-def _by_amounts(per_col: list[list[list[Word]]]) -> list[list[list[Word]]] | None:
-    """A band between two rules that holds a whole list (columns ruled, rows not: an invoice's
-    items as Tally prints them): a row per line of its amounts column (the column of figures
-    with the most lines), each line without an amount going with the row above (a description
-    that wraps). None when no column holds three figures or more (a cell of two amounts in two
-    currencies is one row's)."""
-    cols = range(len(per_col[0])) if per_col else range(0)
-    numeric = [k for k in cols if sum(1 for line in per_col if line[k]) >= 3
-               and all(_numeric(line[k]) for line in per_col if line[k])]
-    stacked = [n for k in cols if (n := sum(1 for line in per_col if line[k])) >= 5]
-    if len(per_col) < 3 or not numeric or len(stacked) >= 3 and max(stacked) <= 1.25 * min(stacked):
-        return None  # (columns of figures as long as each other: rows of a statistics table, ``tables._banded``)
-    anchor = max(numeric, key=lambda k: (sum(1 for line in per_col if line[k]), k))
-    out: list[list[list[Word]]] = []
-    for line in per_col:
-        if line[anchor] or not out:
-            out.append([list(c) for c in line])
-        else:
-            for k, c in enumerate(line):
-                out[-1][k].extend(c)
-    return out if len(out) >= 2 else None
-
-
 def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) -> list[list[Cell]]:
     """Rows × columns of a table with rules. Vertical rules give the columns (else the word
     gaps do); horizontal rules give the rows when every band between two of them holds cells of
@@ -306,9 +224,9 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
     if not words:
         return []
     rx1, ry1, rx2, ry2 = region
-    vs = [r for r in rules if r.vertical and (r.y2 - r.y1) >= 0.6 * unit]
     hs = [r for r in rules if r.horizontal]
-    xs = _cluster([(r.x1 + r.x2) / 2 for r in vs], 3.0)
+    vs = row_bands.column_rules([r for r in rules if r.vertical and (r.y2 - r.y1) >= 0.6 * unit], hs, region)
+    xs = row_bands.cluster([(r.x1 + r.x2) / 2 for r in vs], 3.0)
     inner_x = [x for x in xs if rx1 + 3 < x < rx2 - 3]
     lines = group_lines(words)
     # columns: the vertical rules, and the whitespace gutters inside the ruled columns (a table
@@ -319,7 +237,7 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
     body = lines
     full: list[float] = []
     if not inner_x:
-        full = _full_rules(hs, rx1, rx2, ry1, ry2)
+        full = row_bands.full_rules(hs, rx1, rx2, ry1, ry2)
         if full:
             low = full[-1] if len(full) > 1 else ry2
             inside = [ln for ln in lines if full[0] < statistics.fmean(w.cy for w in ln) < low]
@@ -332,7 +250,7 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
     # under the space after the link's text, divides no row)
     slots = list(zip([rx1, *inner_x], [*inner_x, rx2]))
     across = [r for r in hs if not inner_x or any(r.x1 <= a + 3 and r.x2 >= b - 3 for a, b in slots)]
-    ys = [y for y in _cluster([(r.y1 + r.y2) / 2 for r in across], 2.0) if ry1 + 2 < y < ry2 - 2]
+    ys = [y for y in row_bands.cluster([(r.y1 + r.y2) / 2 for r in across], 2.0) if ry1 + 2 < y < ry2 - 2]
     if not inner_x or not ys:
         # partial rules under a header line give the columns its cells span (in the body they
         # set off groups of rows instead)
@@ -351,7 +269,7 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
                      or _one_phrase([w for w in line if a <= (w.x1 + w.x2) / 2 <= b], unit)]
             cells.append(_phrase_cells(line, bounds, unit, spans, ext))
         if not inner_x and len(full) >= 2:
-            cells = _wrapped_rows(cells, lines, full)
+            cells = row_bands.wrapped_rows(cells, lines, full)
         return [[_text(c, unit) for c in row] for row in cells]
     # a ruled grid: one row per band between horizontal rules, unless a band's cells all hold
     # the same number of lines (then the rules only set off groups of rows)
@@ -368,10 +286,10 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
             continue
         per_col = [_phrase_cells(line, bounds, unit, (), ext) for line in band]
         counts = {sum(1 for line in per_col if line[k]) for k in range(len(bounds) + 1)} - {0}
-        if len(band) > 1 and counts == {len(band)}:
+        if len(band) > 1 and counts == {len(band)} and not row_bands.goes_on(per_col):
             rows += [[_text(c, unit) for c in line] for line in per_col]  # lines are rows
             continue
-        if (split := _by_amounts(per_col)) is not None:
+        if (split := row_bands.by_amounts(per_col)) is not None:
             rows += [[_text(c, unit) for c in line] for line in split]
             continue
         merged: list[list[Word]] = [[] for _ in range(len(bounds) + 1)]

@@ -132,6 +132,7 @@ def _undoubled(words: list[Word], meta: dict | None) -> list[Word]:
 
 def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageContent) -> None:
     """Ruling lines, picture boxes and other drawn shapes (curves) of one page."""
+    tones: list[tuple[float, tuple[float, float, float, float]]] = []  # filled boxes: lightness, box
     for obj in page.get_objects(filter=(raw.FPDF_PAGEOBJ_PATH, raw.FPDF_PAGEOBJ_IMAGE), max_depth=3):
         try:
             x0, y0, x1, y1 = _page_bounds(obj)
@@ -157,8 +158,30 @@ def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageCo
             elif w * h < 0.5 * content.width * content.height:  # not a page background
                 content.curves.append(box)
                 content.meta.setdefault("fills", []).append(box)  # shaded rows, listing backgrounds
+                if fill.value:
+                    tones.append((_lightness(obj), box))
             continue
         content.curves.append(box)
+    content.rules += cell_edges(tones)
+
+
+def _lightness(obj: pdfium.PdfObject) -> float:
+    r, g, b, a = (ctypes.c_uint() for _ in range(4))
+    if not raw.FPDFPageObj_GetFillColor(obj, *(ctypes.byref(v) for v in (r, g, b, a))):
+        return 0.0
+    return (r.value + g.value + b.value) / 765
+
+
+def cell_edges(tones: list[tuple[float, tuple[float, float, float, float]]]) -> list[Rule]:
+    """The borders of cells drawn as boxes of the paper's colour laid over a dark box (how
+    LibreOffice prints an HTML table with a border and cell spacing): the dark shows between
+    them as lines, so each light box inside a dark one gives its four edges as rules."""
+    dark = [b for t, b in tones if t < 0.4]
+    out: list[Rule] = []
+    for t, (x1, y1, x2, y2) in tones:
+        if t > 0.9 and any(d[0] < x1 and d[1] < y1 and x2 < d[2] and y2 < d[3] for d in dark):
+            out += [Rule(x1, y1, x2, y1), Rule(x1, y2, x2, y2), Rule(x1, y1, x1, y2), Rule(x2, y1, x2, y2)]
+    return out
 
 
 def _page_bounds(obj: pdfium.PdfObject) -> tuple[float, float, float, float]:

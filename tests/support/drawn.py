@@ -34,3 +34,12 @@ def tables(data: bytes) -> list[list[list[str]]]:
     """Every table's rows, each cell's text with its lines and spaces joined by one space."""
     return [[[" ".join(c.split()) for c in row] for row in table_rows(f)]
             for f in fragments(data) if f.fragment_type == "table"]
+
+
+def grid_rules(c: canvas.Canvas, xs: list[float], top: float, height: float, rows: int, width: float = 0.75) -> None:
+    """The rules of a full grid: columns at ``xs``, ``rows`` rows of ``height`` down from ``top``."""
+    c.setLineWidth(width)
+    for k in range(rows + 1):
+        c.line(xs[0], top - k * height, xs[-1], top - k * height)
+    for x in xs:
+        c.line(x, top, x, top - rows * height)

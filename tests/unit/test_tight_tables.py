@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from tests.support.drawn import drawn_pdf, fragments
+from tests.support.drawn import drawn_pdf, fragments, grid_rules
 from tests.support.drawn import tables as read_tables
 
 ROWS = [("no", "SEXPTYPE", "Description"), ("0", "NILSXP", "NULL"), ("1", "SYMSXP", "symbols"),
@@ -60,11 +60,7 @@ def test_underlined_link_in_a_ruled_cell_does_not_split_its_row(past: float, pie
     xs, top, height = [72, 160, 260, 480], 700, 30
 
     def draw(c):  # type: ignore[no-untyped-def]
-        c.setLineWidth(0.75)
-        for k in range(len(cells) + 1):
-            c.line(xs[0], top - k * height, xs[-1], top - k * height)
-        for x in xs:
-            c.line(x, top, x, top - len(cells) * height)
+        grid_rules(c, xs, top, height, len(cells))
         c.setFont("Helvetica", 10)
         for k, row in enumerate(cells):
             base = top - k * height - 12

@@ -1,0 +1,100 @@
+"""Ruled tables as office suites and documentation tools draw them.
+
+Generated PDFs (reportlab): (a) LibreOffice's HTML table with a border and cell spacing: a black
+box with a white box per row laid over it, no line drawn at all, and a header cell centred
+beside two lines; (b) a ruled grid whose cells hold words boxed as keys and menu items, and a
+link underlined across most of a cell; (c) a ruled grid whose cells all wrap onto two lines.
+"""
+
+from __future__ import annotations
+
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from tests.support.drawn import drawn_pdf, grid_rules, tables
+
+CALLS = [("local_call", "1.00"), ("external_call", "1.08"), ("fun_call", "2.79"), ("apply_fun", "3.54"),
+         ("apply_mfa_implicit", "7.76"), ("apply_mfa_explicit", "8.21")]
+
+
+def test_rows_laid_white_over_a_black_box_are_a_ruled_table() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        top, left, right, head, row = 760.0, 57.0, 228.0, 32.5, 18.5
+        bottom = top - head - row * len(CALLS) - 2.8
+        c.setFillColorRGB(0, 0, 0)
+        c.rect(left, bottom, right - left, top - bottom, fill=1, stroke=0)  # the border's colour
+        c.setFillColorRGB(1, 1, 1)
+        y = top - 1.4
+        for height in [head] + [row] * len(CALLS):
+            c.rect(left + 1.4, y - height, right - left - 5.8, height, fill=1, stroke=0)
+            y -= height
+        c.setFillColorRGB(0, 0, 0)
+        c.setFont("Times-Roman", 9)
+        c.drawString(60, top - 20, "Test")  # centred on its row, beside a cell of two lines
+        c.drawString(168, top - 14.5, "5.4")
+        c.drawString(168, top - 25.5, "BEAM")
+        for k, (name, ratio) in enumerate(CALLS):
+            base = top - 1.4 - head - row * k - 12.5
+            c.drawString(60, base, name)
+            c.drawString(168, base, ratio)
+    assert tables(drawn_pdf(draw)) == [[["Test", "5.4 BEAM"], *[list(r) for r in CALLS]]]
+
+
+MENU = [("Menu Item", "Accelerator", "Description"),
+        ("Options...", "Ctrl + K", "Shows the Capture Options dialog box, which allows you to configure interfaces"),
+        ("Start", "Shift + E", "Immediately starts capturing packets with the same settings as the last time."),
+        ("Refresh", "F5", "Clear and recreate the interface list.")]
+
+
+def test_words_boxed_as_keys_and_links_underlined_in_cells_divide_nothing() -> None:
+    xs, top, height = [21.0, 104.0, 174.0, 590.0], 740.0, 40.0
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setLineWidth(0.8)
+        for k in range(len(MENU) + 1):
+            for a, b in zip(xs, xs[1:]):  # each row's rule drawn cell by cell
+                c.line(a, top - k * height, b, top - k * height)
+        for x in xs:
+            c.line(x, top, x, top - len(MENU) * height)
+        c.setFont("Helvetica", 9)
+        for k, row in enumerate(MENU):
+            base = top - k * height - 16
+            for j, text in enumerate(row):
+                x = xs[j] + 6
+                if k and j < 2:  # keys and menu items each in a box of their own
+                    for word in text.split(" "):
+                        w = stringWidth(word, "Helvetica", 9)
+                        if word != "+":
+                            c.setLineWidth(0.5)
+                            c.rect(x - 2, base - 4, w + 4, 14, fill=0, stroke=1)
+                        c.drawString(x, base, word)
+                        x += w + 4.5
+                else:
+                    c.drawString(x, base, text)
+                    if k == 1 and j == 2:  # a link, underlined across most of its cell
+                        c.line(x, base - 1.5, x + stringWidth(text, "Helvetica", 9), base - 1.5)
+    assert tables(drawn_pdf(draw)) == [[list(r) for r in MENU]]
+
+
+MODULES = [("compiler 8.2.3", "A byte code compiler for Erlang which produces highly compact code"),
+           ("erts 13.1.5", "Functionality necessary to run the Erlang System itself"),
+           ("sasl 4.2", "The System Architecture Support Libraries is a set of tools for release upgrades")]
+
+
+def test_a_ruled_row_whose_cells_all_wrap_is_one_row() -> None:
+    xs, top, height = [40.0, 100.0, 330.0], 740.0, 30.0
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        grid_rules(c, xs, top, height, len(MODULES), 0.8)
+        c.setFont("Helvetica", 9)
+        for k, row in enumerate(MODULES):
+            for j, text in enumerate(row):
+                words, line, lines = text.split(), "", []
+                for w in words:  # wrapped to the cell's width
+                    if line and stringWidth(f"{line} {w}", "Helvetica", 9) > xs[j + 1] - xs[j] - 8:
+                        lines.append(line)
+                        line = w
+                    else:
+                        line = f"{line} {w}".strip()
+                for n, ln in enumerate([*lines, line]):
+                    c.drawString(xs[j] + 4, top - k * height - 12 - 11 * n, ln)
+    assert tables(drawn_pdf(draw)) == [[list(r) for r in MODULES]]
