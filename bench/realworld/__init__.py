@@ -90,7 +90,8 @@ def _engine() -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench realworld", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["dev", "test", "both"], default="both")
+    ap.add_argument("--part", choices=["dev", "test", "both", "held", "dev2"], default="both",
+                    help="held, dev2: only the HTML tables of that part (other packages; see html_tables)")
     ap.add_argument("--max-pages", type=int, default=None, help="text pages per part (default: all built)")
     ap.add_argument("--per-producer", type=int, default=10, help="text pages per producer in the corpus")
     ap.add_argument("--scan-pages", type=int, default=1, help="pages per part turned into 4 rotated scans")
@@ -106,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     if set(tasks) - set(TASKS):
         ap.error(f"--only: unknown {sorted(set(tasks) - set(TASKS))}")
     parts = list(corpora.PARTS) if args.part == "both" else [args.part]
+    if args.part in html_tables.EXTRA:
+        tasks = ["tables"]
     debs, cache = Path(args.cache), Path(args.cache) / "realworld"
     cache.mkdir(parents=True, exist_ok=True)
     coverage.set_mode("recover")  # what a user gets
@@ -188,8 +191,10 @@ def _html_tables(cache: Path, debs: Path, parts: list[str], scorer_dir: Path, re
         return ["## Tables of HTML manuals: skipped (needs Debian's chromium and chromium-driver)\n"]
     if not (scorer_dir / "score.py").exists():
         return ["## Tables of HTML manuals: skipped (the tables-dev scorer is not at --tables-dir)\n"]
-    cases = [c for c in html_tables.html_table_cases(cache, debs) if c["part"] in parts]
-    rows = runs.tables(cases, cache / "html-tables", _only(systems.table_systems(), only), scorer_dir)
+    extra = parts[0] if parts[0] in html_tables.EXTRA else ""
+    cases = [c for c in html_tables.html_table_cases(cache, debs, extra) if c["part"] in parts]
+    rows = runs.tables(cases, cache / (f"html-tables-{extra}" if extra else "html-tables"),
+                       _only(systems.table_systems(), only), scorer_dir)
     results["html_tables"] = rows
     out = []
     for printer, mine in (("Chromium", lambda i: not i.endswith("-lo")), ("LibreOffice Writer", lambda i: i.endswith("-lo"))):
