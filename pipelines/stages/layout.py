@@ -174,7 +174,33 @@ def split_margins(words: list[Word], height: float,
     head = [w for w in words if w.y2 <= head_cut]
     foot = [w for w in words if w.y1 >= foot_cut]
     body = [w for w in words if w.y2 > head_cut and w.y1 < foot_cut]
+    if head and _table_head(head, body, unit):
+        return [], head + body, foot
     return head, body, foot
+
+
+def _table_head(head: list[Word], body: list[Word], unit: float) -> bool:
+    """Does a table start in the page's top margin? Its first rows, set apart by the cells'
+    padding, can make up the margin, and read as a table by themselves; or the margin is one line
+    set in bold, the header row: three pieces or more apart by wide gaps, two of them starting
+    or ending where words of the first lines under it do (``format … size … avg entry`` over
+    ``$GIT_DIR/logs … 173 M … 1209 bytes``)."""
+    if any(isinstance(i, Region) for leaf in reading_order(list(head), unit) for i in leaf):
+        return True
+    lines = group_lines(head)
+    if len(lines) != 1 or not all(w.bold for w in lines[0]):
+        return False
+    pieces: list[list[Word]] = [[lines[0][0]]]
+    for w in lines[0][1:]:
+        if w.x1 - pieces[-1][-1].x2 > 1.5 * unit:
+            pieces.append([w])
+        else:
+            pieces[-1].append(w)
+    below = [w for line in group_lines(body)[:3] for w in line]
+    # (three pieces at least: two bold labels over blocks side by side head those blocks, the
+    # parties of an invoice, and a margin line keeps them apart from the blocks as it should)
+    return len(pieces) >= 3 and sum(any(abs(w.x1 - p[0].x1) <= 1 or abs(w.x2 - p[-1].x2) <= 1 for w in below)
+                                    for p in pieces) >= 2
 
 
 def margin_blocks(words: list[Word], kind: str, unit: float) -> list[Block]:

@@ -130,3 +130,22 @@ def test_lines_sharing_both_edges_are_no_centred_cells() -> None:
     gaps = [(90.0, 95.0)]
     assert not gutters._centred(lines([(95.2, 400.0), (95.0, 400.1), (95.4, 399.8), (95.1, 400.0)]), gaps, 0)
     assert gutters._centred(lines([(95.2, 140.0), (105.0, 130.2), (110.1, 125.1), (100.0, 135.2)]), gaps, 0)
+
+
+def test_a_bold_header_row_at_the_top_of_the_page_stays_the_tables() -> None:
+    rows = [("format", "size", "avg entry"), ("$GIT_DIR/logs", "173 M", "1209 bytes"), ("reftable", "5 M", "37 bytes"),
+            ("packed-refs", "62 M", "480 bytes")]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        for k, row in enumerate(rows):
+            c.setFont("Helvetica-Bold" if k == 0 else "Helvetica", 9)
+            y = 780 - 20 * min(k, 1) - 13 * max(k - 1, 0)  # the header row in the top margin, set apart
+            c.drawString(60, y, row[0])
+            c.drawRightString(400, y, row[1])
+            c.drawRightString(564, y, row[2])
+    assert tables(drawn_pdf(draw)) == [[list(r) for r in rows]]
+    plain = drawn_pdf(lambda c: (c.setFont("Helvetica", 9), c.drawString(60, 780, "Git Manual"),
+                                 c.drawRightString(564, 780, "Page 4"),
+                                 *(c.drawString(60, 740 - 12 * k, f"Line {k} of the running text of the page.")
+                                   for k in range(5))))
+    assert fragments(plain)[0].fragment_type == "page_header"  # a running head, not bold, stays one
