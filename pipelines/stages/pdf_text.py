@@ -166,9 +166,10 @@ def read_graphics(page: pdfium.PdfPage, left: float, top: float, content: PageCo
 
 
 def _lightness(obj: pdfium.PdfObject) -> float:
+    """0 for black, 1 for white; 0.5 (neither) when PDFium cannot tell the fill's colour."""
     r, g, b, a = (ctypes.c_uint() for _ in range(4))
     if not raw.FPDFPageObj_GetFillColor(obj, *(ctypes.byref(v) for v in (r, g, b, a))):
-        return 0.0
+        return 0.5
     return (r.value + g.value + b.value) / 765
 
 
