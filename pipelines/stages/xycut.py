@@ -160,6 +160,10 @@ class _Cutter(LabelRules):
                 for band in bands:
                     self.cut(band, out, path)
                 return
+            if (parts := self.caption_apart(items, len(cols))) is not None:
+                for part in parts:
+                    self.cut(part, out, path)
+                return
             self.nodes += 1
             node = self.nodes
             for k, col in enumerate(cols):
@@ -177,6 +181,22 @@ class _Cutter(LabelRules):
             self.cut([i for i in items if id(i) not in head], out, path)
             return
         self.emit(items, out, path)
+
+    def caption_apart(self, items: list[Item], n: int) -> list[list[Item]] | None:
+        """The region's first or last line cut off, in reading order, when it is a caption
+        (``Table 1.1: reference syntax``) that runs across gutters of the table it names, which
+        then shows more columns than ``n``."""
+        if any(isinstance(i, Region) for i in items):
+            return None
+        lines = group_lines(items)  # type: ignore[arg-type]
+        if len(lines) < 4:
+            return None
+        for cap, top in ((lines[-1], False), (lines[0], True)):
+            mine = {id(w) for w in cap}
+            rest = [i for i in items if id(i) not in mine]
+            if _is_caption(cap) and len(self.columns(rest)) > n:
+                return [list(cap), rest] if top else [rest, list(cap)]
+        return None
 
     def heading_lines(self, items: list[Item]) -> set[int] | None:
         """The first line (or two) over a whitespace table set without a gap under it, when it

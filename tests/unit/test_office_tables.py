@@ -149,3 +149,22 @@ def test_a_bold_header_row_at_the_top_of_the_page_stays_the_tables() -> None:
                                  *(c.drawString(60, 740 - 12 * k, f"Line {k} of the running text of the page.")
                                    for k in range(5))))
     assert fragments(plain)[0].fragment_type == "page_header"  # a running head, not bold, stays one
+
+
+REFS = [("Reference syntax", "Example", "Scope"), ("Module", "edoc_run", "Global"),
+        ("Function/Arity", "file/2", "Within module"), ("Module:Function/Arity", "edoc:application/2", "Global"),
+        ("Type()", "filename()", "Within module"), ("//Application", "edoc", "Global")]
+
+
+def test_a_caption_under_a_table_across_one_of_its_gutters_is_cut_off_first() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        y = 700.0
+        for k, row in enumerate(REFS):
+            c.setFont("Helvetica-Bold" if k == 0 else "Helvetica", 9)
+            for x, cell in zip((92, 250, 400), row):
+                c.drawString(x, y, cell)
+            y -= 18
+        c.setFont("Helvetica-Oblique", 9)
+        c.drawString(160, y - 4, "Table 1.1: reference syntax")  # across the first gutter only
+    assert tables(drawn_pdf(draw)) == [[list(r) for r in REFS]]
+    assert "Table 1.1: reference syntax" in [f.content.get("content") for f in fragments(drawn_pdf(draw))]
