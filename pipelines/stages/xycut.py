@@ -117,6 +117,10 @@ class _Cutter(LabelRules):
             self.emit(items, out, path)
             return
         cols = self.columns(items)
+        if (parts := self.caption_apart(items, len(cols))) is not None:  # it hid some of the gutters
+            for part in parts:
+                self.cut(part, out, path)
+            return
         if len(cols) == 1 and (narrow := self.narrow_table(items)):  # (set as tightly as its words)
             head = self.heading_lines(items) or set()
             rest = [i for i in items if id(i) not in head]
@@ -159,10 +163,6 @@ class _Cutter(LabelRules):
             if len(bands) > 1:
                 for band in bands:
                     self.cut(band, out, path)
-                return
-            if (parts := self.caption_apart(items, len(cols))) is not None:
-                for part in parts:
-                    self.cut(part, out, path)
                 return
             self.nodes += 1
             node = self.nodes
@@ -346,8 +346,10 @@ def _prose(col: list[Item]) -> bool:
 
 
 def _is_caption(items: list[Item]) -> bool:
-    words = sorted((i for i in items if isinstance(i, Word)), key=lambda w: (w.y1, w.x1))
-    head = " ".join(w.text for w in words[:3])
+    # (the first line's first words: sorting by top alone shuffles a line whose glyphs' tops
+    # differ by a tenth of a point, ``8.1: Codec Table``)
+    lines = group_lines([i for i in items if isinstance(i, Word)])
+    head = " ".join(w.text for w in lines[0][:3]) if lines else ""
     return bool(FIG_CAPTION.match(head) or TABLE_CAPTION.match(head))
 
 
