@@ -39,9 +39,7 @@ class LabelRules:
         left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         if len(left) < 2 or not len(left) <= 1.25 * len(right) or len(right) > 1.5 * len(left):
             return False  # values that run to paragraphs: label_bands reads them instead
-        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
-        rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
-        if lw > 0.6 * rw or statistics.median(len(line) for line in left) > 3 or \
+        if _width(left) > 0.6 * _width(right) or statistics.median(len(line) for line in left) > 3 or \
                 len({" ".join(w.text for w in line) for line in left}) < 0.5 * len(left):
             return False  # (labels name different things: ``int`` down code's lines is no label)
         ys = [statistics.fmean(w.cy for w in line) for line in right]
@@ -71,9 +69,7 @@ class LabelRules:
         if any(all(w.bold for w in line) for line in right[1:]) or \
                 sum(all(w.bold for w in line) for line in left[1:]) > 0.5 * (len(left) - 1):
             return False  # (bold labels down a list, or bold paragraphs: no header row)
-        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
-        rw = max(w.x2 for line in right for w in line) - min(w.x1 for line in right for w in line)
-        return lw <= 0.6 * rw and statistics.median(len(line) for line in left[1:]) <= 3
+        return _width(left) <= 0.6 * _width(right) and statistics.median(len(line) for line in left[1:]) <= 3
 
     def valued(self, cols: list[list[Any]]) -> tuple[float, float] | None:
         """Two parts, the right one a column of short values (``25.23``, ``9HQJXVUFDR``), each on
@@ -119,9 +115,7 @@ class LabelRules:
         right = group_lines([w for w in cols[1] if isinstance(w, Word)])
         if not left or not right or statistics.median(len(line) for line in left) > 3:
             return None
-        lw = max(w.x2 for line in left for w in line) - min(w.x1 for line in left for w in line)
-        rw = max(i.x2 for i in cols[1]) - min(i.x1 for i in cols[1])
-        if lw > 0.6 * rw:
+        if _width(left) > 0.6 * (max(i.x2 for i in cols[1]) - min(i.x1 for i in cols[1])):
             return None
         mates = self._mates(left, right)
         if mates is None:
@@ -142,3 +136,8 @@ class LabelRules:
             cy = (it.y1 + it.y2) / 2
             bands[sum(1 for c in cuts if cy >= c)].append(it)
         return [b for b in bands if b]
+
+
+def _width(lines: list[list[Word]]) -> float:
+    """How wide a part's lines run, from the leftmost start to the rightmost end."""
+    return max(w.x2 for line in lines for w in line) - min(w.x1 for line in lines for w in line)
