@@ -48,10 +48,16 @@ PACKAGES = ("postgresql-doc-15", "python3.11-doc", "sqlite3-doc", "debian-refere
 # A second development part, ``dev2``, from yet other packages and tools (AsciiDoc for Git,
 # Asciidoctor for Wireshark, Doxygen's own manual, Tcl's man2html, Erlang's erl_docgen,
 # texi2html for Maxima, Yelp's DocBook for GnuCash, nginx's XSLT): the rules may be tuned on it.
+# A third development part, ``dev3``, from the kinds of tools ``held`` has but other packages
+# (gtk-doc for GTK and cairo, texinfo for Guile and Autoconf, Sphinx for Sphinx, Django and
+# CMake, libxml2's and lighttpd's own pages, Doxygen for Xapian): to learn how those tools'
+# tables fail without opening ``held``.
 EXTRA = {"held": ("debian-policy", "debian-handbook", "ffmpeg-doc", "libglib2.0-doc", "postfix-doc",
                   "exim4-doc-html", "imagemagick-6-doc", "graphviz-doc"),
          "dev2": ("git-doc", "wireshark-doc", "doxygen-doc", "tcl8.6-doc", "erlang-doc", "maxima-doc",
-                  "gnucash-docs", "nginx-doc")}
+                  "gnucash-docs", "nginx-doc"),
+         "dev3": ("libgtk-3-doc", "libcairo2-doc", "guile-3.0-doc", "autoconf-doc", "sphinx-doc",
+                  "python-django-doc", "cmake-doc", "libxml2-doc", "lighttpd-doc", "xapian-doc")}
 EXTRA_PER_PACKAGE = 8
 MIN_CELLS, MAX_CELL, ROWS = 6, 300, (3, 30)
 _CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -169,7 +175,7 @@ def _pages(pdf: bytes) -> int:
 
 def html_table_cases(cache: Path, debs: Path, extra: str = "") -> list[dict[str, Any]]:
     """Build (once) and return the cases: ``pdf`` and ``expected_csv`` are absolute paths. With
-    ``extra`` (``held`` or ``dev2``), the cases of that part (``EXTRA``), in a folder of their own."""
+    ``extra`` (``held``, ``dev2`` or ``dev3``), the cases of that part (``EXTRA``), in a folder of their own."""
     folder = cache / (f"html-tables-{extra}" if extra else "html-tables")
     index = folder / "cases.json"
     if index.exists():
