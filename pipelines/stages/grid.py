@@ -89,8 +89,14 @@ def _grouped_number(rows: list[list[Word]], a: float, b: float) -> bool:
 
 def _edged(rows: list[list[Word]], a: float, b: float) -> int:
     """Rows with a word ending right at ``a`` or starting right at ``b``: a column edge lines up
-    there (the longest cell of a left-aligned column, the start of the next one)."""
-    return sum(1 for line in rows if any(abs(w.x2 - a) <= 1.0 or abs(w.x1 - b) <= 1.0 for w in line))
+    there (the longest cell of a left-aligned column, the start of the next one). Copies of one
+    word line up wherever they stand (``Yes`` before ``(PostgreSQL only)`` down a column of
+    ``Yes``): a side whose words there are all one word shows no edge."""
+    ends = [[w.text for w in line if abs(w.x2 - a) <= 1.0] for line in rows]
+    starts = [[w.text for w in line if abs(w.x1 - b) <= 1.0] for line in rows]
+    left = len({t for ts in ends for t in ts}) >= 2
+    right = len({t for ts in starts for t in ts}) >= 2
+    return sum(1 for e, s in zip(ends, starts) if e and left or s and right)
 
 
 def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> list[float]:

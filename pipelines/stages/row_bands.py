@@ -46,8 +46,13 @@ def wrapped_rows(cells: list[list[list[Word]]], lines: list[list[Word]], full: l
     """Rules across the table between its rows, no column rules: a band between two rules where
     one cell is a single line and others wrap over several lines of words is one row
     ("Parastratiosph- / ecomyiastratio-" beside "Says"); other bands (the rules set off groups
-    of rows: a label over a column of figures) keep a row per line."""
+    of rows: a label over a column of figures) keep a row per line. When the band's first line
+    fills every column the band uses, the cells' lines wrap only where the next line's first
+    word would not have fitted in its column: a name over its description, each a line of its
+    own, are two rows (an API reference's member table). A band with figures keeps the first
+    reading (an item's list of tasks beside its hours, a total with its notes)."""
     out: list[list[list[Word]]] = []
+    right = [max((w.x2 for line in cells for w in line[c]), default=0.0) for c in range(len(cells[0]))] if cells else []
     band_of = [sum(1 for y in full if statistics.fmean(w.cy for w in line) > y) for line in lines]
     k = 0
     while k < len(cells):
@@ -58,13 +63,36 @@ def wrapped_rows(cells: list[list[list[Word]]], lines: list[list[Word]], full: l
         counts = [n for c in range(len(band[0])) if (n := sum(1 for line in band if line[c]))]
         tall = "".join(w.text for c in range(len(band[0])) if sum(1 for line in band if line[c]) > 1
                        for line in band for w in line[c])
-        wrapped = sum(ch.isalpha() for ch in tall) > 3 * sum(ch.isdigit() for ch in tall)
+        wrapped = sum(ch.isalpha() for ch in tall) > 3 * sum(ch.isdigit() for ch in tall) \
+            and (not _heads(band) or _figured(band) or _full(band, right))
         if len(band) > 1 and counts and min(counts) == 1 < max(counts) and (wrapped or _centred_in(band)):
             out.append([[w for line in band for w in line[c]] for c in range(len(band[0]))])
         else:
             out += band
         k = j + 1
     return out
+
+
+def _heads(band: list[list[list[Word]]]) -> bool:
+    """Does the band's first line fill every column that its other lines fill?"""
+    return all(band[0][c] for line in band[1:] for c in range(len(line)) if line[c])
+
+
+def _figured(band: list[list[list[Word]]]) -> bool:
+    """A cell of figures anywhere in the band (an item with its amounts, a total)?"""
+    return any(_numeric(c) for line in band for c in line)
+
+
+def _full(band: list[list[list[Word]]], right: list[float]) -> bool:
+    """Does every line of the band's tall cells but the last run up to its column's right edge
+    (``right``): the first word of the line under it would not fit beside it?"""
+    for c in range(len(band[0])):
+        parts = [line[c] for line in band if line[c]]
+        for a, b in zip(parts, parts[1:]):
+            space = max(0.25 * a[-1].size, 1.0)
+            if a[-1].x2 + space + (b[0].x2 - b[0].x1) <= right[c] + 0.5:
+                return False
+    return True
 
 
 def _centred_in(band: list[list[list[Word]]]) -> bool:

@@ -81,10 +81,11 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                 rows = _positions([(r.y1 + r.y2) / 2 for r in g if r.horizontal])
                 if rows >= 3 or cols >= 3:
                     regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
-    free = sorted((r for r in lines if r.horizontal and r.x2 - r.x1 >= 30
+    free = sorted((r for r in _joined([r for r in lines if r.horizontal]) if r.x2 - r.x1 >= 30
                    and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
                   key=lambda r: r.y1)
     used: set[int] = set()
+    body = statistics.median(w.size for w in words) if words else 10.0
     for i, top in enumerate(free):
         if i in used:
             continue
@@ -96,7 +97,7 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                 continue  # beside the table (another table next to it)
             if r.x1 < top.x1 - 6 or r.x2 > top.x2 + 6:
                 break  # a wider rule: the stack ends
-            if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1):
+            if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1, body):
                 break  # the next table's caption: this stack ended before it
             members.append(j)
             if abs(r.x1 - top.x1) < 6 and abs(r.x2 - top.x2) < 6:
@@ -118,6 +119,24 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
     return [reg for k, reg in enumerate(wide)
             if not any(j != k and w != grown[j] and _area(w) > _area(reg) and _area(_overlap(reg, w)) > 0.5 * _area(reg)
                        for j, w in enumerate(wide))]
+
+
+def _joined(hs: list[Rule]) -> list[Rule]:
+    """Horizontal rules drawn cell by cell (a browser draws each cell's border), joined end to
+    end into one rule per row: pieces on one line (within a point) that touch or overlap."""
+    out: list[Rule] = []
+    for r in sorted(hs, key=lambda r: (r.y1, r.x1)):
+        for k in range(len(out) - 1, -1, -1):
+            last = out[k]
+            if r.y1 - last.y1 > 1.0:
+                out.append(r)
+                break
+            if abs(r.y2 - last.y2) <= 1.0 and r.x1 - last.x2 <= 3.0 and last.x1 - r.x2 <= 3.0:
+                out[k] = Rule(min(last.x1, r.x1), min(last.y1, r.y1), max(last.x2, r.x2), max(last.y2, r.y2))
+                break
+        else:
+            out.append(r)
+    return out
 
 
 def _after_letterhead(free: list[Rule], members: list[int], words: list[Word]) -> list[int]:
@@ -148,8 +167,9 @@ def _overlap(a: Box, b: Box) -> Box:
 
 def _grow(region: Box, words: list[Word]) -> Box:
     """A ruled region grown by the rows just above or below it that line up with its columns
-    (a table whose rules start at its third row, ``\\rowcolors[\\hline]{3}``): every word of such
-    a line starts where a word of the table starts, and it is no further away than a row."""
+    (a table whose rules start at its third row, ``\\rowcolors[\\hline]{3}``; a header over the
+    first rule): every phrase of such a line starts where a word of the table starts, and it is
+    no further away than a row."""
     mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), region)]
     lines = group_lines(mine)
     if len(lines) < 2:
@@ -166,18 +186,26 @@ def _grow(region: Box, words: list[Word]) -> Box:
     edge = statistics.fmean(w.cy for w in lines[0])
     for line in above:
         cy = statistics.fmean(w.cy for w in line)
-        if edge - cy > 1.3 * pitch or len(line) < 2 or not all(
-                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
+        # (a header standing on the first rule is close enough however far apart the lines of
+        # the table's cells are set)
+        near = edge - cy <= 1.3 * pitch or y1 - max(w.y2 for w in line) <= 0.5 * max(w.h for w in line)
+        if not near or len(line) < 2 or not _starts_on(line, starts):
             break
         y1, edge = min(y1, min(w.y1 for w in line) - 1), cy
     edge = statistics.fmean(w.cy for w in lines[-1])
     for line in below:
         cy = statistics.fmean(w.cy for w in line)
-        if cy - edge > 1.3 * pitch or len(line) < 2 or not all(
-                any(abs(w.x1 - s) < 1.5 for s in starts) for w in line):
+        if cy - edge > 1.3 * pitch or len(line) < 2 or not _starts_on(line, starts):
             break
         y2, edge = max(y2, max(w.y2 for w in line) + 1), cy
     return (x1, y1, x2, y2)
+
+
+def _starts_on(line: list[Word], starts: list[float]) -> bool:
+    """Does every phrase of the line (words a word space apart), two at least, start at one of
+    ``starts``?"""
+    firsts = [line[0], *(b for a, b in zip(line, line[1:]) if b.x1 - a.x2 >= 0.5 * a.size)]
+    return len(firsts) >= 2 and all(any(abs(w.x1 - s) < 1.5 for s in starts) for w in firsts)
 
 
 def _widen(region: Box, words: list[Word], others: list[Box]) -> Box:
@@ -225,18 +253,25 @@ def _next_column(words: list[Word], side: int, edge: float, unit: float) -> list
     return runs[0] if gap <= 3 * unit else []
 
 
-def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float) -> bool:
+def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float, body: float) -> bool:
     """Whether something between ``y1`` and ``y2`` ends a stack of rules: a line that starts a
-    table or figure caption, or a line of text running past both ends of the rules (prose
-    between two tables of the same width)."""
+    table or figure caption, a line of text running past both ends of the rules (prose
+    between two tables of the same width), or a heading alone between two rules, at their left
+    end, in a font a quarter larger than the page's ``body`` size (API references rule each section's member
+    table under its heading: ``Functions``, ``Variables``)."""
     band = [w for w in words if y1 < w.cy < y2]
-    for line in group_lines(band):
+    lines = group_lines(band)
+    if len(lines) == 1 and min(w.size for w in lines[0]) >= 1.25 * body and abs(lines[0][0].x1 - x1) <= body \
+            and lines[0][-1].x2 <= x2 + 6 and all(b.x1 - a.x2 < 0.5 * a.size for a, b in zip(lines[0], lines[0][1:])):
+        return True  # (one phrase, set at the rules' left end)
+    for line in lines:
         gap = max((b.x1 - a.x2 for a, b in zip(line, line[1:])), default=0.0)
         h = statistics.median(w.h for w in line)
         if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6 and gap < 1.2 * h:
             return True  # running text across the rules' span
-        if len(line) >= 6 and line[-1].x2 - line[0].x1 >= 0.8 * (x2 - x1) and gap < 1.0 * h:
-            return True  # a line of prose as wide as the rules (between two ruled boxes)
+        if len(line) >= 6 and line[-1].x2 - line[0].x1 >= 0.8 * (x2 - x1) and gap < 1.0 * h \
+                and line[0].x1 < x1 + 0.1 * (x2 - x1):
+            return True  # a line of prose as wide as the rules (between two ruled boxes), not a cell's
         inner = [w for w in line if x1 - 6 <= (w.x1 + w.x2) / 2 <= x2 + 6]
         head = " ".join(w.text for w in inner[:3])
         if TABLE_CAPTION.match(head) or FIG_CAPTION.match(head) or head.startswith("Example"):

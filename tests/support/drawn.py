@@ -8,6 +8,7 @@ import io
 from collections.abc import Callable
 from typing import Any
 
+from reportlab.pdfbase.pdfmetrics import stringWidth
 from reportlab.pdfgen import canvas
 
 from pipelines.core.models import DocumentInput
@@ -43,3 +44,15 @@ def grid_rules(c: canvas.Canvas, xs: list[float], top: float, height: float, row
         c.line(xs[0], top - k * height, xs[-1], top - k * height)
     for x in xs:
         c.line(x, top, x, top - rows * height)
+
+
+def wrapped(text: str, font: str, size: float, width: float) -> list[str]:
+    """``text``'s lines wrapped at word spaces to ``width`` points, as a browser fills a cell."""
+    line, lines = "", []
+    for w in text.split():
+        if line and stringWidth(f"{line} {w}", font, size) > width:
+            lines.append(line)
+            line = w
+        else:
+            line = f"{line} {w}".strip()
+    return [*lines, line]

@@ -3,14 +3,17 @@
 Generated PDFs (reportlab): (a) LibreOffice's HTML table with a border and cell spacing: a black
 box with a white box per row laid over it, no line drawn at all, and a header cell centred
 beside two lines; (b) a ruled grid whose cells hold words boxed as keys and menu items, and a
-link underlined across most of a cell; (c) a ruled grid whose cells all wrap onto two lines.
+link underlined across most of a cell; (c) a ruled grid whose cells all wrap onto two lines;
+(d) an API reference's member tables as Doxygen prints them: a heading over each section with a
+rule under it, a rule under each member, the return type set flush right beside the member's
+name, its description on a line of its own under the name.
 """
 
 from __future__ import annotations
 
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from tests.support.drawn import drawn_pdf, grid_rules, tables
+from tests.support.drawn import drawn_pdf, grid_rules, tables, wrapped
 
 CALLS = [("local_call", "1.00"), ("external_call", "1.08"), ("fun_call", "2.79"), ("apply_fun", "3.54"),
          ("apply_mfa_implicit", "7.76"), ("apply_mfa_explicit", "8.21")]
@@ -88,13 +91,65 @@ def test_a_ruled_row_whose_cells_all_wrap_is_one_row() -> None:
         c.setFont("Helvetica", 9)
         for k, row in enumerate(MODULES):
             for j, text in enumerate(row):
-                words, line, lines = text.split(), "", []
-                for w in words:  # wrapped to the cell's width
-                    if line and stringWidth(f"{line} {w}", "Helvetica", 9) > xs[j + 1] - xs[j] - 8:
-                        lines.append(line)
-                        line = w
-                    else:
-                        line = f"{line} {w}".strip()
-                for n, ln in enumerate([*lines, line]):
+                for n, ln in enumerate(wrapped(text, "Helvetica", 9, xs[j + 1] - xs[j] - 8)):
                     c.drawString(xs[j] + 4, top - k * height - 12 - 11 * n, ln)
     assert tables(drawn_pdf(draw)) == [[list(r) for r in MODULES]]
+
+
+FUNCTIONS = [("int", "open (const char *, int)", "Opens a file descriptor. More..."),
+             ("int", "close (int)", "Closes the file descriptor fd. More..."),
+             ("size_t", "write (int, const char *, size_t)", "Writes count bytes from buf to the descriptor fd."),
+             ("int", "read (int, char *, size_t)", "Read bytes from a file descriptor. More...")]
+VARIABLES = [("int", "errno", "Contains the last error code."),
+             ("const char *", "progname", "The name the program was started with.")]
+
+
+def test_member_tables_under_their_headings_are_a_table_each_and_a_description_a_row() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        y = 740.0
+        for title, members in (("Functions", FUNCTIONS), ("Variables", VARIABLES)):
+            c.setFont("Helvetica", 15)
+            c.drawString(40, y, title)
+            c.setLineWidth(0.7)
+            c.line(40, y - 5, 560, y - 5)
+            y -= 5
+            split = 46 + max(stringWidth(t, "Helvetica", 9) for t, _, _ in members)
+            for kind, name, text in members:
+                c.setFont("Helvetica", 9)
+                c.drawRightString(split, y - 14, kind)
+                c.drawString(split + 8, y - 14, name)
+                c.drawString(split + 8, y - 27, text)
+                c.setLineWidth(0.5)
+                c.line(40, y - 34, 560, y - 34)
+                y -= 34
+            y -= 30
+
+    def rows(members):  # type: ignore[no-untyped-def]
+        return [r for kind, name, text in members for r in ([kind, name], ["", text])]
+
+    assert tables(drawn_pdf(draw)) == [rows(FUNCTIONS), rows(VARIABLES)]
+
+
+def test_an_item_whose_tasks_run_down_lines_beside_its_figures_stays_one_row() -> None:
+    items = [("2/2 - 2/28", ["Regular Meetings", "LIMS Implementation", "Magnum Data Ingestion"], "131", "15000.00"),
+             ("3/1 - 3/31", ["Regular Meetings", "Solidworks PDM Implementation"], "96", "11000.00")]
+    xs = [40.0, 130.0, 380.0, 450.0]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 9)
+        y = 740.0
+        for k, cells in enumerate([("Period", ["Description"], "Hours", "Amount (USD)"), *items]):
+            period, tasks, hours, amount = cells
+            c.drawString(xs[0] + 4, y - 12, period)
+            for n, task in enumerate(tasks):
+                c.drawString(xs[1] + 4, y - 12 - 11 * n, task)
+            c.drawRightString(xs[3] - 6, y - 12, hours)
+            c.drawRightString(xs[3] + 80, y - 12, amount)
+            y -= 11 * len(tasks) + 8
+            c.setLineWidth(0.6)
+            c.line(xs[0], y, xs[3] + 86, y)
+            if k == 0:
+                c.line(xs[0], 740, xs[3] + 86, 740)
+    rows = tables(drawn_pdf(draw))
+    assert rows == [[["Period", "Description", "Hours", "Amount (USD)"],
+                     *[[p, " ".join(t), h, a] for p, t, h, a in items]]]

@@ -1,0 +1,76 @@
+"""Tables of API references and Sphinx manuals, as browsers and office suites print them.
+
+Generated PDFs (reportlab): (a) Sphinx's tables: the header over the first rule, every rule
+drawn cell by cell, a description wrapped over lines as wide as the table; (b) a column of
+``Yes`` with a note after some of them in the same cell.
+"""
+
+from __future__ import annotations
+
+from reportlab.pdfbase.pdfmetrics import stringWidth
+
+from tests.support.drawn import drawn_pdf, tables, wrapped
+
+KEYS = [("Key", "Contents"), ("text", "The comment text."), ("username", "The username stored with the comment."),
+        ("id", "The comment's unique identifier."),
+        ("time", "A dict containing time information. It contains the following keys: year, month, day, hour, "
+                 "minute, second, iso and delta."),
+        ("rating", "The comment's current rating."), ("age", "The time in seconds since the comment was added."),
+        ("node", "The id of the node that the comment is attached to.")]
+POLICY = [("Date", "Ubuntu", "Python"), ("April 2021", "18.04 LTS", "3.6+"), ("April 2023", "20.04 LTS", "3.8+")]
+
+
+def _sphinx_table(rows: list[tuple[str, ...]], right: float) -> bytes:
+    """A Sphinx table as Chromium prints it: the header over the first rule, each cell's bottom
+    border drawn on its own, columns as wide as their widest cell and its padding."""
+    xs = [70.0]
+    for k in range(len(rows[0]) - 1):
+        xs.append(xs[-1] + max(stringWidth(r[k], "Helvetica-Bold", 10) for r in rows) + 9)
+    xs.append(right)
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(70, 770, "Get the comments and source associated with a node, as a list of dicts.")
+        y = 740.0
+        for k, row in enumerate(rows):
+            cells = [wrapped(text, "Helvetica", 10, xs[j + 1] - xs[j] - 8) for j, text in enumerate(row)]
+            height = max(len(c) for c in cells)
+            c.setFont("Helvetica-Bold" if k == 0 else "Helvetica", 10)
+            for j, lines in enumerate(cells):
+                for n, ln in enumerate(lines):
+                    c.drawString(xs[j] + 3, y - 12 - 6 * (height - len(lines)) - 12 * n, ln)
+            y -= 12 * height + 6
+            c.setLineWidth(0.7)
+            for a, b in zip(xs, xs[1:]):  # each cell's own bottom border
+                c.line(a, y, b, y)
+        c.setFont("Helvetica", 10)
+        c.drawString(70, y - 30, "Parameters: node_id, the id of the node to get comments for.")
+    return drawn_pdf(draw)
+
+
+def test_a_short_table_ruled_cell_by_cell_under_its_header_is_one_table_with_it() -> None:
+    assert tables(_sphinx_table(POLICY, 330.0)) == [[list(r) for r in POLICY]]
+
+
+def test_a_cell_wrapped_as_wide_as_the_table_does_not_end_it() -> None:
+    assert tables(_sphinx_table(KEYS, 450.0)) == [[[k, " ".join(t.split())] for k, t in KEYS]]
+
+
+LIBRARIES = [("Program", "Required", "Versions"), ("GEOS", "Yes", "3.9, 3.8, 3.7"),
+             ("PROJ", "Yes (PostgreSQL and SQLite only)", "7.x, 6.x, 5.x"), ("GDAL", "Yes", "3.2, 3.1, 3.0"),
+             ("GeoIP", "No", "2"), ("PostGIS", "Yes (PostgreSQL only)", "3.0, 2.5, 2.4"),
+             ("SpatiaLite", "Yes (SQLite only)", "4.3")]
+
+
+def test_a_note_after_a_repeated_word_in_its_cell_opens_no_column() -> None:
+    xs = [40.0, 120.0, 300.0, 420.0]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 9)
+        for k, row in enumerate(LIBRARIES):
+            y = 740 - 18 * k
+            for x, text in zip(xs, row):
+                c.drawString(x + 4, y, text)
+            c.setLineWidth(0.5)
+            c.line(xs[0], y - 6, xs[-1], y - 6)
+    assert tables(drawn_pdf(draw)) == [[list(r) for r in LIBRARIES]]
