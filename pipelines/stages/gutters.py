@@ -31,6 +31,7 @@ LINES = 4  # lines with words on both sides of the gutter, at least
 CROSSED = 0.6  # and this share of the region's lines
 ALIGNED = 0.75  # of those lines, the share whose words beside the gutter start (or end) together
 _NUMBER = re.compile(r"[\d.,:]*\d[\d.,:]*")
+_BULLET = re.compile(r"[•◦▪‣∙·*–—-]|\(?\w{1,3}[.)]$")
 TOL = 0.3  # points: the same start or end (a cell's; a paragraph's words come near by chance)
 WIDER = 3.0  # points: centred cells this much wider than others line up on their centres only
 
@@ -69,7 +70,10 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     words = [i for i in items if isinstance(i, Word)]
     lines = group_lines(words)
     if len(lines) < LINES or len(words) < 2 * LINES:
-        return None
+        # three lines are enough when the gutter has both edges: cells set flush right, then
+        # cells set flush left (return types beside function names)
+        cut = _flush_pair(lines, _gaps(items, LEAST_GAP * unit, wide)) if len(lines) == LINES - 1 else None
+        return _parts(items, [cut]) if cut is not None else None
     cuts, gaps = [], _gaps(items, LEAST_GAP * unit, wide)
     for g, (a, b) in enumerate(gaps):
         crossing: dict[str, tuple[float, float]] = {}  # a line's text: its words' end and start
@@ -101,17 +105,53 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
         # centred cells: their centres lining up is evidence enough for half the lines
         elif both >= LINES and both >= 0.5 * len(lines) and _centred(lines, gaps, g):
             cuts.append((a + b) / 2)
-    if not cuts:
-        return None
+    return _parts(items, cuts) if cuts else None
+
+
+def _flush_pair(lines: list[list[Word]], gaps: list[tuple[float, float]]) -> float | None:
+    """The middle of a gap that every line crosses, the words before it ending together (within
+    a point) from two starts or more, the words after it starting together; no line a list's
+    item (its marker before the gap)."""
+    for a, b in gaps:
+        lefts = [[w for w in line if w.x2 <= a + 0.01] for line in lines]
+        rights = [[w for w in line if w.x1 >= b - 0.01] for line in lines]
+        if not all(lefts) or not all(rights) or any(_BULLET.match(ws[0].text) for ws in lefts):
+            continue
+        ends, starts = [ws[-1].x2 for ws in lefts], [ws[0].x1 for ws in rights]
+        if max(ends) - min(ends) <= 1.0 and max(starts) - min(starts) <= 1.0 \
+                and len({round(ws[0].x1) for ws in lefts}) >= 2:
+            return (a + b) / 2
+    return None
+
+
+def _parts(items: list[Any], cuts: list[float]) -> list[list[Any]] | None:
+    """The items cut at ``cuts``; None when the parts are a listing's line numbers or code."""
     parts: list[list[Any]] = [[] for _ in range(len(cuts) + 1)]
     for it in items:
         parts[sum(1 for c in cuts if (it.x1 + it.x2) / 2 > c)].append(it)
     parts = [p for p in parts if p]
     if len(parts) == 2 and all(isinstance(i, Word) and _NUMBER.fullmatch(i.text) for i in parts[0]):
         return None  # numbers beside lines of text: a listing's line numbers, not a table's labels
-    if len(parts) == 2 and any(_mostly_one(p) for p in parts):
+    if len(parts) == 2 and any(_mostly_one(p) and not flush_right(_lines(p)) for p in parts):
         return None  # one word down most lines beside the rest (``text_box 'F.', …``): code
     return parts
+
+
+def flush_right(lines: list[list[Word]]) -> bool:
+    """Do the lines end together but start at two places or more (set flush right, as an API
+    reference sets return types: ``void`` down most lines is no code then)?"""
+    ends = [line[-1].x2 for line in lines]
+    return bool(lines) and max(ends) - min(ends) <= 1.0 and len({round(line[0].x1) for line in lines}) >= 2
+
+
+def fixed_width(lines: list[list[Word]]) -> bool:
+    """Do the words of two letters or more all take the same width per letter (within 3 %)?"""
+    pitch = [(w.x2 - w.x1) / len(w.text) for line in lines for w in line if len(w.text) >= 2]
+    return bool(pitch) and max(pitch) <= 1.03 * min(pitch)
+
+
+def _lines(part: list[Any]) -> list[list[Word]]:
+    return group_lines([i for i in part if isinstance(i, Word)])
 
 
 def _centred(lines: list[list[Word]], gaps: list[tuple[float, float]], g: int) -> bool:

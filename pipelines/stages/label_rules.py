@@ -12,6 +12,7 @@ import statistics
 from typing import Any
 
 from pipelines.stages.geometry import Word
+from pipelines.stages.gutters import fixed_width, flush_right
 from pipelines.stages.lines_of_words import group_lines
 
 
@@ -39,9 +40,14 @@ class LabelRules:
         left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         if len(left) < 2 or not len(left) <= 1.25 * len(right) or len(right) > 1.5 * len(left):
             return False  # values that run to paragraphs: label_bands reads them instead
-        if _width(left) > 0.6 * _width(right) or statistics.median(len(line) for line in left) > 3 or \
-                len({" ".join(w.text for w in line) for line in left}) < 0.5 * len(left):
-            return False  # (labels name different things: ``int`` down code's lines is no label)
+        # (the labels' width: most of them when there are many, all words: one long type name
+        # among short ones is no column of text)
+        wide = _width(left)
+        if len(left) >= 8 and sum(any(ch.isalpha() for w in line for ch in w.text) for line in left) >= 0.8 * len(left):
+            wide = statistics.median(line[-1].x2 - line[0].x1 for line in left)
+        if wide > 0.6 * _width(right) or statistics.median(len(line) for line in left) > 3 or \
+                _repeated(left, right) and not flush_right(left):
+            return False
         ys = [statistics.fmean(w.cy for w in line) for line in right]
         ls = [statistics.fmean(w.cy for w in line) for line in left]
         # (a label in the middle of its value's two lines, as a browser centres a cell, pairs;
@@ -136,6 +142,16 @@ class LabelRules:
             cy = (it.y1 + it.y2) / 2
             bands[sum(1 for c in cuts if cy >= c)].append(it)
         return [b for b in bands if b]
+
+
+def _repeated(left: list[list[Word]], right: list[list[Word]]) -> bool:
+    """Labels that name few different things, half as many as lines: ``int`` down the lines of
+    code set in a fixed-width font, bullets down a list. Words in a proportional font, two
+    different ones at least (``void``, ``gboolean`` before function names), are labels."""
+    names = {" ".join(w.text for w in line) for line in left}
+    if len(names) >= 0.5 * len(left):
+        return False
+    return len(names) < 2 or not all(any(ch.isalpha() for ch in n) for n in names) or fixed_width(left + right)
 
 
 def _width(lines: list[list[Word]]) -> float:

@@ -1,15 +1,56 @@
 """Tables of API references and Sphinx manuals, as browsers and office suites print them.
 
-Generated PDFs (reportlab): (a) Sphinx's tables: the header over the first rule, every rule
-drawn cell by cell, a description wrapped over lines as wide as the table; (b) a column of
-``Yes`` with a note after some of them in the same cell.
+Generated PDFs (reportlab): (a) gtk-doc's function index: return types set flush right beside
+function names, ``void`` down most lines; (b) the same printed by LibreOffice, the types set
+flush left far from the names; (c) a three-row index; (d) Sphinx's tables: the header over the
+first rule, every rule drawn cell by cell, a description wrapped over lines as wide as the
+table; (e) a column of ``Yes`` with a note after some of them in the same cell.
 """
 
 from __future__ import annotations
 
+import pytest
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from tests.support.drawn import drawn_pdf, tables, wrapped
+
+FUNCTIONS = [("cairo_scaled_font_t *", "cairo_scaled_font_create ()"), ("void", "cairo_scaled_font_destroy ()"),
+             ("cairo_status_t", "cairo_scaled_font_status ()"), ("void", "cairo_scaled_font_extents ()"),
+             ("void", "cairo_scaled_font_text_extents ()"), ("void", "cairo_scaled_font_get_type ()"),
+             ("void", "cairo_scaled_font_get_ctm ()"), ("void", "cairo_scaled_font_get_font_matrix ()")]
+
+
+def _index(rows: list[tuple[str, str]], flush_right: bool, gap: float = 12.0) -> bytes:
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(40, 760, "Functions")
+        edge = 40 + max(stringWidth(t, "Helvetica", 10) for t, _ in rows)
+        for k, (kind, name) in enumerate(rows):
+            y = 730 - 16 * k
+            if flush_right:
+                c.drawRightString(edge, y, kind)
+            else:
+                c.drawString(40, y, kind)
+            c.drawString(edge + gap, y, name)
+        c.drawString(40, 700 - 16 * len(rows), "The functions below create and query scaled fonts.")
+    return drawn_pdf(draw)
+
+
+@pytest.mark.parametrize("gap", [12.0, 3.0])  # Chromium sets them a word space apart at times
+def test_return_types_set_flush_right_beside_function_names_are_a_table(gap: float) -> None:
+    assert tables(_index(FUNCTIONS, flush_right=True, gap=gap)) == [[list(r) for r in FUNCTIONS]]
+
+
+def test_return_types_set_flush_left_far_from_the_names_are_a_table() -> None:
+    # one type name as long as the names beside it, among short ones
+    rows = [*FUNCTIONS, ("cairo_scaled_font_subpixel_order_t", "cairo_get_order ()")]
+    assert tables(_index(rows, flush_right=False, gap=60.0)) == [[list(r) for r in rows]]
+
+
+def test_a_three_row_index_is_a_table_when_both_sides_of_its_gutter_line_up() -> None:
+    rows = [FUNCTIONS[0], FUNCTIONS[2], FUNCTIONS[5]]
+    assert tables(_index(rows, flush_right=True)) == [[list(r) for r in rows]]
+
 
 KEYS = [("Key", "Contents"), ("text", "The comment text."), ("username", "The username stored with the comment."),
         ("id", "The comment's unique identifier."),
