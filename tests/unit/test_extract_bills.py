@@ -239,3 +239,37 @@ def test_a_column_head_spanning_two_slots_moves_over_its_values() -> None:
     assert _heads_over_values(rows)[0] == ["Sl No.", "Description of Goods", "", "Quantity", "Rate", "Amount"]
     debit_credit = [["Date", "Text", "Debit", "Credit"], ["01.03.", "Rent", "500.00", ""], ["02.03.", "Refund", "", "20.00"]]
     assert _heads_over_values([list(r) for r in debit_credit]) == debit_credit  # two heads: two columns
+
+
+def test_the_last_word_of_a_wrapped_item_is_no_buyer_label() -> None:
+    """"… anticipati in nome e per conto del / cliente": the item's description wrapped onto a
+    line of its own is no ``Cliente`` label over the totals under it; the buyer is the block
+    under ``Spett.le``."""
+    cols = [57.0, 329.0, 363.0, 426.0, 488.0, 539.0]
+    items = [(["Progettazione strutturale esecutiva, a corpo"], "1", "3.200,00", "3.200,00", "22%"),
+             (["Pratica di deposito sismico presso il Genio Civile"], "1", "450,00", "450,00", "22%"),
+             (["Diritti di segreteria anticipati in nome e per conto del", "cliente"], "1", "150,00", "150,00",
+              "Escl.")]
+    texts = [(57, 60, "Ing. Marco Bellandi", 16), (57, 80, "Via dei Mille 18 - 50131 Firenze (FI)", 9),
+             (330, 150, "Spett.le", 10), (330, 163, "Edil Mugello S.r.l.", 10, "B"), (330, 176, "Via Provinciale 55", 10),
+             (330, 189, "50032 Borgo San Lorenzo (FI)", 10), (57, 240, "FATTURA N. 14/2025 del 28/05/2025", 13),
+             (60, 281, "Descrizione", 9, "B"), (360, 281, "Q.tà", 9, "BR"), (423, 281, "Prezzo unit.", 9, "BR"),
+             (485, 281, "Importo €", 9, "BR"), (500, 281, "IVA", 9, "B")]
+    rules, ys, y = [], [270.0, 286.0], 286.0
+    for lines, q, up, amount, vat in items:
+        texts += [(60, y + 11 + 11 * k, ln, 9) for k, ln in enumerate(lines)]
+        texts += [(360, y + 11, q, 9, "R"), (423, y + 11, up, 9, "R"), (485, y + 11, amount, 9, "R"),
+                  (500, y + 11, vat, 9)]
+        y += 11 * len(lines) + 6
+        ys.append(y)
+    rules += [(cols[0], cols[-1], yy) for yy in ys]
+    uprights = [(x, ys[0], ys[-1]) for x in cols]
+    y += 25
+    for k, (label, value) in enumerate([("Totale onorari", "3.650,00"), ("Contributo integrativo 4%", "146,00"),
+                                        ("Imponibile IVA", "3.796,00"), ("IVA 22%", "835,12"),
+                                        ("Totale fattura", "4.781,12")]):
+        texts += [(269, y + 15 * k, label, 9.5), (537, y + 15 * k, value, 9.5, "R")]
+        if k in (1, 3):
+            rules.append((269.0, 537.0, y + 15 * k + 4))
+    data = run(drawn_pdf(texts, rules, uprights=uprights), SCHEMA)["data"]
+    assert data["buyer_name"] == "Edil Mugello S.r.l."

@@ -371,6 +371,8 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
             if m is None or len(ln.text) > 60 or (m.start() > 3 and not heading) or not parties.labelled(ln.text) or (
                     label is not BUYER and not _party_label(ln.text) and not said):  # a seller's: the label alone
                 continue
+            if ln.idx > 0 and ln.text[:1].islower() and ":" not in ln.text:
+                continue  # a sentence wrapped onto its next line ("… per conto del / cliente"), no label
             after = ln.text[m.end():].lstrip(" :.-,").rstrip(" :-,")  # (keeps "S.r.l.")
             if re.match(r"(?:account|number|no\b|nr\b|id\b|code|ref|reference|vat|tax|service|care|support)",
                         after, re.I):
