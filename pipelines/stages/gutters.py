@@ -110,16 +110,17 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
 
 def _flush_pair(lines: list[list[Word]], gaps: list[tuple[float, float]]) -> float | None:
     """The middle of a gap that every line crosses, the words before it ending together (within
-    a point) from two starts or more, the words after it starting together; no line a list's
-    item (its marker before the gap)."""
+    a point) from two starts or more, or each a label ending in a colon (``ctxt:``, ``Returns:``),
+    the words after it starting together; no line a list's item (its marker before the gap)."""
     for a, b in gaps:
         lefts = [[w for w in line if w.x2 <= a + 0.01] for line in lines]
         rights = [[w for w in line if w.x1 >= b - 0.01] for line in lines]
         if not all(lefts) or not all(rights) or any(_BULLET.match(ws[0].text) for ws in lefts):
             continue
         ends, starts = [ws[-1].x2 for ws in lefts], [ws[0].x1 for ws in rights]
-        if max(ends) - min(ends) <= 1.0 and max(starts) - min(starts) <= 1.0 \
-                and len({round(ws[0].x1) for ws in lefts}) >= 2:
+        flush = max(ends) - min(ends) <= 1.0 and len({round(ws[0].x1) for ws in lefts}) >= 2
+        labels = all(len(ws) <= 2 and ws[-1].text.endswith(":") for ws in lefts)
+        if (flush or labels) and max(starts) - min(starts) <= 1.0:
             return (a + b) / 2
     return None
 

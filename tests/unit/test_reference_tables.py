@@ -4,7 +4,8 @@ Generated PDFs (reportlab): (a) gtk-doc's function index: return types set flush
 function names, ``void`` down most lines; (b) the same printed by LibreOffice, the types set
 flush left far from the names; (c) a three-row index; (d) Sphinx's tables: the header over the
 first rule, every rule drawn cell by cell, a description wrapped over lines as wide as the
-table; (e) a column of ``Yes`` with a note after some of them in the same cell.
+table; (e) a column of ``Yes`` with a note after some of them in the same cell; (f) libxml2's
+three parameters, labels ending in a colon.
 """
 
 from __future__ import annotations
@@ -115,3 +116,18 @@ def test_a_note_after_a_repeated_word_in_its_cell_opens_no_column() -> None:
             c.setLineWidth(0.5)
             c.line(xs[0], y - 6, xs[-1], y - 6)
     assert tables(drawn_pdf(draw)) == [[list(r) for r in LIBRARIES]]
+
+
+PARAMETERS = [("ctxt:", "a document saving context"), ("doc:", "a document"),
+              ("Returns:", "the number of byte written or -1 in case of error")]
+
+
+def test_three_parameters_labelled_with_colons_are_a_table() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(40, 760, "Write the document to the saving context.")
+        x = 74 + stringWidth("Returns:", "Helvetica", 10) + 3
+        for k, (label, text) in enumerate(PARAMETERS):
+            c.drawString(74, 730 - 19 * k, label)
+            c.drawString(x, 730 - 19 * k, text)
+    assert tables(drawn_pdf(draw)) == [[list(r) for r in PARAMETERS]]
