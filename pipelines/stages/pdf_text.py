@@ -100,7 +100,7 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
                 low = fname.lower()
                 bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
             found = _split_on_gaps(tp, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left)
-            if len(found) > 1 and meta is not None:
+            if meta is not None and (len(found) > 1 or found[0][0] != _token(text[i: last + 1])):
                 meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))
             words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found if tok]
             i = j + 1

@@ -56,11 +56,24 @@ def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, 
         return [(token(text[i: last + 1]), x1, x2)]
     wide = (x2 - x1) >= (last - i + 1) * em * 1.2
     ks = [k for k in range(i, last + 1) if text[k]]
-    lefts, rights = [], []
+    lefts, rights, tops, lows = [], [], [], []
     for k in ks:
         raw.FPDFText_GetLooseCharBox(tp, k, r)
         lefts.append(r.left - left)
         rights.append(r.right - left)
+        tops.append(r.top)
+        lows.append(r.bottom)
+    # a glyph drawn again a fraction of a point off itself (a browser's text shadow:
+    # "ddoouubbllee") is one letter, as a reader sees it; the letters of a ligature ("ff") share
+    # one box exactly, and those of a line set upright each have their own height: they stay
+    twice = {m for m in range(1, len(ks)) if ks[m] == ks[m - 1] + 1 and text[ks[m]] == text[ks[m - 1]]
+             and abs(lefts[m] - lefts[m - 1]) < 0.25 * max(rights[m - 1] - lefts[m - 1], 0.1)
+             and abs(tops[m] - tops[m - 1]) < 0.25 * max(tops[m - 1] - lows[m - 1], 0.1)
+             and (abs(tops[m] - tops[m - 1]) > 0.05 or abs(lefts[m] - lefts[m - 1]) > 0.05)}
+    if twice:
+        ks, lefts, rights = ([v[m] for m in range(len(ks)) if m not in twice] for v in (ks, lefts, rights))
+        if len(ks) == 1:
+            return [(token([text[ks[0]]]), x1, x2)]
     gaps = [lefts[m] - rights[m - 1] for m in range(1, len(ks))]
     usual = sorted(gaps)[(len(gaps) - 1) // 2] if len(gaps) >= 3 else 0.0  # its letter spacing
     if wide:
@@ -75,6 +88,8 @@ def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, 
         cut = [m for m in range(1, len(ks)) if space[m - 1] > max(WORD_GAP * em, usual + 0.15 * em)
                and solid[m - 1] and solid[m] and ks[m] == ks[m - 1] + 1]  # (a glyph left out fills a gap)
     if not cut:
-        return [(token(text[i: last + 1]), x1, x2)]
+        return [(token([text[k] for k in ks]) if twice else token(text[i: last + 1]), x1, x2)]
+    if twice:
+        return [(token([text[k] for k in ks[a:z]]), lefts[a], rights[z - 1]) for a, z in zip([0, *cut], [*cut, len(ks)])]
     return [(token(text[ks[a]: ks[z - 1] + 1]), lefts[a], rights[z - 1])
             for a, z in zip([0, *cut], [*cut, len(ks)])]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import shutil
 
 import pytest
 from reportlab.lib.pagesizes import A4
@@ -331,3 +332,55 @@ def test_a_word_drawn_twice_over_itself_is_read_once() -> None:
     page = run(_canvas_pdf(draw)).pages[0]
     assert " ".join(" ".join(fragment_texts(page.fragments)).split()) == "Datos del cliente Razón social: Talleres Ruiz"
     assert not page.warnings
+
+
+@pytest.mark.skipif(not shutil.which("chromium"), reason="Chromium is not installed")
+def test_a_letter_drawn_twice_over_itself_is_read_once(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Chromium prints a CSS text shadow (Doxygen's member names) as each glyph drawn again a
+    fraction of a point below; PDFium keeps both ("ddoouubbllee"). A reader sees "double";
+    letters really doubled ("bookkeeper") stay as they are."""
+    import subprocess
+
+    html = tmp_path / "shadow.html"
+    html.write_text('<html><body style="font-family: sans-serif; font-size: 14px"><p><b style="text-shadow: '
+                    '0px 1px 1px rgba(255,255,255,0.9)">double Xapian::termcount bookkeeper</b></p>'
+                    "<p>Plain text under the bold line.</p></body></html>")
+    subprocess.run(["/usr/bin/chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+                    f"--print-to-pdf={tmp_path / 'shadow.pdf'}", str(html)], check=True, capture_output=True, timeout=120)
+    page = run((tmp_path / "shadow.pdf").read_bytes()).pages[0]
+    assert " ".join(" ".join(fragment_texts(page.fragments)).split()) == \
+        "double Xapian::termcount bookkeeper Plain text under the bold line."
+    assert not page.warnings
+
+
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="LibreOffice is not installed")
+def test_the_letters_of_a_ligature_are_not_taken_for_a_doubled_letter(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """LibreOffice sets "ff" as one ligature glyph; PDFium gives each of its letters the
+    ligature's box, the same box twice. Both letters stay."""
+    import subprocess
+
+    html = tmp_path / "ligatures.html"
+    html.write_text('<html><body style="font-family: serif; font-size: 14px">'
+                    "<p>The effect of offline office files.</p></body></html>")
+    subprocess.run(["soffice", f"-env:UserInstallation=file://{tmp_path / 'profile'}", "--headless",
+                    "--infilter=HTML (StarWriter)", "--convert-to", "pdf:writer_pdf_Export", "--outdir", str(tmp_path),
+                    str(html)], check=True, capture_output=True, timeout=300)
+    page = run((tmp_path / "ligatures.pdf").read_bytes()).pages[0]
+    assert " ".join(" ".join(fragment_texts(page.fragments)).split()) == "The effect of offline office files."
+
+
+def test_double_letters_of_a_line_set_upright_stay() -> None:
+    """A line set upright (a table's side heading) gives its letters boxes at one x, each a
+    letter higher: "Schools" keeps both o's."""
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 9)
+        c.saveState()
+        c.translate(40, 300)
+        c.rotate(90)
+        c.drawString(0, 0, "Vote Yes for Strong Schools")
+        c.restoreState()
+        c.drawString(80, 300, "Major Contribution Report")
+
+    page = run(_canvas_pdf(draw)).pages[0]
+    assert "Schools" in " ".join(fragment_texts(page.fragments)).split()
