@@ -133,7 +133,8 @@ def _parts(items: list[Any], cuts: list[float]) -> list[list[Any]] | None:
     parts = [p for p in parts if p]
     if len(parts) == 2 and all(isinstance(i, Word) and _NUMBER.fullmatch(i.text) for i in parts[0]):
         return None  # numbers beside lines of text: a listing's line numbers, not a table's labels
-    if len(parts) == 2 and any(_mostly_one(p) and not flush_right(_lines(p)) for p in parts):
+    if len(parts) == 2 and any(_mostly_one(p) and not flush_right(_lines(p)) for p in parts) \
+            and fixed_width([line for p in parts for line in _lines(p)]):
         return None  # one word down most lines beside the rest (``text_box 'F.', …``): code
     return parts
 

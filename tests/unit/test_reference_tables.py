@@ -131,3 +131,18 @@ def test_three_parameters_labelled_with_colons_are_a_table() -> None:
             c.drawString(74, 730 - 19 * k, label)
             c.drawString(x, 730 - 19 * k, text)
     assert tables(drawn_pdf(draw)) == [[list(r) for r in PARAMETERS]]
+
+
+ENUMS = ["GtkBaselinePosition", "GtkDeleteType", "GtkDirectionType", "GtkJustification", "GtkMovementStep",
+         "GtkOrientation", "GtkPackType", "GtkPositionType"]
+
+
+def test_one_word_down_a_column_in_a_proportional_font_is_a_table_s_column() -> None:
+    # gtk-doc's "Types and Values": ``enum`` beside each type, a word space apart; the same
+    # shape in a fixed-width font is code (``test_tight_tables``)
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        for k, name in enumerate(ENUMS):
+            c.drawRightString(147, 730 - 16 * k, "enum")
+            c.drawString(150, 730 - 16 * k, name)
+    assert tables(drawn_pdf(draw)) == [[["enum", name] for name in ENUMS]]
