@@ -352,7 +352,8 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: Job
            error: str | None, result_key: str | None, total_pages: int | None,
            parsed_pages_count: int, org: str | None = None, project: str | None = None) -> bool:
     """Close a claimed job (and queue its webhook events); False if this worker no longer holds it
-    (someone else took over)."""
+    (someone else took over). A retry after an outage whose first commit went through finds the
+    row saying what it would write: True, no second event (else ``complete`` deletes the result)."""
     with write_txn(engine) as conn:
         done = bool(conn.execute(
             update(jobs)
@@ -364,7 +365,12 @@ def finish(engine: Engine, owner: str, job_id: str, attempt: int, *, status: Job
         ).rowcount)
         if done:  # the job's webhook events, in the same transaction: never one without the other
             webhooks.enqueue(conn, job_id, org, project)
-        return done
+            return True
+        now = conn.execute(select(jobs.c.status, jobs.c.result_key, jobs.c.attempts, jobs.c.lease_owner)
+                           .where(jobs.c.id == job_id)).first()
+        # (an attempt number is one claim's: no other worker closes the job under the same one)
+        return now is not None and now.lease_owner is None and now.attempts == attempt \
+            and now.status == JobStatus(status).value and now.result_key == result_key
 
 
 @waits_out_outages

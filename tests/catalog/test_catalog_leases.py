@@ -182,3 +182,19 @@ def test_pending_organizations_are_found_by_index_probes(catalog_engine: Engine)
         assert jobs_repo._pending_orgs(conn, "", 10) == ["a", "b", "c", "d"]
         assert jobs_repo._pending_orgs(conn, "b", 10) == ["c", "d", "a", "b"]
         assert jobs_repo._pending_orgs(conn, "b", 2) == ["c", "d"]
+
+
+def test_a_close_retried_after_its_commit_went_through_is_still_this_worker_s(catalog_engine: Engine) -> None:
+    """An outage may lose the answer of a commit that went through; the retry finds the job
+    closed as it asked and says so, where it used to report the job lost (and the worker then
+    deleted the result the row points to). Another close under the same attempt is refused."""
+    job = make_job(catalog_engine)
+    jobs_repo.claim(catalog_engine, "w1", limit=1, lease_s=60)
+    close = dict(status="successful", error=None, result_key="results/z", total_pages=2, parsed_pages_count=2)
+    assert jobs_repo.finish(catalog_engine, "w1", job.id, 1, **close)
+    finished = row(catalog_engine, job.id).finished_us
+    assert jobs_repo.finish(catalog_engine, "w1", job.id, 1, **close)  # the retry
+    r = row(catalog_engine, job.id)
+    assert (r.status, r.result_key, r.finished_us) == ("successful", "results/z", finished)
+    assert not jobs_repo.finish(catalog_engine, "w1", job.id, 1, **(close | {"result_key": "results/other"}))
+    assert not jobs_repo.finish(catalog_engine, "w1", job.id, 2, **close)
