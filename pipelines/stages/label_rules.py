@@ -38,8 +38,12 @@ class LabelRules:
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
         left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
-        if len(left) < 2 or not len(left) <= 1.25 * len(right) or len(right) > 1.5 * len(left):
-            return False  # values that run to paragraphs: label_bands reads them instead
+        # values that run to paragraphs: label_bands reads them instead; labels set flush right
+        # beside values wrapped in a narrow column (struct members) are a table's, not a margin's
+        # notes beside a page's paragraphs
+        narrow = flush_right(left) and len(right) <= 3 * len(left) and _width(right) <= 3 * _width(left)
+        if len(left) < 2 or not len(left) <= 1.25 * len(right) or len(right) > 1.5 * len(left) and not narrow:
+            return False
         # (the labels' width: most of them when there are many, all words: one long type name
         # among short ones is no column of text)
         wide = _width(left)

@@ -146,3 +146,39 @@ def test_one_word_down_a_column_in_a_proportional_font_is_a_table_s_column() -> 
             c.drawRightString(147, 730 - 16 * k, "enum")
             c.drawString(150, 730 - 16 * k, name)
     assert tables(drawn_pdf(draw)) == [[["enum", name] for name in ENUMS]]
+
+
+MEMBERS = [("int x;", ["X coordinate of the", "left side of the", "rectangle"]),
+           ("int y;", ["Y coordinate of the", "top side of the", "rectangle"]),
+           ("int width;", ["width of the", "rectangle"]), ("int height;", ["height of the", "rectangle"])]
+
+
+def test_struct_members_flush_right_beside_descriptions_wrapped_in_a_narrow_column() -> None:
+    # cairo's structs as gtk-doc sets them: the member flush right on its description's first line
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 11)
+        y = 740.0
+        for member, lines in MEMBERS:
+            c.drawRightString(267, y, member)
+            for k, ln in enumerate(lines):
+                c.drawString(286, y - 16.5 * k, ln)
+            y -= 16.5 * len(lines) + 10
+    assert tables(drawn_pdf(draw)) == [[[m, " ".join(lines)] for m, lines in MEMBERS]]
+
+
+def test_notes_set_flush_right_in_the_margin_beside_paragraphs_stay_text() -> None:
+    # a LaTeX manual's margin notes (``addon``, ``deprecated``) beside its option descriptions
+    text = ("determines the style for non-keywords, comments and strings. The last token can be a "
+            "one-parameter command like textbf or underbar, and it is printed before each of them. ") * 2
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        y = 740.0
+        for note in ("addon", "deprecated", "bug"):
+            c.setFont("Helvetica", 8)
+            c.drawRightString(120, y, note)
+            c.setFont("Helvetica", 10)
+            for ln in wrapped(text, "Helvetica", 10, 340):
+                c.drawString(130, y, ln)
+                y -= 12
+            y -= 10
+    assert tables(drawn_pdf(draw)) == []
