@@ -71,7 +71,8 @@ class LabelRules:
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
         left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
-        if len(left) < 3 or len(right) < len(left) or abs(left[0][0].cy - right[0][0].cy) > 0.4 * self.unit:
+        rows = self._rows_of(left, right)
+        if len(left) < 3 or len(right) < len(left) and not rows or abs(left[0][0].cy - right[0][0].cy) > 0.4 * self.unit:
             return False
         head = [*left[0], *right[0]]
         if not all(w.bold for w in head) or min(w.y1 for w in head) > min(w.y1 for c in cols for w in c) + 0.5:
@@ -79,7 +80,27 @@ class LabelRules:
         if any(all(w.bold for w in line) for line in right[1:]) or \
                 sum(all(w.bold for w in line) for line in left[1:]) > 0.5 * (len(left) - 1):
             return False  # (bold labels down a list, or bold paragraphs: no header row)
-        return _width(left) <= 0.6 * _width(right) and statistics.median(len(line) for line in left[1:]) <= 3
+        return (_width(left) <= 0.6 * _width(right) and statistics.median(len(line) for line in left[1:]) <= 3) or rows
+
+    def _rows_of(self, left: list[list[Word]], right: list[list[Word]]) -> bool:
+        """One short value (three words at most, the values' column half as wide as the other at
+        most) on the line of each of five rows or more, the rest of the left part's lines a row's
+        wrapped text (``Entry | Convention``: paths beside ``W``): a two-column table."""
+        if len(right) < 5 or max(len(line) for line in right) > 3 or len(left) - len(right) > 0.25 * len(right) \
+                or _width(right) > 0.5 * _width(left):
+            return False  # (two address blocks side by side under bold labels are no table)
+        ls = [statistics.fmean(w.cy for w in line) for line in left]
+        mates = set()
+        for line in right:  # (a value set in the middle of a wrapped row's two lines pairs with it)
+            y = statistics.fmean(w.cy for w in line)
+            mate = next((k for k, v in enumerate(ls) if abs(v - y) < 0.4 * self.unit), None)
+            if mate is None:
+                mate = next((k for k in range(len(ls) - 1) if ls[k + 1] - ls[k] < 2.2 * self.unit
+                             and abs((ls[k] + ls[k + 1]) / 2 - y) < 0.25 * self.unit), None)
+            if mate is None or mate in mates:
+                return False
+            mates.add(mate)
+        return True
 
     def valued(self, cols: list[list[Any]]) -> tuple[float, float] | None:
         """Two parts, the right one a column of short values (``25.23``, ``9HQJXVUFDR``), each on

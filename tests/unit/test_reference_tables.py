@@ -182,3 +182,47 @@ def test_notes_set_flush_right_in_the_margin_beside_paragraphs_stay_text() -> No
                 y -= 12
             y -= 10
     assert tables(drawn_pdf(draw)) == []
+
+
+CONVENTIONS = [("<prefix>/", "W"), ("<prefix>/(cmake|CMake)/", "W"), ("<prefix>/<name>*/", "W"),
+               ("<prefix>/(lib/<arch>|lib*|share)/cmake/<name>*/", "U"),
+               ("<prefix>/<name>*/(lib/<arch>|lib*|share)/<name>*/(cmake|CMake)/", "W/U"),
+               ("<prefix>/<name>.framework/Resources/", "A")]
+
+
+def test_a_bold_headed_table_of_long_entries_beside_short_values_is_a_table() -> None:
+    # LibreOffice's print of a Sphinx table: rows far apart, the header centred and bold, one
+    # entry wrapped with its value in the middle of its two lines
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(72, 760, "Each entry is meant for installation trees following Windows, UNIX or Apple conventions.")
+        c.setFont("Helvetica-Bold", 10)
+        c.drawCentredString(200, 730, "Entry")
+        c.drawCentredString(460, 730, "Convention")
+        c.setFont("Helvetica", 10)
+        y = 700.0
+        for entry, value in CONVENTIONS:
+            lines = wrapped(entry.replace("/", "/ "), "Helvetica", 10, 300)
+            for k, ln in enumerate(lines):
+                c.drawString(72, y - 12 * k, ln.replace("/ ", "/"))
+            c.drawString(440, y - 6 * (len(lines) - 1), value)
+            y -= 12 * (len(lines) - 1) + 30
+    def cell(entry: str) -> str:  # (a cell's lines joined by a space)
+        return " ".join(ln.replace("/ ", "/") for ln in wrapped(entry.replace("/", "/ "), "Helvetica", 10, 300))
+
+    assert tables(drawn_pdf(draw)) == [[["Entry", "Convention"], *[[cell(e), v] for e, v in CONVENTIONS]]]
+
+
+def test_two_address_blocks_under_bold_labels_are_no_table() -> None:
+    left = ["DblFuzzr LLC", "2 Old Cart Path", "Acton, MA 01720", "United States", "EIN: 45-286-3754"]
+    right = ["Arsenale Bioyards", "Via Durini 18", "20122 Milano, Italy", "Italy", "VAT No: IT12990250966"]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 10)
+        c.drawString(72, 700, "Service Provider:")
+        c.drawString(320, 700, "Bill To:")
+        c.setFont("Helvetica", 10)
+        for k, (a, b) in enumerate(zip(left, right)):
+            c.drawString(72, 684 - 14 * k, a)
+            c.drawString(320, 684 - 14 * k, b)
+    assert tables(drawn_pdf(draw)) == []
