@@ -117,10 +117,9 @@ def _flush_pair(lines: list[list[Word]], gaps: list[tuple[float, float]]) -> flo
         rights = [[w for w in line if w.x1 >= b - 0.01] for line in lines]
         if not all(lefts) or not all(rights) or any(_BULLET.match(ws[0].text) for ws in lefts):
             continue
-        ends, starts = [ws[-1].x2 for ws in lefts], [ws[0].x1 for ws in rights]
-        flush = max(ends) - min(ends) <= 1.0 and len({round(ws[0].x1) for ws in lefts}) >= 2
+        starts = [ws[0].x1 for ws in rights]
         labels = all(len(ws) <= 2 and ws[-1].text.endswith(":") for ws in lefts)
-        if (flush or labels) and max(starts) - min(starts) <= 1.0:
+        if (flush_right(lefts) or labels) and max(starts) - min(starts) <= 1.0:
             return (a + b) / 2
     return None
 

@@ -164,13 +164,23 @@ def goes_on(per_col: list[list[list[Word]]]) -> bool:
 
 
 def _runs(hs: list[Rule]) -> list[tuple[float, float, float]]:
-    """Horizontal rules as runs (y, x1, x2): segments on one line that meet are one rule (a row's
-    rule drawn cell by cell)."""
-    out: list[list[float]] = []
-    for r in sorted(hs, key=lambda r: ((r.y1 + r.y2) / 2, r.x1)):
-        y = (r.y1 + r.y2) / 2
-        if out and abs(out[-1][0] - y) <= 1.0 and r.x1 <= out[-1][2] + 2:
-            out[-1][2] = max(out[-1][2], r.x2)
+    """Horizontal rules as runs (y, x1, x2), a row's rule drawn cell by cell taken whole."""
+    return [((r.y1 + r.y2) / 2, r.x1, r.x2) for r in joined(hs)]
+
+
+def joined(hs: list[Rule]) -> list[Rule]:
+    """Horizontal rules drawn cell by cell (a browser draws each cell's border), joined end to
+    end into one rule per row: pieces on one line (within a point) that touch or overlap."""
+    out: list[Rule] = []
+    for r in sorted(hs, key=lambda r: (r.y1, r.x1)):
+        for k in range(len(out) - 1, -1, -1):
+            last = out[k]
+            if r.y1 - last.y1 > 1.0:
+                out.append(r)
+                break
+            if abs(r.y2 - last.y2) <= 1.0 and r.x1 - last.x2 <= 3.0 and last.x1 - r.x2 <= 3.0:
+                out[k] = Rule(min(last.x1, r.x1), min(last.y1, r.y1), max(last.x2, r.x2), max(last.y2, r.y2))
+                break
         else:
-            out.append([y, r.x1, r.x2])
-    return [(y, a, b) for y, a, b in out]
+            out.append(r)
+    return out

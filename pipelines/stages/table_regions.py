@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import statistics
 
+from pipelines.stages import row_bands
 from pipelines.stages.geometry import Box, Rule, Word, inside, union
 from pipelines.stages.layout import group_lines
 from pipelines.stages.xycut import FIG_CAPTION, TABLE_CAPTION
@@ -81,7 +82,7 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                 rows = _positions([(r.y1 + r.y2) / 2 for r in g if r.horizontal])
                 if rows >= 3 or cols >= 3:
                     regions.append(union([(r.x1, r.y1, r.x2, r.y2) for r in g]))
-    free = sorted((r for r in _joined([r for r in lines if r.horizontal]) if r.x2 - r.x1 >= 30
+    free = sorted((r for r in row_bands.joined([r for r in lines if r.horizontal]) if r.x2 - r.x1 >= 30
                    and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
                   key=lambda r: r.y1)
     used: set[int] = set()
@@ -119,24 +120,6 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
     return [reg for k, reg in enumerate(wide)
             if not any(j != k and w != grown[j] and _area(w) > _area(reg) and _area(_overlap(reg, w)) > 0.5 * _area(reg)
                        for j, w in enumerate(wide))]
-
-
-def _joined(hs: list[Rule]) -> list[Rule]:
-    """Horizontal rules drawn cell by cell (a browser draws each cell's border), joined end to
-    end into one rule per row: pieces on one line (within a point) that touch or overlap."""
-    out: list[Rule] = []
-    for r in sorted(hs, key=lambda r: (r.y1, r.x1)):
-        for k in range(len(out) - 1, -1, -1):
-            last = out[k]
-            if r.y1 - last.y1 > 1.0:
-                out.append(r)
-                break
-            if abs(r.y2 - last.y2) <= 1.0 and r.x1 - last.x2 <= 3.0 and last.x1 - r.x2 <= 3.0:
-                out[k] = Rule(min(last.x1, r.x1), min(last.y1, r.y1), max(last.x2, r.x2), max(last.y2, r.y2))
-                break
-        else:
-            out.append(r)
-    return out
 
 
 def _after_letterhead(free: list[Rule], members: list[int], words: list[Word]) -> list[int]:
