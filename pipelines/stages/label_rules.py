@@ -61,7 +61,10 @@ class LabelRules:
                                                      for vs, d in ((ys, 0.4), (mids, 0.25)) for v in vs)}
         paired |= {j for k in range(len(ls) - 1) if ls[k + 1] - ls[k] < 2.2 * self.unit
                    and any(abs((ls[k] + ls[k + 1]) / 2 - v) < 0.25 * self.unit for v in ys) for j in (k, k + 1)}
-        return len(paired) == len(left)
+        # (a long list of labels ending in colons may leave one or two without a value: a
+        # parameter nobody described)
+        return len(paired) == len(left) or len(left) >= 8 and 0 in paired and \
+            len(left) - len(paired) <= len(left) // 8 and all(line[-1].text.endswith(":") for line in left)
 
     def headed(self, cols: list[list[Any]]) -> bool:
         """Two parts under a header row set in bold (``Column Name | Contents``), the left one
@@ -77,10 +80,19 @@ class LabelRules:
         head = [*left[0], *right[0]]
         if not all(w.bold for w in head) or min(w.y1 for w in head) > min(w.y1 for c in cols for w in c) + 0.5:
             return False
-        if any(all(w.bold for w in line) for line in right[1:]) or \
-                sum(all(w.bold for w in line) for line in left[1:]) > 0.5 * (len(left) - 1):
+        # (a header row of two lines: both parts' second lines bold too, on one line)
+        h = 2 if len(left) > 3 and all(w.bold for w in [*left[1], *right[1]]) and \
+            abs(left[1][0].cy - right[1][0].cy) < 0.4 * self.unit else 1
+        if any(all(w.bold for w in line) for line in right[h:]) or \
+                sum(all(w.bold for w in line) for line in left[h:]) > 0.5 * (len(left) - h):
             return False  # (bold labels down a list, or bold paragraphs: no header row)
-        return (_width(left) <= 0.6 * _width(right) and statistics.median(len(line) for line in left[1:]) <= 3) or rows
+        short = statistics.median(len(line) for line in left[h:]) <= 3
+        # (labels as wide as their values or wider, when they are names that start rows: long
+        # names beside descriptions wrapped in a narrow column; a name may wrap too)
+        mates = sum(self._mates([line], right[h:]) is not None for line in left[h:])
+        named = all(len(line) == 1 for line in left[h:]) and self._mates(left[h:h + 1], right[h:]) is not None \
+            and mates >= 2 / 3 * (len(left) - h)
+        return short and (_width(left) <= 0.6 * _width(right) or named) or rows
 
     def _rows_of(self, left: list[list[Word]], right: list[list[Word]]) -> bool:
         """One short value (three words at most, the values' column half as wide as the other at
@@ -171,12 +183,12 @@ class LabelRules:
 
 def _repeated(left: list[list[Word]], right: list[list[Word]]) -> bool:
     """Labels that name few different things, half as many as lines: ``int`` down the lines of
-    code set in a fixed-width font, bullets down a list. Words in a proportional font, two
-    different ones at least (``void``, ``gboolean`` before function names), are labels."""
+    code set in a fixed-width font, bullets down a list. Words in a proportional font (``void``
+    and ``gboolean`` before function names, ``enum`` before every type's), are labels."""
     names = {" ".join(w.text for w in line) for line in left}
     if len(names) >= 0.5 * len(left):
         return False
-    return len(names) < 2 or not all(any(ch.isalpha() for ch in n) for n in names) or fixed_width(left + right)
+    return not all(any(ch.isalpha() for ch in n) for n in names) or fixed_width(left + right)
 
 
 def _width(lines: list[list[Word]]) -> float:

@@ -18,12 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipelines.stages import bidi
+from pipelines.stages.band_rules import FIG_CAPTION, TABLE_CAPTION
 from pipelines.stages.geometry import Box, Word, union
 from pipelines.stages.lines_of_words import BULLETS
 from pipelines.stages.lines_of_words import ENUM as _ENUM
 from pipelines.stages.xycut import (
-    FIG_CAPTION,
-    TABLE_CAPTION,
     Region,
     _box,
     group_lines,
@@ -188,7 +187,7 @@ def _table_head(head: list[Word], body: list[Word], unit: float) -> bool:
     if any(isinstance(i, Region) for leaf in reading_order(list(head), unit) for i in leaf):
         return True
     lines = group_lines(head)
-    if len(lines) != 1 or not all(w.bold for w in lines[0]):
+    if len(lines) != 1:
         return False
     pieces: list[list[Word]] = [[lines[0][0]]]
     for w in lines[0][1:]:
@@ -196,11 +195,25 @@ def _table_head(head: list[Word], body: list[Word], unit: float) -> bool:
             pieces.append([w])
         else:
             pieces[-1].append(w)
+    if not all(w.bold for w in lines[0]):
+        return _first_row(lines[0], pieces, group_lines(body)[:3])
     below = [w for line in group_lines(body)[:3] for w in line]
     # (three pieces at least: two bold labels over blocks side by side head those blocks, the
     # parties of an invoice, and a margin line keeps them apart from the blocks as it should)
     return len(pieces) >= 3 and sum(any(abs(w.x1 - p[0].x1) <= 1 or abs(w.x2 - p[-1].x2) <= 1 for w in below)
                                     for p in pieces) >= 2
+
+
+def _first_row(line: list[Word], pieces: list[list[Word]], below: list[list[Word]]) -> bool:
+    """Or the margin is one line of two pieces or more, each starting where a word of each of
+    the three lines under it starts, set off from them as they are from each other: a table's
+    first row, the cells' padding around it (a running head's page number lines up with no
+    word of the text under it)."""
+    if len(pieces) < 2 or len(below) < 3 or \
+            not all(any(abs(w.x1 - p[0].x1) <= 1 for w in ln) for p in pieces for ln in below):
+        return False
+    gaps = [min(w.y1 for w in b) - max(w.y2 for w in a) for a, b in zip([line, *below], below)]
+    return gaps[0] <= 1.5 * max(gaps[1:]) + 0.5
 
 
 def margin_blocks(words: list[Word], kind: str, unit: float) -> list[Block]:

@@ -33,6 +33,7 @@ from pipelines.stages import (
     table_regions,
     tables,
 )
+from pipelines.stages.band_rules import TABLE_CAPTION
 from pipelines.stages.drafts import (
     PageDraft,
     drop_inside,
@@ -46,7 +47,6 @@ from pipelines.stages.geometry import PageContent, Word, inside, overlap
 from pipelines.stages.images import OCR_DPI, render_pdf_page
 from pipelines.stages.layout import Block, Region, layout_page
 from pipelines.stages.pagerange import selected_pages
-from pipelines.stages.xycut import TABLE_CAPTION
 
 RASTER_DPI = 200  # digital pages, rendered only when an option needs pixels (1-D codes need 200)
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import statistics
 
 from pipelines.stages import row_bands
+from pipelines.stages.band_rules import FIG_CAPTION, TABLE_CAPTION
 from pipelines.stages.geometry import Box, Rule, Word, inside, union
 from pipelines.stages.layout import group_lines
-from pipelines.stages.xycut import FIG_CAPTION, TABLE_CAPTION
 
 
 def _touch(a: Rule, b: Rule, tol: float = 2.5) -> bool:

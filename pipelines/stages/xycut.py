@@ -5,7 +5,7 @@
   taller, since word spaces line up across two or three lines now and then, never across many.
 * Failing that, it is cut at horizontal gaps wider than about half a line (bands, read top to
   bottom). Adjacent bands whose union still has a gutter are merged first, so two columns whose
-  paragraph breaks happen to line up are still read column by column.
+  paragraph breaks happen to line up are still read column by column (``band_rules``).
 * A region with neither cut is a leaf (a block). A cut into three or more narrow parts whose
   lines line up across the parts is a whitespace table, not columns (a ``text_table`` region).
 
@@ -16,20 +16,16 @@ read in that order instead wherever it is coherent (``reading_order``).
 
 from __future__ import annotations
 
-import re
 import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
+from pipelines.stages.band_rules import BandRules, is_caption
 from pipelines.stages.geometry import Box, Word, union
 from pipelines.stages.gutters import narrow_columns, whole_lines
 from pipelines.stages.label_rules import LabelRules
-from pipelines.stages.lines_of_words import group_lines, list_marker
-from pipelines.stages.reading_order import Path, proven_columns, settle
-
-FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
-_SECTION = re.compile(r"^\(?\d{1,3}(\.\d{1,3})+[.)]$")  # 2.5.3. heads a numbered heading
-TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
+from pipelines.stages.lines_of_words import group_lines
+from pipelines.stages.reading_order import Path, settle
 
 
 @dataclass
@@ -58,7 +54,7 @@ def line_text(line: list[Word]) -> str:
 # ---------------------------------------------------------------- XY-cut
 
 
-class _Cutter(LabelRules):
+class _Cutter(BandRules, LabelRules):
     def __init__(self, unit: float, line_gap: float = 0.0, slips: bool = False) -> None:
         self.unit = max(unit, 1.0)  # median word height: every threshold is relative to it
         self.slips = slips  # a scanned page: labels and amounts set apart are rows (``valued``)
@@ -103,6 +99,8 @@ class _Cutter(LabelRules):
 
     def columns(self, items: list[Item]) -> list[list[Item]]:
         cols = whole_lines(self.split_x(items, self.x_gap(items)))
+        if len(cols) == 1 and (headed := self.header_columns(items)) is not None:
+            return headed
         if len(cols) > 1 and any(all(isinstance(i, Region) and i.kind == "key_value_region"
                                      for i in col) for col in cols):
             return [items]  # a column of form fields beside their labels: read row by row
@@ -154,7 +152,8 @@ class _Cutter(LabelRules):
                     else:
                         self.cut(mine, out, where)
                 return
-            parts = cols if self.tabular(cols) or self.labelled(cols) or self.headed(cols) else self.refined(cols)
+            parts = cols if self.tabular(cols) or self.labelled(cols) or self.headed(cols) or self.paired_lines(cols) \
+                else self.refined(cols)
             if parts:
                 box = union([_box(i) for i in items])
                 self.emit([Region("text_table", *box, data={"columns": parts})], out, path)
@@ -194,7 +193,7 @@ class _Cutter(LabelRules):
         for cap, top in ((lines[-1], False), (lines[0], True)):
             mine = {id(w) for w in cap}
             rest = [i for i in items if id(i) not in mine]
-            if _is_caption(cap) and len(self.columns(rest)) > n:
+            if is_caption(cap) and len(self.columns(rest)) > n:
                 return [list(cap), rest] if top else [rest, list(cap)]
         return None
 
@@ -234,80 +233,6 @@ class _Cutter(LabelRules):
         out.append(leaf)
         self.paths.append(path)
 
-    def merge_bands(self, bands: list[list[Item]]) -> list[list[Item]]:
-        merged = [bands[0]]
-        k = 1
-        while k < len(bands):
-            band, prev = bands[k], merged[-1]
-            # the union is judged: a short band may be too low to show the gutter on its own.
-            # A single line without a gutter (a caption, a heading over a table) stays apart,
-            # unless columns go on below it with the same gutter: it is then a line of one
-            # column (a heading inside a column, a line set apart by tight leading)
-            if self.joinable(prev) and self.joinable(band) and self.has_gutter(prev + band):
-                merged[-1] = prev + band
-            elif (k + 1 < len(bands) and not _is_caption(band) and self.joinable(prev)
-                  and self.joinable(bands[k + 1]) and self.has_gutter(prev + band + bands[k + 1])
-                  and self.has_gutter(prev) and self.has_gutter(bands[k + 1])):
-                merged[-1] = prev + band + bands[k + 1]
-                k += 1
-            elif (not _is_caption(band) and self.has_gutter(prev + band)
-                  and proven_columns(self.columns(prev), self.unit)):
-                merged[-1] = prev + band  # goes on in one column of the text columns above
-            else:
-                merged.append(band)
-            k += 1
-        return merged
-
-    def spaced_rows(self, bands: list[list[Item]]) -> list[list[Item]]:
-        """Runs of three bands or more of a line or two each that together make a whitespace
-        table, joined: a table whose rows are set apart by more than a line's gap (cells with
-        padding) leaves every row a band of its own, too low to show its gutters."""
-        out: list[list[Item]] = []
-        k = 0
-        while k < len(bands):
-            end = k
-            while end < len(bands) and self._row_band(bands[end]):
-                end += 1
-            # (the run may end in a line or two of text under the table: up to three left off)
-            stop = next((e for e in range(end, max(k + 3, end - 3) - 1, -1)
-                         if self._table_of(bands[k:e])), None) if end - k >= 3 else None
-            if stop is not None:
-                out.append([i for band in bands[k:stop] for i in band])
-                k = stop
-                continue
-            out.append(bands[k])
-            k += 1
-        return out
-
-    def _row_band(self, band: list[Item]) -> bool:
-        """A row's band: up to three lines (a wrapped cell, a label centred on it), or rows already
-        joined as a table; not a list item or a numbered heading (``•``, ``2.5.3.``): lists."""
-        if not all(isinstance(i, Word) for i in band) or _is_caption(band):
-            return False
-        lines = group_lines(band)  # type: ignore[arg-type]
-        first = lines[0][0].text.split()[0]
-        return not (list_marker(first) or _SECTION.match(first)) and (len(lines) <= 3 or self._table_of([band]))
-
-    def _table_of(self, bands: list[list[Item]]) -> bool:
-        """Do the bands make one table, each of them with cells in two of its columns or more?"""
-        items = [i for band in bands for i in band]
-        cols = self.columns(items)
-        if len(cols) == 1:
-            cols = self.narrow_table(items) or cols
-        elif not (self.tabular(cols) or self.labelled(cols) or self.headed(cols)):
-            return False
-        # (a column of one repeated sign, ``=`` down ``key = value`` lines, is code, not a table)
-        if len(cols) == 1 or any(len({w.text for w in col if isinstance(w, Word)}) == 1 for col in cols):
-            return False
-        where = {id(i): k for k, col in enumerate(cols) for i in col}
-        return all(len({where[id(i)] for i in band}) >= 2 for band in bands)
-
-    def joinable(self, band: list[Item]) -> bool:
-        if _is_caption(band):
-            return False
-        tall = (max(i.y2 for i in band) - min(i.y1 for i in band)) > 1.6 * self.unit
-        return tall or self.has_gutter(band)
-
     def prose_side(self, cols: list[list[Item]]) -> int | None:
         """Where parts that make a whitespace table have running text (``_prose``) as their first
         or last part, and only there: the index that parts the text from the table."""
@@ -343,14 +268,6 @@ def _prose(col: list[Item]) -> bool:
     lines = group_lines(words)
     return len(lines) >= 8 and statistics.median(len(line) for line in lines) >= 6 and \
         sum(any(ch.isdigit() for ch in w.text) for w in words) <= 0.1 * len(words)
-
-
-def _is_caption(items: list[Item]) -> bool:
-    # (the first line's first words: sorting by top alone shuffles a line whose glyphs' tops
-    # differ by a tenth of a point, ``8.1: Codec Table``)
-    lines = group_lines([i for i in items if isinstance(i, Word)])
-    head = " ".join(w.text for w in lines[0][:3]) if lines else ""
-    return bool(FIG_CAPTION.match(head) or TABLE_CAPTION.match(head))
 
 
 def line_gap(words: list[Word], unit: float) -> float:

@@ -171,8 +171,8 @@ def test_a_caption_under_a_table_across_one_of_its_gutters_is_cut_off_first() ->
 
 
 def test_a_caption_whose_words_tops_differ_by_a_tenth_of_a_point_is_one() -> None:
-    from pipelines.stages.xycut import _is_caption  # the rule itself: its tops come from glyph boxes
+    from pipelines.stages.band_rules import is_caption  # the rule itself: its tops come from glyph boxes
     words = [Word("Table", 239.5, 307.4, 268.4, 316.1), Word("8.1:", 271.5, 307.3, 290.8, 316.2),
              Word("Codec", 301.5, 307.3, 333.7, 316.1), Word("performance", 336.5, 307.4, 405.5, 318.9)]
-    assert _is_caption(words)  # type: ignore[arg-type]
-    assert not _is_caption([Word("Codec", 90, 300, 120, 309), Word("Table", 125, 300, 150, 309)])  # type: ignore[arg-type]
+    assert is_caption(words)  # type: ignore[arg-type]
+    assert not is_caption([Word("Codec", 90, 300, 120, 309), Word("Table", 125, 300, 150, 309)])  # type: ignore[arg-type]
