@@ -52,12 +52,18 @@ PACKAGES = ("postgresql-doc-15", "python3.11-doc", "sqlite3-doc", "debian-refere
 # (gtk-doc for GTK and cairo, texinfo for Guile and Autoconf, Sphinx for Sphinx, Django and
 # CMake, libxml2's and lighttpd's own pages, Doxygen for Xapian): to learn how those tools'
 # tables fail without opening ``held``.
+# A fourth development part, ``dev4``, likewise (Sphinx for BIND, DocBook for the Debian
+# Installer's guide and the Debian FAQ, texi2html for zsh, gtk-doc for libsoup and gdk-pixbuf,
+# the hand-written pages of NTP, ProFTPD and Vim, Doxygen for SDL): made after dev3 was read, to
+# develop on more tables of those kinds.
 EXTRA = {"held": ("debian-policy", "debian-handbook", "ffmpeg-doc", "libglib2.0-doc", "postfix-doc",
                   "exim4-doc-html", "imagemagick-6-doc", "graphviz-doc"),
          "dev2": ("git-doc", "wireshark-doc", "doxygen-doc", "tcl8.6-doc", "erlang-doc", "maxima-doc",
                   "gnucash-docs", "nginx-doc"),
          "dev3": ("libgtk-3-doc", "libcairo2-doc", "guile-3.0-doc", "autoconf-doc", "sphinx-doc",
-                  "python-django-doc", "cmake-doc", "libxml2-doc", "lighttpd-doc", "xapian-doc")}
+                  "python-django-doc", "cmake-doc", "libxml2-doc", "lighttpd-doc", "xapian-doc"),
+         "dev4": ("bind9-doc", "installation-guide-amd64", "debian-faq", "zsh-doc", "libsoup2.4-doc",
+                  "libgdk-pixbuf2.0-doc", "ntp-doc", "proftpd-doc", "vim-doc", "libsdl2-doc")}
 EXTRA_PER_PACKAGE = 8
 MIN_CELLS, MAX_CELL, ROWS = 6, 300, (3, 30)
 _CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -175,7 +181,7 @@ def _pages(pdf: bytes) -> int:
 
 def html_table_cases(cache: Path, debs: Path, extra: str = "") -> list[dict[str, Any]]:
     """Build (once) and return the cases: ``pdf`` and ``expected_csv`` are absolute paths. With
-    ``extra`` (``held``, ``dev2`` or ``dev3``), the cases of that part (``EXTRA``), in a folder of their own."""
+    ``extra`` (``held``, ``dev2``, ``dev3`` or ``dev4``), the cases of that part (``EXTRA``), in a folder of their own."""
     folder = cache / (f"html-tables-{extra}" if extra else "html-tables")
     index = folder / "cases.json"
     if index.exists():
