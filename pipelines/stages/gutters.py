@@ -52,6 +52,12 @@ def _worded(w: Word) -> bool:
     return any(ch.isalnum() for ch in w.text)
 
 
+def _pointer(w: Word, line: list[Word], unit: float) -> bool:
+    """A C type's pointer or reference mark (``SoupSocket *``) a word space after its name."""
+    k = line.index(w)
+    return w.text in ("*", "**", "&") and k > 0 and _worded(line[k - 1]) and w.x1 - line[k - 1].x2 < 0.5 * unit
+
+
 def _lined_up(values: list[float], edge: float) -> int:
     """How many of ``values`` share the most common position (within ``TOL``); 0 unless that
     position is the gutter's ``edge`` (a line of running text that narrows a wide gutter at one
@@ -84,7 +90,7 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
             left = max((w for w in line if w.x2 <= a + 0.01), key=lambda w: w.x2, default=None)
             right = min((w for w in line if w.x1 >= b - 0.01), key=lambda w: w.x1, default=None)
             both += bool(left and right)
-            if left and right and _worded(left) and _worded(right):
+            if left and right and (_worded(left) or _pointer(left, line, unit)) and _worded(right):
                 # (copies of one line count once: their spaces line up and prove nothing)
                 crossing[" ".join(w.text for w in line)] = (left.x2, right.x1)
                 sizes.add((round(left.x2 - left.x1), round(right.x2 - right.x1)))

@@ -94,6 +94,21 @@ class LabelRules:
             and mates >= 2 / 3 * (len(left) - h)
         return short and (_width(left) <= 0.6 * _width(right) or named) or rows
 
+    def contrasted(self, cols: list[list[Any]]) -> bool:
+        """Two parts of three lines or more, each line one short cell (three words at most) in
+        each part, on one line, the cells of one part all bold and the other's all not: names
+        beside values set in another weight (a property's flags, ``Readable  yes``). Two lists of
+        names side by side share one weight."""
+        if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
+            return False
+        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(left) < 3 or len(left) != len(right) or max(len(line) for line in left + right) > 3 or \
+                self._mates(left, right) is None:
+            return False
+        bold = [all(w.bold for w in line) for line in left], [all(w.bold for w in line) for line in right]
+        plain = [not any(w.bold for w in line) for line in left], [not any(w.bold for w in line) for line in right]
+        return all(bold[0]) and all(plain[1]) or all(plain[0]) and all(bold[1])
+
     def _rows_of(self, left: list[list[Word]], right: list[list[Word]]) -> bool:
         """One short value (three words at most, the values' column half as wide as the other at
         most) on the line of each of five rows or more, the rest of the left part's lines a row's

@@ -156,7 +156,7 @@ def _grow(region: Box, words: list[Word]) -> Box:
     mine = [w for w in words if inside((w.x1, w.y1, w.x2, w.y2), region)]
     lines = group_lines(mine)
     if len(lines) < 2:
-        return region
+        return _under_header(region, lines[0], words) if lines else region
     starts = [w.x1 for w in mine]
     pitch = statistics.median(statistics.fmean(w.cy for w in b) - statistics.fmean(w.cy for w in a)
                               for a, b in zip(lines, lines[1:]))
@@ -184,10 +184,39 @@ def _grow(region: Box, words: list[Word]) -> Box:
     return (x1, y1, x2, y2)
 
 
+def _under_header(region: Box, head: list[Word], words: list[Word]) -> Box:
+    """A header row ruled on its own (its cells boxed) grown down over the rows without rules
+    under it: each line at most a line's height below the one above, its phrases starting where
+    the first row's do (a cell wrapped onto the next line: at one of them but the first), and
+    those within half a line of the header's (a header cell has its own padding); two rows at
+    least, or the box stays as it was."""
+    heads = [w.x1 for w in _phrases(head)]
+    x1, y1, x2, y2 = region
+    h = max(w.h for w in head)
+    below = group_lines([w for w in words if x1 - 2 <= w.x1 and w.x2 <= x2 + 2 and y2 < w.cy < y2 + 40 * h])
+    starts = [w.x1 for w in _phrases(below[0])] if below else []
+    if len(starts) != len(heads) or any(abs(a - b) > h / 2 for a, b in zip(starts, heads)):
+        return region
+    rows, bottom, edge = 0, y2, y2
+    for line in below:
+        if min(w.y1 for w in line) - edge > h:
+            break
+        full = _starts_on(line, starts)
+        if not (full or rows and all(any(abs(w.x1 - s) < 1.5 for s in starts[1:]) for w in _phrases(line))):
+            break
+        rows += full
+        bottom = edge = max(w.y2 for w in line)
+    return (x1, y1, x2, bottom + 1) if rows >= 2 and len(starts) >= 2 else region
+
+
+def _phrases(line: list[Word]) -> list[Word]:
+    """The first word of each phrase of the line (words a word space apart)."""
+    return [line[0], *(b for a, b in zip(line, line[1:]) if b.x1 - a.x2 >= 0.5 * a.size)]
+
+
 def _starts_on(line: list[Word], starts: list[float]) -> bool:
-    """Does every phrase of the line (words a word space apart), two at least, start at one of
-    ``starts``?"""
-    firsts = [line[0], *(b for a, b in zip(line, line[1:]) if b.x1 - a.x2 >= 0.5 * a.size)]
+    """Does every phrase of the line, two at least, start at one of ``starts``?"""
+    firsts = _phrases(line)
     return len(firsts) >= 2 and all(any(abs(w.x1 - s) < 1.5 for s in starts) for w in firsts)
 
 

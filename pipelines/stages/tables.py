@@ -204,7 +204,7 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
                 if _banded(rows, words):  # rules around groups of rows, not between rows
                     lined = grid.whitespace_grid(words, unit)
                     if lined and len(lined) > len(rows) and _shape_ok(lined) and _complete(lined, words):
-                        return lined
+                        return _continued(lined)
                 return rows
         return None
     # a whitespace table: the XY-cut's columns, or the word gaps across the rows, whichever
@@ -305,19 +305,22 @@ def _banded(rows: list[list[Cell]], words: list[Word]) -> bool:
     and at its foot)? Then some ruled row has three cells or more that each hold
     ``BANDED_LINES`` text lines or more, about as many in each (the figures of the same rows,
     column by column); an invoice's item band, a description over five lines beside prices
-    over one to three, is a real row."""
+    over one to three, is a real row. Or only the header is ruled, and every cell of the one
+    row under it holds three lines or more (the rows of a header boxed on its own)."""
     heights = sorted(w.y2 - w.y1 for w in words)
     line = heights[len(heights) // 2] if heights else 0.0
     for row in rows:
         boxes = [box for _, box in row if box is not None]
-        if len(boxes) < 3 or max(b[3] for b in boxes) - min(b[1] for b in boxes) < (BANDED_LINES - 1) * line:
-            continue  # (too few cells, or too low to hold that many lines: most rows, and quickly)
+        if len(boxes) < 2 or max(b[3] for b in boxes) - min(b[1] for b in boxes) < 2 * line:
+            continue  # (too few cells, or too low to hold three lines: most rows, and quickly)
         top, bottom = min(b[1] for b in boxes) - 1, max(b[3] for b in boxes) + 1
         band = [w for w in words if top <= (w.y1 + w.y2) / 2 <= bottom]
         counts = [len(group_lines([w for w in band if inside((w.x1, w.y1, w.x2, w.y2), box)])) for box in boxes]
         stacked = [n for n in counts if n >= BANDED_LINES]
         if len(stacked) >= 3 and max(stacked) <= 1.25 * min(stacked):
             return True
+        if len(rows) == 2 and row is rows[1] and len(boxes) == len(row) and min(counts) >= 3:
+            return True  # (only the header ruled, every cell under it three lines or more: rows)
     return False
 
 

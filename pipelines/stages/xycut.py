@@ -153,7 +153,7 @@ class _Cutter(BandRules, LabelRules):
                         self.cut(mine, out, where)
                 return
             parts = cols if self.tabular(cols) or self.labelled(cols) or self.headed(cols) or self.paired_lines(cols) \
-                else self.refined(cols)
+                or self.contrasted(cols) else self.refined(cols)
             if parts:
                 box = union([_box(i) for i in items])
                 self.emit([Region("text_table", *box, data={"columns": parts})], out, path)

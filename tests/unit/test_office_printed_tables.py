@@ -1,12 +1,14 @@
-"""Borderless tables of HTML manuals as LibreOffice Writer prints them.
+"""Borderless tables of HTML manuals as LibreOffice Writer (and Chromium) print them.
 
 Generated PDFs (reportlab), each the shape of a table of a Debian documentation package as
 Writer sets it: (a) one type name (``enum``) down the left column, far from the names; (b)
 labels ending in colons, one of them without a value; (c) rows its padding sets far apart,
-evenly, a bold header over them and a gutter a word space wide; (d) a bold header centred over a
-narrow column of labels, descriptions wrapped beside them and a paragraph set tight under the
-last row; (e) long names beside descriptions wrapped in a narrower column; (f) a header of two
-bold lines; (g) a table whose first row sits in the page's top margin.
+evenly, and a gutter two word spaces wide; (d) a bold header centred over a narrow column of
+labels, descriptions wrapped beside them and a paragraph set tight under the last row; (e) long
+names beside descriptions wrapped in a narrower column; (f) a header of two bold lines; (g) a
+table whose first row sits in the page's top margin; (h) a heading under a table. And as
+Chromium prints gi-docgen's pages: (i) names beside values in another weight; (j) rows without
+rules under a header whose cells are boxed.
 """
 
 from __future__ import annotations
@@ -203,3 +205,48 @@ def test_a_heading_under_a_table_with_its_text_tight_under_it_is_no_row_of_the_t
         for k, ln in enumerate(wrapped("The dotless forms follow the same rules as the dotted ones. " * 4, "Helvetica", 10, 480)):
             c.drawString(58, 580 - 13 * k, ln)
     assert tables(drawn_pdf(draw)) == [[list(r) for r in rows]]
+
+
+FLAGS = [("Readable", "yes"), ("Writable", "yes"), ("Construct", "no"), ("Construct only", "yes")]
+
+
+def _flags(value_font: str) -> bytes:
+    def draw(c):  # type: ignore[no-untyped-def]
+        for k, (name, value) in enumerate(FLAGS):  # (gi-docgen's property flags, as Chromium prints them)
+            c.setFont("Helvetica", 11)
+            c.drawString(73, 700 - 24 * k, name)
+            c.setFont(value_font, 11)
+            c.drawString(159, 700 - 24 * k, value)
+    return drawn_pdf(draw)
+
+
+def test_names_beside_values_set_in_another_weight_are_a_table() -> None:
+    assert tables(_flags("Helvetica-Bold")) == [[list(r) for r in FLAGS]]
+
+
+def test_two_short_lists_side_by_side_in_one_weight_stay_text() -> None:
+    assert tables(_flags("Helvetica")) == []
+
+
+CONSTANTS = [("FORMAT_WRITABLE", "The module can write out images in the format."),
+             ("FORMAT_SCALABLE", "The image format is scalable."),
+             ("FORMAT_THREADSAFE", "The module is threadsafe. It ignores modules that are not marked as threadsafe")]
+
+
+def test_rows_without_rules_under_a_header_whose_cells_are_boxed_are_its_table() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setLineWidth(0.75)
+        for x1, x2 in ((74, 302), (302, 538)):  # (each header cell boxed on its own)
+            c.rect(x1, 720, x2 - x1, 19.5)
+        c.setFont("Helvetica-Bold", 11)
+        c.drawString(78.5, 726, "Name")
+        c.drawString(304.5, 726, "Description")
+        c.setFont("Helvetica", 11)
+        y = 705.0
+        for name, text in CONSTANTS:
+            lines = wrapped(text, "Helvetica", 11, 230)
+            c.drawString(82, y, name)
+            for k, ln in enumerate(lines):
+                c.drawString(304.5, y - 14 * k, ln)
+            y -= 14 * len(lines) + 5
+    assert tables(drawn_pdf(draw)) == [[["Name", "Description"], *[list(r) for r in CONSTANTS]]]

@@ -5,7 +5,8 @@ function names, ``void`` down most lines; (b) the same printed by LibreOffice, t
 flush left far from the names; (c) a three-row index; (d) Sphinx's tables: the header over the
 first rule, every rule drawn cell by cell, a description wrapped over lines as wide as the
 table; (e) a column of ``Yes`` with a note after some of them in the same cell; (f) libxml2's
-three parameters, labels ending in a colon.
+three parameters, labels ending in a colon; (g) libsoup's index, most return types ending in a
+pointer mark.
 """
 
 from __future__ import annotations
@@ -46,6 +47,17 @@ def test_return_types_set_flush_left_far_from_the_names_are_a_table() -> None:
     # one type name as long as the names beside it, among short ones
     rows = [*FUNCTIONS, ("cairo_scaled_font_subpixel_order_t", "cairo_get_order ()")]
     assert tables(_index(rows, flush_right=False, gap=60.0)) == [[list(r) for r in rows]]
+
+
+POINTERS = [("guint", "soup_server_get_port ()"), ("SoupSocket *", "soup_server_get_listener ()"),
+            ("void", "soup_server_run ()"), ("GMainContext *", "soup_server_get_async_context ()"),
+            ("SoupSocket *", "soup_client_context_get_socket ()"), ("SoupAddress *", "soup_client_context_get_address ()"),
+            ("const char *", "soup_client_context_get_host ()"), ("void", "soup_server_quit ()")]
+
+
+def test_return_types_ending_in_a_pointer_mark_beside_function_names_are_a_table() -> None:
+    # libsoup's index as Chromium prints it: most types end in ``*``, a word space from the names
+    assert tables(_index(POINTERS, flush_right=True, gap=3.0)) == [[list(r) for r in POINTERS]]
 
 
 def test_a_three_row_index_is_a_table_when_both_sides_of_its_gutter_line_up() -> None:
