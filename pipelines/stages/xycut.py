@@ -179,6 +179,10 @@ class _Cutter(BandRules, LabelRules):
             self.cut([i for i in items if id(i) in head], out, path)
             self.cut([i for i in items if id(i) not in head], out, path)
             return
+        if (tail := self.text_under(items)) is not None:
+            self.cut([i for i in items if id(i) not in tail], out, path)
+            self.cut([i for i in items if id(i) in tail], out, path)
+            return
         self.emit(items, out, path)
 
     def caption_apart(self, items: list[Item], n: int) -> list[list[Item]] | None:
@@ -211,6 +215,26 @@ class _Cutter(BandRules, LabelRules):
             cols = self.columns(rest)
             if self.tabular(cols) or len(cols) == 1 and self.narrow_table(rest) or self.refined(cols):
                 return {id(w) for line in lines[:k] for w in line}
+        return None
+
+    def text_under(self, items: list[Item]) -> set[int] | None:
+        """A paragraph set with no gap under a whitespace table's last row (its first line five
+        words or more across most of the region, every line's words a word space apart), which
+        runs across the table's gutters and so hides them: the ids of its words, when the three
+        lines or more above it make a table."""
+        if len(items) < 10 or any(isinstance(i, Region) for i in items):
+            return None
+        lines = group_lines(items)  # type: ignore[arg-type]
+        width = max(i.x2 for i in items) - min(i.x1 for i in items)
+        spaced = [all(b.x1 - a.x2 < self.unit for a, b in zip(ln, ln[1:])) for ln in lines]
+        for j in range(3, len(lines)):
+            if len(lines[j]) >= 5 and lines[j][-1].x2 - lines[j][0].x1 >= 0.6 * width and all(spaced[j:]):
+                rest = [w for line in lines[:j] for w in line]
+                cols = self.columns(rest)
+                # (labels and values, or a narrow table: three parts or more that line up may be
+                # a justified paragraph's widest word spaces)
+                table = self.labelled(cols) or self.headed(cols) or len(cols) == 1 and self.narrow_table(rest)
+                return {id(w) for line in lines[j:] for w in line} if table else None
         return None
 
     def narrow_table(self, items: list[Item]) -> list[list[Item]] | None:

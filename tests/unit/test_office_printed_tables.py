@@ -250,3 +250,27 @@ def test_rows_without_rules_under_a_header_whose_cells_are_boxed_are_its_table()
                 c.drawString(304.5, y - 14 * k, ln)
             y -= 14 * len(lines) + 5
     assert tables(drawn_pdf(draw)) == [[["Name", "Description"], *[list(r) for r in CONSTANTS]]]
+
+
+OPTIONS = [("--bindir", "Change prefix-dir/bin/ for user programs"), ("--libexecdir", "Change prefix-dir/libexec/ for helpers"),
+           ("--localstatedir", "Change prefix-dir/var/ for state files"), ("--sbindir", "Change prefix-dir/sbin/ for daemons"),
+           ("--sysconfdir", "Change prefix-dir/etc/ for configuration")]
+
+
+def test_a_paragraph_in_the_same_band_as_the_table_above_it_is_text() -> None:
+    # ProFTPD's configure options as Writer prints them: no gap between the rows, none under them
+    def draw(c):  # type: ignore[no-untyped-def]
+        y = 700.0
+        for name, text in OPTIONS:
+            c.setFont("Courier", 10)
+            c.drawString(58, y, name)
+            c.setFont("Helvetica", 10)
+            c.drawString(177, y, text)
+            y -= 12
+        for ln in ("Thus to place the configuration file in /etc/ and the runtime state files in",
+                   "/var/proftpd/, you would use:"):
+            c.drawString(57, y, ln)
+            y -= 12
+    data = drawn_pdf(draw)
+    assert tables(data) == [[list(r) for r in OPTIONS]]
+    assert any(f.content.get("content", "").startswith("Thus to place") for f in fragments(data) if f.fragment_type == "text")
