@@ -133,14 +133,27 @@ class BandRules:
 
     def _joins(self, bands: list[list[Item]]) -> bool:
         """Do the bands make one table: three or more, or two whose lines are evenly spaced
-        rows (a header over them); a band that is already a table keeps its columns (rows of
-        one line each above a slip's labels and amounts are no rows of theirs)?"""
+        rows (a header over them), or a table and a row whose cells start where its columns do;
+        a band that is already a table keeps its columns (rows of one line each above a slip's
+        labels and amounts are no rows of theirs)?"""
         items = [i for band in bands for i in band]
         cols = self.columns(items)
         n = len(cols) if len(cols) > 1 else len(self.narrow_table(items) or cols)
         if any(len(group_lines(b)) > 3 and len(self.columns(b)) != n for b in bands):  # type: ignore[arg-type]
             return False
-        return self._table_of(bands) and (len(bands) >= 3 or self.paired_lines(cols))
+        return self._table_of(bands) and (len(bands) >= 3 or self.paired_lines(cols) or self._fits(bands, cols))
+
+    def _fits(self, bands: list[list[Item]], cols: list[list[Item]]) -> bool:
+        """Two bands, the first a table of three lines or more, the second a row whose words each
+        start a column's cells or follow the word before by a word space."""
+        if len(bands) != 2 or len(group_lines(bands[0])) < 3 or len(cols) < 2:  # type: ignore[arg-type]
+            return False
+        starts = [min(i.x1 for i in col) for col in cols]
+        for line in group_lines(bands[1]):  # type: ignore[arg-type]
+            firsts = [line[0], *(b for a, b in zip(line, line[1:]) if b.x1 - a.x2 >= 0.5 * self.unit)]
+            if len(firsts) < 2 or not all(any(abs(w.x1 - x) <= 1.0 for x in starts) for w in firsts):
+                return False
+        return True
 
     def _row_band(self, band: list[Item]) -> bool:
         """A row's band: up to three lines (a wrapped cell, a label centred on it), or rows already

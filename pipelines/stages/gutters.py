@@ -117,7 +117,9 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
 def _flush_pair(lines: list[list[Word]], gaps: list[tuple[float, float]]) -> float | None:
     """The middle of a gap that every line crosses, the words before it ending together (within
     a point) from two starts or more, or each a label ending in a colon (``ctxt:``, ``Returns:``),
-    the words after it starting together; no line a list's item (its marker before the gap)."""
+    or each one word of a proportional font starting together and ending at two places or more
+    (``SIGHUP``, ``SIGTERM``: the next word of running text would start wherever the first
+    ends), the words after it starting together; no line a list's item (its marker before it)."""
     for a, b in gaps:
         lefts = [[w for w in line if w.x2 <= a + 0.01] for line in lines]
         rights = [[w for w in line if w.x1 >= b - 0.01] for line in lines]
@@ -125,7 +127,9 @@ def _flush_pair(lines: list[list[Word]], gaps: list[tuple[float, float]]) -> flo
             continue
         starts = [ws[0].x1 for ws in rights]
         labels = all(len(ws) <= 2 and ws[-1].text.endswith(":") for ws in lefts)
-        if (flush_right(lefts) or labels) and max(starts) - min(starts) <= 1.0:
+        names = all(len(ws) == 1 for ws in lefts) and max(ws[0].x1 for ws in lefts) - min(ws[0].x1 for ws in lefts) <= 0.5 \
+            and max(ws[0].x2 for ws in lefts) - min(ws[0].x2 for ws in lefts) > 1.0 and not fixed_width(lines)
+        if (flush_right(lefts) or labels or names) and max(starts) - min(starts) <= 1.0:
             return (a + b) / 2
     return None
 

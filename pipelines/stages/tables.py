@@ -214,7 +214,7 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
         good.append(grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
     good.append(grid.whitespace_grid(words, unit))
     good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
-    return _continued(_spaced(max(good, key=_dense_columns), unit)) if good else None
+    return _continued(_centred_labels(_spaced(max(good, key=_dense_columns), unit))) if good else None
 
 
 def _spaced(rows: list[list[Cell]], unit: float) -> list[list[Cell]]:
@@ -290,6 +290,41 @@ def _continued(rows: list[list[Cell]]) -> list[list[Cell]]:
             continue
         out.append(row)
     return out
+
+
+def _centred_labels(rows: list[list[Cell]]) -> list[list[Cell]]:
+    """A label set halfway between its value's two lines (LibreOffice centres a row's cells): a
+    row with only its first cell, between two rows without one, is one row with them."""
+    def first_only(row: list[Cell]) -> bool:
+        return bool(row[0][0].strip()) and row[0][1] is not None and not any(t.strip() for t, _ in row[1:])
+
+    def rest_only(row: list[Cell]) -> bool:
+        return not row[0][0].strip() and any(t.strip() and b for t, b in row[1:])
+
+    def middle(row: list[Cell]) -> float:
+        boxes = [b for t, b in row if b and t.strip()]
+        return (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2
+
+    out: list[list[Cell]] = []
+    k = 0
+    while k < len(rows):
+        row = rows[k]
+        if 0 < k < len(rows) - 1 and first_only(row) and rest_only(rows[k - 1]) and rest_only(rows[k + 1]) \
+                and out and out[-1] is rows[k - 1] and row[0][1] is not None:
+            box, above, below = row[0][1], middle(rows[k - 1]), middle(rows[k + 1])
+            if abs((box[1] + box[3]) / 2 - (above + below) / 2) <= 0.25 * (box[3] - box[1]):
+                out[-1] = [(row[0][0], box), *[_joined(a, b) for a, b in zip(rows[k - 1][1:], rows[k + 1][1:])]]
+                k += 2
+                continue
+        out.append(row)
+        k += 1
+    return out
+
+
+def _joined(a: Cell, b: Cell) -> Cell:
+    text = "\n".join(t for t, _ in (a, b) if t.strip())
+    boxes = [x for _, x in (a, b) if x is not None]
+    return text, union(boxes) if boxes else None
 
 
 def _goes_on(value: str) -> bool:

@@ -56,3 +56,17 @@ def wrapped(text: str, font: str, size: float, width: float) -> list[str]:
         else:
             line = f"{line} {w}".strip()
     return [*lines, line]
+
+
+def label_rows(c: canvas.Canvas, rows: list[tuple[str, list[str]]], xs: tuple[float, float], top: float,
+               pitch: float, gap: float, centred: bool = False) -> float:
+    """Each label at ``xs[0]`` beside its value's lines at ``xs[1]``, ``pitch`` apart, rows
+    ``gap`` more; the label on the value's first line, or halfway down its lines (``centred``,
+    as LibreOffice sets a row's cells). The baseline under the last row."""
+    y = top
+    for label, lines in rows:
+        c.drawString(xs[0], y - (pitch * (len(lines) - 1) / 2 if centred else 0), label)
+        for k, ln in enumerate(lines):
+            c.drawString(xs[1], y - pitch * k, ln)
+        y -= pitch * len(lines) + gap
+    return y

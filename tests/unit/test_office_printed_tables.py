@@ -8,7 +8,9 @@ labels, descriptions wrapped beside them and a paragraph set tight under the las
 names beside descriptions wrapped in a narrower column; (f) a header of two bold lines; (g) a
 table whose first row sits in the page's top margin; (h) a heading under a table. And as
 Chromium prints gi-docgen's pages: (i) names beside values in another weight; (j) rows without
-rules under a header whose cells are boxed.
+rules under a header whose cells are boxed; and BIND's manual: (k) three names a word space from
+text that starts together; (l) a label halfway between its value's two lines, and a last row in
+a band of its own.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from pipelines.stages.geometry import Word
-from tests.support.drawn import drawn_pdf, fragments, tables, wrapped
+from tests.support.drawn import drawn_pdf, fragments, label_rows, tables, wrapped
 
 ENUMS = ["GtkBaselinePosition", "GtkDeleteType", "GtkDirectionType", "GtkJustification", "GtkMovementStep",
          "GtkOrientation", "GtkPackType", "GtkPositionType"]
@@ -106,14 +108,8 @@ def _narrow(rows: list[tuple[str, str]], head: tuple[str, str], left: float, wid
         c.setFont("Helvetica-Bold", 12)  # (set larger, it runs to the values' edge but a point or two)
         c.drawCentredString(58 + (left + 7) / 2, 635, head[0])
         c.drawCentredString(x2 + width / 2, 635, head[1])
-        c.setFont("Helvetica", 10)
-        y = 619.0
-        for label, text in rows:  # (lines 15 pt apart, rows 4 pt more)
-            lines = wrapped(text, "Helvetica", 10, width)
-            c.drawString(58, y, label)
-            for k, ln in enumerate(lines):
-                c.drawString(x2, y - 15 * k, ln)
-            y -= 15 * len(lines) + 4
+        c.setFont("Helvetica", 10)  # (lines 15 pt apart, rows 4 pt more)
+        y = label_rows(c, [(label, wrapped(text, "Helvetica", 10, width)) for label, text in rows], (58, x2), 619, 15, 4)
         for k, ln in enumerate(wrapped(AFTER, "Helvetica", 10, 460)):
             c.drawString(57, y + 2 - 15 * k, ln)  # (2 pt less than a row's padding)
     return drawn_pdf(draw)
@@ -242,13 +238,7 @@ def test_rows_without_rules_under_a_header_whose_cells_are_boxed_are_its_table()
         c.drawString(78.5, 726, "Name")
         c.drawString(304.5, 726, "Description")
         c.setFont("Helvetica", 11)
-        y = 705.0
-        for name, text in CONSTANTS:
-            lines = wrapped(text, "Helvetica", 11, 230)
-            c.drawString(82, y, name)
-            for k, ln in enumerate(lines):
-                c.drawString(304.5, y - 14 * k, ln)
-            y -= 14 * len(lines) + 5
+        label_rows(c, [(name, wrapped(text, "Helvetica", 11, 230)) for name, text in CONSTANTS], (82, 304.5), 705, 14, 5)
     assert tables(drawn_pdf(draw)) == [[["Name", "Description"], *[list(r) for r in CONSTANTS]]]
 
 
@@ -274,3 +264,63 @@ def test_a_paragraph_in_the_same_band_as_the_table_above_it_is_text() -> None:
     data = drawn_pdf(draw)
     assert tables(data) == [[list(r) for r in OPTIONS]]
     assert any(f.content.get("content", "").startswith("Thus to place") for f in fragments(data) if f.fragment_type == "text")
+
+
+SIGNALS = [("SIGHUP", "Causes the server to read named.conf and reload the database."),
+           ("SIGTERM", "Causes the server to clean up and exit."), ("SIGINT", "Causes the server to clean up and exit.")]
+
+
+def _signals(font: str) -> bytes:
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 11)
+        c.drawString(34, 740, "Certain Unix signals cause the name server to take specific actions, as described")
+        c.drawString(34, 726, "in the following table. These signals can be sent using the kill command.")
+        c.setFont(font, 11)
+        x = 36 + max(stringWidth(name, font, 11) for name, _ in SIGNALS) + 3  # (a word space from the widest)
+        for k, (name, text) in enumerate(SIGNALS):  # (BIND's manual as Chromium prints it: rows far apart)
+            c.drawString(36, 690 - 43 * k, name)
+            c.drawString(x, 690 - 43 * k, text)
+    return drawn_pdf(draw)
+
+
+def test_three_names_a_word_space_from_text_that_starts_together_are_a_table() -> None:
+    assert tables(_signals("Helvetica")) == [[list(r) for r in SIGNALS]]
+
+
+def test_three_lines_of_a_fixed_width_font_stay_text() -> None:
+    assert tables(_signals("Courier")) == []
+
+
+BUILD = [("CC", ["The C compiler to use. configure tries to figure out the right one for", "supported systems."]),
+         ("CFLAGS", ["The C compiler flags. Defaults to include -g and/or -O2 as supported by",
+                     "the compiler. Please include -g if CFLAGS needs to be set."]),
+         ("LDFLAGS", ["The linker flags. Defaults to an empty string."])]
+
+
+def test_a_label_set_halfway_between_its_value_s_two_lines_is_one_row_with_them() -> None:
+    # BIND's build variables as Writer prints them: it centres a row's cells on each other
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 10)
+        c.drawString(57, 740, "Several environment variables affect compilation, and they can be set before")
+        c.drawString(57, 726, "running configure. The most significant ones are:")
+        c.setFont("Helvetica-Bold", 10)
+        c.drawCentredString(86, 700, "Variable")
+        c.drawCentredString(330, 700, "Description")
+        c.setFont("Times-Roman", 12)  # (its lines' boxes overlap, as DejaVu Serif's do in Writer's print)
+        label_rows(c, BUILD, (58, 119), 676, 13, 17, centred=True)
+    assert tables(drawn_pdf(draw)) == [[["Variable", "Description"], *[[label, " ".join(lines)] for label, lines in BUILD]]]
+
+
+def test_a_label_row_halfway_between_two_value_rows_joins_them() -> None:
+    # the rule itself, on the rows the whitespace reader makes of Writer's print of BIND's table
+    from pipelines.stages.tables import _centred_labels
+    rows = [[("CC", None), ("", None)],  # (a row of its own above: left as it is)
+            [("", None), ("The C compiler to use. configure tries to figure out the right one for", (119, 100, 540, 115))],
+            [("CFLAGS", (58, 107, 102, 122)), ("", None)],
+            [("", None), ("supported systems.", (119, 114, 237, 129))],
+            [("LDFLAGS", (58, 150, 108, 165)), ("The linker flags.", (119, 150, 230, 165))]]
+    out = _centred_labels(rows)  # type: ignore[arg-type]
+    assert [[t for t, _ in r] for r in out] == [
+        ["CC", ""], ["CFLAGS", "The C compiler to use. configure tries to figure out the right one for\nsupported systems."],
+        ["LDFLAGS", "The linker flags."]]
+    assert not _centred_labels([rows[1], [("CFLAGS", (58, 140, 102, 155)), ("", None)], rows[3]])[0][0][0]  # type: ignore[arg-type]
