@@ -102,11 +102,11 @@ class BandRules:
             cols = self.columns(prev + top)
             if n < 2 or len(cols) != n or not (self.tabular(cols) or self.labelled(cols) or self.headed(cols)):
                 return None
-            if sum(any(id(w) in {id(i) for i in col} for w in top) for col in cols) < 2:
+            where = column_of(cols)
+            if len({where[id(w)] for w in top}) < 2:
                 continue  # (a row has cells in two columns at least: a heading's line is no row)
-            if len(line) >= 5 and line[0].x1 < max(i.x2 for i in cols[0]) and line[-1].x2 > min(i.x1 for i in cols[-1]) \
-                    and line[-1].x2 - line[0].x1 >= 0.6 * (max(i.x2 for i in prev) - min(i.x1 for i in prev)) \
-                    and all(b.x1 - a.x2 < self.unit for a, b in zip(line, line[1:])):
+            if line[0].x1 < max(i.x2 for i in cols[0]) and line[-1].x2 > min(i.x1 for i in cols[-1]) \
+                    and running_line(line, max(i.x2 for i in prev) - min(i.x1 for i in prev), self.unit):
                 return top, [w for ln in lines[j:] for w in ln]
         return None
 
@@ -175,7 +175,7 @@ class BandRules:
         # (a column of one repeated sign, ``=`` down ``key = value`` lines, is code, not a table)
         if len(cols) == 1 or any(len({w.text for w in col if isinstance(w, Word)}) == 1 for col in cols):
             return False
-        where = {id(i): k for k, col in enumerate(cols) for i in col}
+        where = column_of(cols)
         return all(len({where[id(i)] for i in band}) >= 2 for band in bands)
 
     def paired_lines(self, cols: list[list[Item]]) -> bool:
@@ -185,7 +185,7 @@ class BandRules:
         header row may sit apart from the cells' edges (centred lines line up nowhere)."""
         if len(cols) < 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
-        where = {id(i): k for k, col in enumerate(cols) for i in col}
+        where = column_of(cols)
         lines = group_lines([i for col in cols for i in col])  # type: ignore[misc]
         if len(lines) < 4 or any(len(line) > 8 or len({where[id(w)] for w in line}) != len(cols) for line in lines):
             return False
@@ -202,6 +202,18 @@ class BandRules:
             return False
         tall = (max(i.y2 for i in band) - min(i.y1 for i in band)) > 1.6 * self.unit
         return tall or self.has_gutter(band)
+
+
+def column_of(cols: list[list[Item]]) -> dict[int, int]:
+    """Each item's part: the index of its column, by the item's id."""
+    return {id(i): k for k, col in enumerate(cols) for i in col}
+
+
+def running_line(line: list[Word], width: float, unit: float) -> bool:
+    """A line of running text: five words or more, each a word space from the next (no gutter),
+    across most of ``width``."""
+    return len(line) >= 5 and line[-1].x2 - line[0].x1 >= 0.6 * width and \
+        all(b.x1 - a.x2 < unit for a, b in zip(line, line[1:]))
 
 
 def is_caption(items: list[Item]) -> bool:

@@ -20,7 +20,7 @@ import statistics
 from dataclasses import dataclass, field
 from typing import Any
 
-from pipelines.stages.band_rules import BandRules, is_caption
+from pipelines.stages.band_rules import BandRules, is_caption, running_line
 from pipelines.stages.geometry import Box, Word, union
 from pipelines.stages.gutters import narrow_columns, whole_lines
 from pipelines.stages.label_rules import LabelRules
@@ -228,7 +228,7 @@ class _Cutter(BandRules, LabelRules):
         width = max(i.x2 for i in items) - min(i.x1 for i in items)
         spaced = [all(b.x1 - a.x2 < self.unit for a, b in zip(ln, ln[1:])) for ln in lines]
         for j in range(3, len(lines)):
-            if len(lines[j]) >= 5 and lines[j][-1].x2 - lines[j][0].x1 >= 0.6 * width and all(spaced[j:]):
+            if running_line(lines[j], width, self.unit) and all(spaced[j:]):
                 rest = [w for line in lines[:j] for w in line]
                 cols = self.columns(rest)
                 # (labels and values, or a narrow table: three parts or more that line up may be
