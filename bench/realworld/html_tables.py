@@ -56,6 +56,10 @@ PACKAGES = ("postgresql-doc-15", "python3.11-doc", "sqlite3-doc", "debian-refere
 # Installer's guide and the Debian FAQ, texi2html for zsh, gtk-doc for libsoup and gdk-pixbuf,
 # the hand-written pages of NTP, ProFTPD and Vim, Doxygen for SDL): made after dev3 was read, to
 # develop on more tables of those kinds.
+# A fifth development part, ``dev5``, likewise with yet other packages (texinfo for Octave,
+# DocBook for GIMP's help, mutt and Linux-PAM, gi-docgen for Pango, gtk-doc for HarfBuzz, Sphinx
+# for SQLAlchemy and Mailman, Asciidoctor for WeeChat, Node.js's and libvirt's own pages): made
+# after dev4 was read.
 EXTRA = {"held": ("debian-policy", "debian-handbook", "ffmpeg-doc", "libglib2.0-doc", "postfix-doc",
                   "exim4-doc-html", "imagemagick-6-doc", "graphviz-doc"),
          "dev2": ("git-doc", "wireshark-doc", "doxygen-doc", "tcl8.6-doc", "erlang-doc", "maxima-doc",
@@ -63,7 +67,9 @@ EXTRA = {"held": ("debian-policy", "debian-handbook", "ffmpeg-doc", "libglib2.0-
          "dev3": ("libgtk-3-doc", "libcairo2-doc", "guile-3.0-doc", "autoconf-doc", "sphinx-doc",
                   "python-django-doc", "cmake-doc", "libxml2-doc", "lighttpd-doc", "xapian-doc"),
          "dev4": ("bind9-doc", "installation-guide-amd64", "debian-faq", "zsh-doc", "libsoup2.4-doc",
-                  "libgdk-pixbuf2.0-doc", "ntp-doc", "proftpd-doc", "vim-doc", "libsdl2-doc")}
+                  "libgdk-pixbuf2.0-doc", "ntp-doc", "proftpd-doc", "vim-doc", "libsdl2-doc"),
+         "dev5": ("octave-doc", "gimp-help-en", "mutt", "libpam-doc", "libpango1.0-doc", "libharfbuzz-doc",
+                  "python-sqlalchemy-doc", "mailman3-doc", "weechat-doc", "nodejs-doc", "libvirt-doc")}
 EXTRA_PER_PACKAGE = 8
 MIN_CELLS, MAX_CELL, ROWS = 6, 300, (3, 30)
 _CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -169,6 +175,25 @@ def _ruled(pdf: bytes, rows: int) -> bool:
         doc.close()
 
 
+def shows(pdf: bytes, g: list[list[str]]) -> bool:
+    """Does the printed page carry the table: half its cells' letters and digits or more in the
+    PDF's text, counted as letters (bold set by drawing each glyph twice, or a cell's letters a
+    line each, still count)? A page's print style may hide it: Node.js's hides its version
+    histories."""
+    from collections import Counter
+
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        text = " ".join(doc[k].get_textpage().get_text_range() for k in range(len(doc)))
+    finally:
+        doc.close()
+    printed = Counter(ch for ch in text if ch.isalnum())
+    wanted = Counter(ch for row in g for cell in row for ch in cell if ch.isalnum())
+    return sum(wanted.values()) > 0 and sum(min(n, printed[ch]) for ch, n in wanted.items()) >= 0.5 * sum(wanted.values())
+
+
 def _pages(pdf: bytes) -> int:
     import pypdfium2 as pdfium
 
@@ -181,7 +206,7 @@ def _pages(pdf: bytes) -> int:
 
 def html_table_cases(cache: Path, debs: Path, extra: str = "") -> list[dict[str, Any]]:
     """Build (once) and return the cases: ``pdf`` and ``expected_csv`` are absolute paths. With
-    ``extra`` (``held``, ``dev2``, ``dev3`` or ``dev4``), the cases of that part (``EXTRA``), in a folder of their own."""
+    ``extra`` (``held``, ``dev2``, ``dev3``, ``dev4`` or ``dev5``), the cases of that part (``EXTRA``), in a folder of their own."""
     folder = cache / (f"html-tables-{extra}" if extra else "html-tables")
     index = folder / "cases.json"
     if index.exists():
@@ -213,7 +238,8 @@ def html_table_cases(cache: Path, debs: Path, extra: str = "") -> list[dict[str,
                                     part, folder)
     finally:
         driver.quit()
-    cases += _libreoffice(cases, folder)
+    # (a page whose print hides the table is no case of Chromium's; Writer's print may show it)
+    cases = [c for c in cases if c.pop("shown")] + _libreoffice(cases, folder)
     index.write_text(json.dumps({"layout": LAYOUT, "cases": cases}, indent=1))
     return cases
 
@@ -234,7 +260,8 @@ def _libreoffice(cases: list[dict[str, Any]], folder: Path) -> list[dict[str, An
     out = []
     for c in cases:
         made = out_dir / f"{c['id']}.pdf"
-        if not made.exists() or _pages(made.read_bytes()) != 1:
+        if not made.exists() or _pages(made.read_bytes()) != 1 or \
+                not shows(made.read_bytes(), list(csv.reader(open(c["expected_csv"], encoding="utf-8")))):
             continue
         pdf = folder / "pdfs" / f"{c['id']}-lo.pdf"
         pdf.write_bytes(made.read_bytes())
@@ -284,6 +311,6 @@ def _pick_part(driver, PrintOptions, lhtml, pkg: str, root: Path, files: list[Pa
                     "method": "lattice" if _ruled(pdf, len(g)) else "stream",
                     "expected_csv": str(folder / "csv" / f"{cid}.csv"), "csv_rows": None,
                     "expected_shape": [len(g), len(g[0])],
-                    "expected_cells": sum(1 for r in g for c in r if c)})
+                    "expected_cells": sum(1 for r in g for c in r if c), "shown": shows(pdf, g)})
     print(f"  html tables: {pkg} {part}: {len(out)} tables", flush=True)
     return out
