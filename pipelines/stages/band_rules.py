@@ -19,7 +19,7 @@ from typing import Any
 
 from pipelines.stages.geometry import Word
 from pipelines.stages.gutters import whole_lines
-from pipelines.stages.lines_of_words import group_lines, list_marker
+from pipelines.stages.lines_of_words import list_marker, row_lines
 from pipelines.stages.reading_order import proven_columns
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
@@ -40,7 +40,7 @@ class BandRules:
         part at each gutter by more than a word space (a bold title's words make no header)."""
         if len(items) < 6 or any(not isinstance(i, Word) for i in items):
             return None
-        lines = group_lines(items)  # type: ignore[arg-type]
+        lines = row_lines(items)  # type: ignore[arg-type]
         n = 2 if len(lines) > 3 and all(w.bold for w in lines[1]) else 1  # (a header row of two lines)
         head = [w for line in lines[:n] for w in line]
         if len(lines) < 3 or len(head) > 8 or not all(w.bold for w in head):
@@ -94,9 +94,9 @@ class BandRules:
         runs across the gutters of the table above it, over most of its width: the lines before,
         with cells in two columns at least, go on in the table's columns (its last row), the rest
         is a paragraph set tight under it."""
-        if any(not isinstance(i, Word) for i in prev + band) or len(group_lines(prev)) < 3:  # type: ignore[arg-type]
+        if any(not isinstance(i, Word) for i in prev + band) or len(row_lines(prev)) < 3:  # type: ignore[arg-type]
             return None  # (a running head's gutter is no column's)
-        lines, n = group_lines(band), len(self.columns(prev))  # type: ignore[arg-type]
+        lines, n = row_lines(band), len(self.columns(prev))  # type: ignore[arg-type]
         for j in range(1, len(lines)):
             top, line = [w for ln in lines[:j] for w in ln], lines[j]
             cols = self.columns(prev + top)
@@ -139,17 +139,17 @@ class BandRules:
         items = [i for band in bands for i in band]
         cols = self.columns(items)
         n = len(cols) if len(cols) > 1 else len(self.narrow_table(items) or cols)
-        if any(len(group_lines(b)) > 3 and len(self.columns(b)) != n for b in bands):  # type: ignore[arg-type]
+        if any(len(row_lines(b)) > 3 and len(self.columns(b)) != n for b in bands):  # type: ignore[arg-type]
             return False
         return self._table_of(bands) and (len(bands) >= 3 or self.paired_lines(cols) or self._fits(bands, cols))
 
     def _fits(self, bands: list[list[Item]], cols: list[list[Item]]) -> bool:
         """Two bands, the first a table of three lines or more, the second a row whose words each
         start a column's cells or follow the word before by a word space."""
-        if len(bands) != 2 or len(group_lines(bands[0])) < 3 or len(cols) < 2:  # type: ignore[arg-type]
+        if len(bands) != 2 or len(row_lines(bands[0])) < 3 or len(cols) < 2:  # type: ignore[arg-type]
             return False
         starts = [min(i.x1 for i in col) for col in cols]
-        for line in group_lines(bands[1]):  # type: ignore[arg-type]
+        for line in row_lines(bands[1]):  # type: ignore[arg-type]
             firsts = [line[0], *(b for a, b in zip(line, line[1:]) if b.x1 - a.x2 >= 0.5 * self.unit)]
             if len(firsts) < 2 or not all(any(abs(w.x1 - x) <= 1.0 for x in starts) for w in firsts):
                 return False
@@ -160,7 +160,7 @@ class BandRules:
         joined as a table; not a list item or a numbered heading (``•``, ``2.5.3.``): lists."""
         if not all(isinstance(i, Word) for i in band) or is_caption(band):
             return False
-        lines = group_lines(band)  # type: ignore[arg-type]
+        lines = row_lines(band)  # type: ignore[arg-type]
         first = lines[0][0].text.split()[0]
         return not (list_marker(first) or _SECTION.match(first)) and (len(lines) <= 3 or self._table_of([band]))
 
@@ -186,7 +186,7 @@ class BandRules:
         if len(cols) < 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
         where = column_of(cols)
-        lines = group_lines([i for col in cols for i in col])  # type: ignore[misc]
+        lines = row_lines([i for col in cols for i in col])  # type: ignore[misc]
         if len(lines) < 4 or any(len(line) > 8 or len({where[id(w)] for w in line}) != len(cols) for line in lines):
             return False
         gaps = [min(w.y1 for w in b) - max(w.y2 for w in a) for a, b in zip(lines, lines[1:])]
@@ -219,6 +219,6 @@ def running_line(line: list[Word], width: float, unit: float) -> bool:
 def is_caption(items: list[Item]) -> bool:
     # (the first line's first words: sorting by top alone shuffles a line whose glyphs' tops
     # differ by a tenth of a point, ``8.1: Codec Table``)
-    lines = group_lines([i for i in items if isinstance(i, Word)])
+    lines = row_lines([i for i in items if isinstance(i, Word)])
     head = " ".join(w.text for w in lines[0][:3]) if lines else ""
     return bool(FIG_CAPTION.match(head) or TABLE_CAPTION.match(head))

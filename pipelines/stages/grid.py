@@ -20,7 +20,7 @@ import statistics
 
 from pipelines.stages import row_bands, table_cells
 from pipelines.stages.geometry import Box, Rule, Word, union
-from pipelines.stages.xycut import group_lines
+from pipelines.stages.lines_of_words import group_lines, row_lines
 
 Cell = tuple[str, Box | None]
 
@@ -209,8 +209,8 @@ def _text(ws: list[Word], unit: float) -> Cell:
 
 def whitespace_grid(words: list[Word], unit: float, bounds: list[float] | None = None) -> list[list[Cell]]:
     """Rows × columns of a table without vertical rules: a row per text line, columns from the
-    gaps between words (or ``bounds``)."""
-    lines = group_lines(words)
+    gaps between words (or ``bounds``); a row's cells set apart in height are one line."""
+    lines = row_lines(words)
     if not lines:
         return []
     x1, x2 = min(w.x1 for w in words), max(w.x2 for w in words)

@@ -24,7 +24,7 @@ from collections import Counter
 from typing import Any
 
 from pipelines.stages.geometry import Word
-from pipelines.stages.lines_of_words import group_lines
+from pipelines.stages.lines_of_words import row_lines
 
 LEAST_GAP = 0.12  # of the line height: narrower gaps are the space inside a word's kerning
 LINES = 4  # lines with words on both sides of the gutter, at least
@@ -74,7 +74,7 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     ``LINES`` lines with words on both sides, ``CROSSED`` of the region's lines, and on which the
     words of ``ALIGNED`` of them line up; None when there is no such gutter."""
     words = [i for i in items if isinstance(i, Word)]
-    lines = group_lines(words)
+    lines = row_lines(words)  # (a row's cells set apart in height cross the gutter)
     if len(lines) < LINES or len(words) < 2 * LINES:
         # three lines are enough when the gutter has both edges: cells set flush right, then
         # cells set flush left (return types beside function names)
@@ -162,7 +162,7 @@ def fixed_width(lines: list[list[Word]]) -> bool:
 
 
 def _lines(part: list[Any]) -> list[list[Word]]:
-    return group_lines([i for i in part if isinstance(i, Word)])
+    return row_lines([i for i in part if isinstance(i, Word)])
 
 
 def _centred(lines: list[list[Word]], gaps: list[tuple[float, float]], g: int) -> bool:
@@ -192,7 +192,7 @@ def _centred(lines: list[list[Word]], gaps: list[tuple[float, float]], g: int) -
 
 
 def _mostly_one(part: list[Any]) -> bool:
-    texts = [" ".join(w.text for w in line) for line in group_lines([i for i in part if isinstance(i, Word)])]
+    texts = [" ".join(w.text for w in line) for line in row_lines([i for i in part if isinstance(i, Word)])]
     return len(texts) >= LINES and Counter(texts).most_common(1)[0][1] >= 0.75 * len(texts)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from pipelines.stages.geometry import Word
 from pipelines.stages.gutters import fixed_width, flush_right
-from pipelines.stages.lines_of_words import group_lines
+from pipelines.stages.lines_of_words import row_lines, staggered
 
 
 class LabelRules:
@@ -25,7 +25,7 @@ class LabelRules:
         columns left of it (an address beside the list) are no part of a table with it."""
         for k, col in enumerate(cols[1:], 1):
             words = [w for w in col if isinstance(w, Word)]
-            lines = group_lines(words)
+            lines = row_lines(words)
             if len(lines) >= 2 and len(words) == len(col) and \
                     sum(line[-1].text.endswith(":") for line in lines) >= 0.6 * len(lines):
                 return k
@@ -37,7 +37,7 @@ class LabelRules:
         without rules). It is read as a two-column table, so each label stays with its value."""
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
-        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         # values that run to paragraphs: label_bands reads them instead; labels set flush right
         # beside values wrapped in a narrow column (struct members) are a table's, not a margin's
         # notes beside a page's paragraphs
@@ -73,7 +73,7 @@ class LabelRules:
         ``label_bands`` reads as text."""
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
-        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         rows = self._rows_of(left, right)
         if len(left) < 3 or len(right) < len(left) and not rows or abs(left[0][0].cy - right[0][0].cy) > 0.4 * self.unit:
             return False
@@ -101,7 +101,7 @@ class LabelRules:
         names side by side share one weight."""
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
-        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         if len(left) < 3 or len(left) != len(right) or max(len(line) for line in left + right) > 3 or \
                 self._mates(left, right) is None:
             return False
@@ -136,7 +136,7 @@ class LabelRules:
         values, read as a two-column table so each amount stays with its label; None otherwise."""
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return None
-        left, right = (group_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         if len(right) < 2 or len(left) < len(right) or max(len(line) for line in right) > 2 \
                 or statistics.median(len(line) for line in left) > 5:
             return None
@@ -158,7 +158,8 @@ class LabelRules:
         out = []
         for line in lines:
             cy = statistics.fmean(w.cy for w in line)
-            mate = next((o for o in others if abs(statistics.fmean(w.cy for w in o) - cy) < 0.4 * self.unit), None)
+            mate = next((o for o in others if abs(statistics.fmean(w.cy for w in o) - cy) < 0.4 * self.unit
+                         or staggered(line, o)), None)
             if mate is None:
                 return None
             out.append(mate)
@@ -169,8 +170,8 @@ class LabelRules:
         on a line of the part to their right; None when ``cols`` is not that."""
         if len(cols) != 2 or any(not isinstance(i, Word) for i in cols[0]):
             return None
-        left = group_lines([w for w in cols[0] if isinstance(w, Word)])
-        right = group_lines([w for w in cols[1] if isinstance(w, Word)])
+        left = row_lines([w for w in cols[0] if isinstance(w, Word)])
+        right = row_lines([w for w in cols[1] if isinstance(w, Word)])
         if not left or not right or statistics.median(len(line) for line in left) > 3:
             return None
         if _width(left) > 0.6 * (max(i.x2 for i in cols[1]) - min(i.x1 for i in cols[1])):

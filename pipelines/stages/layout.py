@@ -20,12 +20,11 @@ from typing import Any
 from pipelines.stages import bidi
 from pipelines.stages.band_rules import FIG_CAPTION, TABLE_CAPTION
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.lines_of_words import BULLETS
+from pipelines.stages.lines_of_words import BULLETS, group_lines
 from pipelines.stages.lines_of_words import ENUM as _ENUM
 from pipelines.stages.xycut import (
     Region,
     _box,
-    group_lines,
     line_gap,
     reading_order,
 )

@@ -21,8 +21,16 @@ def list_marker(text: str) -> bool:
     return text in BULLETS or bool(ENUM.match(text))
 
 
-def group_lines(words: list[Word]) -> list[list[Word]]:
-    """Words → lines (top to bottom), each sorted left to right."""
+STAGGER = 0.12  # of a word's height: cells of one row set this far into each other's height
+SIZES = 1.5  # and their heights this close (a brace or a bracket over several rows is no cell)
+
+
+def group_lines(words: list[Word], stagger: bool = False) -> list[list[Word]]:
+    """Words → lines (top to bottom), each sorted left to right. With ``stagger`` (a table's
+    rows, looked for across its gutters) a line beside the one above (``staggered``) joins it:
+    an office suite centres a row's cells on the row, so a cell whose text sits in a paragraph
+    with a margin under it is set a little higher than its neighbour's. Lines of text set with
+    tight leading meet as much, so text is read without it."""
     if words and all(w.line >= 0 for w in words):
         return _engine_lines(words)
     lines: list[list[Word]] = []
@@ -38,7 +46,41 @@ def group_lines(words: list[Word]) -> list[list[Word]]:
         ly1, ly2 = w.y1, w.y2
     for line in lines:
         line.sort(key=lambda w: w.x1)
-    return lines
+    return _rows(lines) if stagger else lines
+
+
+def row_lines(words: list[Word]) -> list[list[Word]]:
+    """Lines as a table's rows: ``group_lines`` with a row's cells set apart in height joined."""
+    return group_lines(words, stagger=True)
+
+
+def _rows(lines: list[list[Word]]) -> list[list[Word]]:
+    """Each line joined to the row above when it is set apart in height from that row's first
+    line (``staggered``) and clear of every line joined to it (two lines side by side do not
+    interleave, and a row does not reach down line by line)."""
+    out: list[list[list[Word]]] = []
+    for line in lines:
+        row = out[-1] if out else None
+        if row and staggered(row[0], line) and all(_apart(piece, line) for piece in row):
+            row.append(line)
+        else:
+            out.append([line])
+    return [sorted((w for piece in row for w in piece), key=lambda w: w.x1) for row in out]
+
+
+def _apart(a: list[Word], b: list[Word]) -> bool:
+    """Is one line left of the other by a word space (a quarter of the lower's height) at least?"""
+    gap = 0.25 * min(max(w.y2 for w in a) - min(w.y1 for w in a), max(w.y2 for w in b) - min(w.y1 for w in b))
+    return min(w.x1 for w in b) - max(w.x2 for w in a) >= gap or min(w.x1 for w in a) - max(w.x2 for w in b) >= gap
+
+
+def staggered(a: list[Word], b: list[Word]) -> bool:
+    """Are two lines cells of one row set apart in height (``group_lines``): one left of the
+    other, of like heights, meeting by more than ``STAGGER`` of the lower?"""
+    ha = max(w.y2 for w in a) - min(w.y1 for w in a)
+    hb = max(w.y2 for w in b) - min(w.y1 for w in b)
+    ov = min(max(w.y2 for w in a), max(w.y2 for w in b)) - max(min(w.y1 for w in a), min(w.y1 for w in b))
+    return ov > STAGGER * min(ha, hb) and max(ha, hb) <= SIZES * min(ha, hb) and _apart(a, b)
 
 
 def _engine_lines(words: list[Word]) -> list[list[Word]]:

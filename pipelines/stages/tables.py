@@ -24,7 +24,7 @@ from typing import Any
 from pipelines.core.models import Fragment
 from pipelines.stages import grid, table_cells
 from pipelines.stages.geometry import Box, Word, inside, union
-from pipelines.stages.layout import group_lines
+from pipelines.stages.lines_of_words import group_lines, staggered
 from pipelines.stages.text import render_html_table, render_markdown_table, table_fragment
 
 Cell = tuple[str, Box | None]
@@ -34,19 +34,28 @@ Cell = tuple[str, Box | None]
 
 
 def grid_from_columns(columns: list[list[Word]], unit: float) -> list[list[Cell]]:
-    """Rows × columns from the XY-cut's columns: rows are clusters of line centres."""
-    centres: list[float] = []
-    for col in columns:
-        for line in group_lines(col):
-            centres.append(statistics.fmean(w.cy for w in line))
-    centres.sort()
-    rows_y: list[list[float]] = []
-    for y in centres:
-        if rows_y and y - rows_y[-1][-1] < 0.6 * unit:
-            rows_y[-1].append(y)
+    """Rows × columns from the XY-cut's columns: rows are clusters of line centres, and a row
+    joins the one above when a cell of it is set apart in height from a cell there
+    (``staggered``), as a cell centred on its row is, so long as one column at most then has
+    several lines in it (two tables side by side, set at different pitches, make no one row)."""
+    lines = sorted(((statistics.fmean(w.cy for w in line), k, line) for k, col in enumerate(columns)
+                    for line in group_lines(col)), key=lambda t: t[0])
+    clusters: list[list[tuple[float, int, list[Word]]]] = []
+    for t in lines:
+        if clusters and t[0] - clusters[-1][-1][0] < 0.6 * unit:
+            clusters[-1].append(t)
         else:
-            rows_y.append([y])
-    ys = [statistics.fmean(r) for r in rows_y]
+            clusters.append([t])
+    rows: list[list[tuple[float, int, list[Word]]]] = []
+    for cl in clusters:
+        if rows:
+            both = rows[-1] + cl
+            tall = sum(1 for k in {c for _, c, _ in both} if sum(1 for _, c, _ in both if c == k) > 1)
+            if tall <= 1 and any(staggered(a, b) for _, _, a in rows[-1] for _, _, b in cl):
+                rows[-1] = both
+                continue
+        rows.append(cl)
+    ys = [statistics.fmean(y for y, _, _ in r) for r in rows]
     grid: list[list[list[Word]]] = [[[] for _ in columns] for _ in ys]
     for c, col in enumerate(columns):
         for w in col:
@@ -233,9 +242,10 @@ def _spaced(rows: list[list[Cell]], unit: float) -> list[list[Cell]]:
         above = {k for k, (t, _) in enumerate(out[-1]) if t.strip()}
         here = {k for k, (t, _) in enumerate(row) if t.strip()}
         # (a line that goes on with the row above fills other columns, or fewer: two lines with
-        # a label and a value each are two rows however close)
-        if g >= tight or not (above.isdisjoint(here) or 2 * len(here) <= len(above)
-                                   or 2 * len(above) <= len(here)):
+        # a label and a value each are two rows however close, unless they reach into each
+        # other's height: a cell centred on the row beside a taller one)
+        if g >= tight or g >= 0 and not (above.isdisjoint(here) or 2 * len(here) <= len(above)
+                                         or 2 * len(above) <= len(here)):
             out.append(list(row))
             continue
         out[-1] = [(f"{t1}\n{t2}".strip("\n"), union([b for b in (b1, b2) if b]) if (b1 or b2) else None)

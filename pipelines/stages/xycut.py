@@ -24,7 +24,7 @@ from pipelines.stages.band_rules import BandRules, is_caption, running_line
 from pipelines.stages.geometry import Box, Word, union
 from pipelines.stages.gutters import narrow_columns, whole_lines
 from pipelines.stages.label_rules import LabelRules
-from pipelines.stages.lines_of_words import group_lines
+from pipelines.stages.lines_of_words import row_lines, staggered
 from pipelines.stages.reading_order import Path, settle
 
 
@@ -191,7 +191,7 @@ class _Cutter(BandRules, LabelRules):
         then shows more columns than ``n``."""
         if any(isinstance(i, Region) for i in items):
             return None
-        lines = group_lines(items)  # type: ignore[arg-type]
+        lines = row_lines(items)  # type: ignore[arg-type]
         if len(lines) < 4:
             return None
         for cap, top in ((lines[-1], False), (lines[0], True)):
@@ -207,7 +207,7 @@ class _Cutter(BandRules, LabelRules):
         the ids of its words, when the lines below make a table."""
         if len(items) < 10 or any(isinstance(i, Region) for i in items):
             return None
-        lines = group_lines(items)  # type: ignore[arg-type]
+        lines = row_lines(items)  # type: ignore[arg-type]
         for k in (1, 2):
             rest = [w for line in lines[k:] for w in line]
             if len(lines) - k < 4:
@@ -224,7 +224,7 @@ class _Cutter(BandRules, LabelRules):
         lines or more above it make a table."""
         if len(items) < 10 or any(isinstance(i, Region) for i in items):
             return None
-        lines = group_lines(items)  # type: ignore[arg-type]
+        lines = row_lines(items)  # type: ignore[arg-type]
         width = max(i.x2 for i in items) - min(i.x1 for i in items)
         spaced = [all(b.x1 - a.x2 < self.unit for a, b in zip(ln, ln[1:])) for ln in lines]
         for j in range(3, len(lines)):
@@ -272,7 +272,7 @@ class _Cutter(BandRules, LabelRules):
         columns."""
         if len(cols) < least or any(isinstance(i, Region) for c in cols for i in c):
             return False
-        rows_per_col = [group_lines([w for w in c if isinstance(w, Word)]) for c in cols]
+        rows_per_col = [row_lines([w for w in c if isinstance(w, Word)]) for c in cols]
         words_per_line = [len(line) for rows in rows_per_col for line in rows]
         if statistics.median(words_per_line) > 4:
             return False
@@ -280,16 +280,16 @@ class _Cutter(BandRules, LabelRules):
         first = centres[0]
         if len(first) < 2:
             return False
-        aligned = sum(1 for y in first
-                      if sum(any(abs(y - y2) < 0.5 * self.unit for y2 in other)
-                             for other in centres[1:]) >= len(cols) // 2)
+        aligned = sum(1 for y, line in zip(first, rows_per_col[0], strict=True)
+                      if sum(any(abs(y - y2) < 0.5 * self.unit or staggered(line, ln) for y2, ln in zip(cy, rs, strict=True))
+                             for cy, rs in zip(centres[1:], rows_per_col[1:], strict=True)) >= len(cols) // 2)
         return aligned >= max(2, 0.6 * len(first))
 
 
 def _prose(col: list[Item]) -> bool:
     """Running text: eight lines or more of six words or more (the median), hardly a figure."""
     words = [w for w in col if isinstance(w, Word)]
-    lines = group_lines(words)
+    lines = row_lines(words)
     return len(lines) >= 8 and statistics.median(len(line) for line in lines) >= 6 and \
         sum(any(ch.isdigit() for ch in w.text) for w in words) <= 0.1 * len(words)
 
@@ -298,7 +298,7 @@ def line_gap(words: list[Word], unit: float) -> float:
     """The whitespace between two lines of a paragraph: the smallest gap between consecutive
     lines (gaps between paragraphs, list items and table rows are the larger ones; a page with
     any tightly set text falls back to the default threshold)."""
-    lines = group_lines(words)
+    lines = row_lines(words)
     gaps = []
     for a, b in zip(lines, lines[1:]):
         g = min(w.y1 for w in b) - max(w.y2 for w in a)

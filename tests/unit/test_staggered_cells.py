@@ -1,0 +1,117 @@
+"""Rows whose cells are set apart in height, as LibreOffice Writer prints HTML tables.
+
+Writer centres a row's cells on the row: a cell whose text sits in a paragraph with a margin
+under it is set higher than the plain cell beside it, so the row's cells do not share a line
+(Pango's enumerations, Node.js's version histories); a name wrapped over two lines sits in the
+middle of a longer description (CMake's variables). These tests draw such tables and check the cells a reader gets,
+and check the line rule itself: lines of text, two lines side by side and a brace over several
+rows are not joined.
+"""
+
+from __future__ import annotations
+
+from pipelines.stages.geometry import Word
+from pipelines.stages.lines_of_words import group_lines, row_lines, staggered
+from pipelines.stages.tables import grid_from_columns
+from tests.support.drawn import drawn_pdf, tables
+
+PARTS = [("PANGO_RENDER_PART_FOREGROUND", "The text itself."),
+         ("PANGO_RENDER_PART_BACKGROUND", "The area behind the text."),
+         ("PANGO_RENDER_PART_UNDERLINE", "Underlines."),
+         ("PANGO_RENDER_PART_STRIKETHROUGH", "Strikethrough lines."),
+         ("PANGO_RENDER_PART_OVERLINE", "Overlines.")]
+
+
+def _offset_rows(rows: list[tuple[str, str]], head: tuple[str, str], xs: tuple[float, float], lift: float) -> bytes:
+    """A bold header, then rows 33 pt apart whose right cell is set ``lift`` points higher."""
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 12)
+        c.drawString(xs[0], 675, head[0])
+        c.drawString(xs[1], 675, head[1])
+        c.setFont("Helvetica", 12)
+        y = 650.0
+        for left, right in rows:
+            c.drawString(xs[0], y, left)
+            c.drawString(xs[1], y + lift, right)
+            y -= 33
+    return drawn_pdf(draw)
+
+
+def test_long_names_beside_descriptions_set_higher_are_a_table() -> None:
+    # Pango's enumerations as Writer prints them: names wider than their descriptions, each
+    # description 7 pt above its name
+    got = tables(_offset_rows(PARTS, ("Name", "Description"), (58, 330), 7.0))
+    assert got == [[["Name", "Description"], *[list(r) for r in PARTS]]]
+
+
+def test_the_same_cells_on_one_line_read_the_same() -> None:
+    # the control: the rows set without the offset give the same table
+    got = tables(_offset_rows(PARTS, ("Name", "Description"), (58, 330), 0.0))
+    assert got == [[["Name", "Description"], *[list(r) for r in PARTS]]]
+
+
+VARIABLES = [(["CMAKE_PREFIX_P", "ATH"], ["Path to search for dependent packages"]),
+             (["CMAKE_MODULE_P", "ATH"], ["Path to search for additional CMake modules"]),
+             (["CMAKE_BUILD_TY", "PE"], ["Build configuration, such as Debug or Release, determining",
+                                         "debug/optimization flags. This is only relevant for single-",
+                                         "configuration buildsystems such as Makefile and Ninja. Multi-",
+                                         "configuration buildsystems such as those for Visual Studio and",
+                                         "Xcode ignore this setting."]),
+             (["CMAKE_INSTALL_", "PREFIX"], ["Location to install the software to with the install build target"])]
+
+
+def test_a_wrapped_name_centred_beside_a_longer_description_is_one_row() -> None:
+    # CMake's variables as Writer prints them: padded rows, each cell centred on its row, a
+    # name broken over two lines in the middle of a description of five
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Times-Bold", 11)
+        c.drawString(80, 700, "Variable")
+        c.drawString(300, 700, "Meaning")
+        top, lead = 680.0, 14.0
+        for name, desc in VARIABLES:
+            h = max(len(name), len(desc)) * lead
+            for lines, x, font in ((name, 57, "Courier"), (desc, 160, "Times-Roman")):
+                c.setFont(font, 10)
+                for k, t in enumerate(lines):
+                    c.drawString(x, top - (h - len(lines) * lead) / 2 - 10 - lead * k, t)
+            top -= h + 20
+    assert tables(drawn_pdf(draw)) == [[["Variable", "Meaning"], *[[" ".join(n), " ".join(d)] for n, d in VARIABLES]]]
+
+
+def _words(text: str, x: float, top: float, h: float = 9.0) -> list[Word]:
+    out, at = [], x
+    for t in text.split():
+        out.append(Word(t, at, top, at + 6 * len(t), top + h))
+        at += 6 * len(t) + 3
+    return out
+
+
+def test_row_lines_join_an_offset_cell_that_text_lines_do_not() -> None:
+    left, right = _words("v14.0.0", 58, 179.1), _words("End-of-Life.", 141, 172.2)
+    assert [" ".join(w.text for w in ln) for ln in row_lines(left + right)] == ["v14.0.0 End-of-Life."]
+    # running text is read as before: lines that meet a little stay two lines
+    assert len(group_lines(left + right)) == 2
+
+
+def test_row_lines_keep_interleaved_lines_and_a_tall_brace_apart() -> None:
+    # two lines side by side whose words interleave in x (a large heading beside small text)
+    upper = [Word("VOS", 100, 100, 130, 112), Word("AUTRES", 180, 100, 230, 112)]
+    lower = [Word("frais", 140, 109, 170, 118), Word("achats", 240, 109, 280, 118)]
+    assert len(row_lines(upper + lower)) == 2
+    # a brace five rows tall beside a row is no cell of it
+    assert staggered(_words("case 4", 120, 160), [Word("{", 100, 98, 108, 172)]) is False
+    assert staggered(_words("case 4", 120, 160), _words("value", 200, 153)) is True
+
+
+def test_two_tables_side_by_side_at_different_pitches_are_no_one_row() -> None:
+    # a tax summary (two rows 14 pt apart) beside totals (four rows 13 pt apart), their lines
+    # meeting a little all the way down: each table's rows stay apart
+    columns = [
+        [w for k, t in enumerate(["VAT rate", "21 %"]) for w in _words(t, 40, 386 + 14 * k)],
+        [w for k, t in enumerate(["Total CZK", "97 296,10"]) for w in _words(t, 200, 386 + 14 * k)],
+        [w for k, t in enumerate(["Total excl. VAT", "VAT 21 %", "Rounding", "TOTAL DUE"]) for w in _words(t, 350, 380 + 13 * k)],
+        [w for k, t in enumerate(["80 410,00", "16 886,10", "-0,10", "97 296,00"]) for w in _words(t, 480, 380 + 13 * k)],
+    ]
+    rows = grid_from_columns(columns, 9.0)
+    assert ["TOTAL DUE", "97 296,00"] in [[t for t, _ in r if t][-2:] for r in rows]
+    assert all(sum(1 for t, _ in r[2:3] if "\n" in t) == 0 for r in rows)
