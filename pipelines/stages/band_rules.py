@@ -133,7 +133,8 @@ class BandRules:
 
     def _joins(self, bands: list[list[Item]]) -> bool:
         """Do the bands make one table: three or more, or two whose lines are evenly spaced
-        rows (a header over them), or a table and a row whose cells start where its columns do;
+        rows (a header over them), or a table and a row whose cells start where its columns do,
+        or a bold header row and a row over another (``_bold_head``);
         a band that is already a table keeps its columns (rows of one line each above a slip's
         labels and amounts are no rows of theirs)?"""
         items = [i for band in bands for i in band]
@@ -141,7 +142,8 @@ class BandRules:
         n = len(cols) if len(cols) > 1 else len(self.narrow_table(items) or cols)
         if any(len(row_lines(b)) > 3 and len(self.columns(b)) != n for b in bands):  # type: ignore[arg-type]
             return False
-        return self._table_of(bands) and (len(bands) >= 3 or self.paired_lines(cols) or self._fits(bands, cols))
+        return self._table_of(bands) and (len(bands) >= 3 or self.paired_lines(cols) or self._fits(bands, cols)
+                                          or _bold_head(bands))
 
     def _fits(self, bands: list[list[Item]], cols: list[list[Item]]) -> bool:
         """Two bands, the first a table of three lines or more, the second a row whose words each
@@ -202,6 +204,12 @@ class BandRules:
             return False
         tall = (max(i.y2 for i in band) - min(i.y1 for i in band)) > 1.6 * self.unit
         return tall or self.has_gutter(band)
+
+
+def _bold_head(bands: list[list[Item]]) -> bool:
+    """Three rows or more whose first is all bold and the rest not (a header over its rows)."""
+    lines = row_lines([i for band in bands for i in band if isinstance(i, Word)])
+    return len(lines) >= 3 and all(w.bold for w in lines[0]) and not any(w.bold for ln in lines[1:] for w in ln)
 
 
 def column_of(cols: list[list[Item]]) -> dict[int, int]:

@@ -119,7 +119,9 @@ def _flush_pair(lines: list[list[Word]], gaps: list[tuple[float, float]]) -> flo
     a point) from two starts or more, or each a label ending in a colon (``ctxt:``, ``Returns:``),
     or each one word of a proportional font starting together and ending at two places or more
     (``SIGHUP``, ``SIGTERM``: the next word of running text would start wherever the first
-    ends), the words after it starting together; no line a list's item (its marker before it)."""
+    ends), or the first line a bold header over two plain rows, the words on each side starting
+    together; the words after it starting together; no line a list's item (its marker before
+    it)."""
     for a, b in gaps:
         lefts = [[w for w in line if w.x2 <= a + 0.01] for line in lines]
         rights = [[w for w in line if w.x1 >= b - 0.01] for line in lines]
@@ -129,7 +131,10 @@ def _flush_pair(lines: list[list[Word]], gaps: list[tuple[float, float]]) -> flo
         labels = all(len(ws) <= 2 and ws[-1].text.endswith(":") for ws in lefts)
         names = all(len(ws) == 1 for ws in lefts) and max(ws[0].x1 for ws in lefts) - min(ws[0].x1 for ws in lefts) <= 0.5 \
             and max(ws[0].x2 for ws in lefts) - min(ws[0].x2 for ws in lefts) > 1.0 and not fixed_width(lines)
-        if (flush_right(lefts) or labels or names) and max(starts) - min(starts) <= 1.0:
+        # (or a bold header row over two rows in another weight, each part starting together)
+        headed = all(w.bold for w in lines[0]) and not any(w.bold for line in lines[1:] for w in line) \
+            and max(ws[0].x1 for ws in lefts) - min(ws[0].x1 for ws in lefts) <= 0.5
+        if (flush_right(lefts) or labels or names or headed) and max(starts) - min(starts) <= 1.0:
             return (a + b) / 2
     return None
 

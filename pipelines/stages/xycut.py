@@ -152,6 +152,10 @@ class _Cutter(BandRules, LabelRules):
                     else:
                         self.cut(mine, out, where)
                 return
+            if (title := self.title_over(items)) is not None:  # a title over a table's bold header
+                self.cut([i for i in items if id(i) in title], out, path)
+                self.cut([i for i in items if id(i) not in title], out, path)
+                return
             parts = cols if self.tabular(cols) or self.labelled(cols) or self.headed(cols) or self.paired_lines(cols) \
                 or self.contrasted(cols) else self.refined(cols)
             if parts:
@@ -215,6 +219,23 @@ class _Cutter(BandRules, LabelRules):
             cols = self.columns(rest)
             if self.tabular(cols) or len(cols) == 1 and self.narrow_table(rest) or self.refined(cols):
                 return {id(w) for line in lines[:k] for w in line}
+        return None
+
+    def title_over(self, items: list[Item]) -> set[int] | None:
+        """A short plain line (four words at most) over a bold header row of two cells or more,
+        when the lines from the header down make a table: a title, no row of the table (in its
+        first column it may also keep the table from being one, that column's lines then
+        outnumbering the others'). The ids of its words."""
+        if any(isinstance(i, Region) for i in items):
+            return None
+        lines = row_lines(items)  # type: ignore[arg-type]
+        if len(lines) < 4 or len(lines[0]) > 4 or any(w.bold for w in lines[0]) or len(lines[1]) < 2 \
+                or not all(w.bold for w in lines[1]):
+            return None
+        rest = [w for line in lines[1:] for w in line]
+        cols = self.columns(rest)
+        if len(cols) > 1 and (self.tabular(cols) or self.labelled(cols) or self.headed(cols)):
+            return {id(w) for w in lines[0]}
         return None
 
     def text_under(self, items: list[Item]) -> set[int] | None:

@@ -115,3 +115,43 @@ def test_two_tables_side_by_side_at_different_pitches_are_no_one_row() -> None:
     rows = grid_from_columns(columns, 9.0)
     assert ["TOTAL DUE", "97 296,00"] in [[t for t, _ in r if t][-2:] for r in rows]
     assert all(sum(1 for t, _ in r[2:3] if "\n" in t) == 0 for r in rows)
+
+
+def _history(rows: list[tuple[str, str]], gutter: float, title: bool) -> bytes:
+    """Node.js's version histories as Writer prints them: maybe a title, a bold header, rows
+    whose changes sit 7 pt above their versions, ``gutter`` points after the widest version."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    right = 58 + max(stringWidth("Version", "Helvetica-Bold", 12), *(stringWidth(v, "Helvetica", 12) for v, _ in rows)) \
+        + gutter
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 12)
+        if title:
+            c.drawString(57, 700, "History")
+        c.setFont("Helvetica-Bold", 12)
+        c.drawString(58, 675, "Version")
+        c.drawString(right, 675, "Changes")
+        c.setFont("Helvetica", 12)
+        for k, (version, change) in enumerate(rows):
+            c.drawString(58, 650 - 33 * k, version)
+            c.drawString(right, 657 - 33 * k, change)
+    return drawn_pdf(draw)
+
+
+TWO = [("v17.0.0", "Changed default value to verbatim."), ("v16.4.0, v14.18.0", "Added in: v16.4.0, v14.18.0")]
+THREE = [("v10.0.0", "Add emitClose option to specify if 'close' is emitted on destroy."),
+         ("v8.0.0", "The stream is destroyed on error."), ("v0.9.4", "Added in: v0.9.4")]
+
+
+def test_a_bold_header_over_two_rows_a_word_space_apart_is_a_table() -> None:
+    # a title, then three rows in all, the gutter narrower than a word space of the header's:
+    # the header's weight and the cells starting together on both sides are the evidence
+    assert tables(_history(TWO, 3.7, title=True)) == [[["Version", "Changes"], *[list(r) for r in TWO]]]
+
+
+def test_a_title_over_a_bold_header_is_no_row_of_its_table() -> None:
+    # "History" over the header sits in the first column: over two rows it gave that column a
+    # line more than the other, and the table was read as text; over three it was read as a row
+    for rows in (THREE[1:], THREE):
+        assert tables(_history(rows, 11.0, title=True)) == [[["Version", "Changes"], *[list(r) for r in rows]]]
