@@ -10,7 +10,8 @@ table whose first row sits in the page's top margin; (h) a heading under a table
 Chromium prints gi-docgen's pages: (i) names beside values in another weight; (j) rows without
 rules under a header whose cells are boxed; and BIND's manual: (k) three names a word space from
 text that starts together; (l) a label halfway between its value's two lines, and a last row in
-a band of its own.
+a band of its own; and Octave's manual: (m) two columns as wide as each other under a bold
+header, some left cells over two lines (and, against it, two address blocks under labels).
 """
 
 from __future__ import annotations
@@ -324,3 +325,50 @@ def test_a_label_row_halfway_between_two_value_rows_joins_them() -> None:
         ["CC", ""], ["CFLAGS", "The C compiler to use. configure tries to figure out the right one for\nsupported systems."],
         ["LDFLAGS", "The linker flags."]]
     assert not _centred_labels([rows[1], [("CFLAGS", (58, 140, 102, 155)), ("", None)], rows[3]])[0][0][0]  # type: ignore[arg-type]
+
+
+CONVERSIONS = [("logical scalar", "Boolean"), ("logical vector", "Array of Boolean, reshaped to row vector"),
+               ("numeric scalar", "Number"), ("NaN, NA, Inf, -Inf | when ConvertInfAndNaN = true", "null"),
+               ("empty array", "[]"), ("character vector", "String"), ("cell array", "Array, flattened to row vector"),
+               ("struct scalar", "Object"), ("NaN, NA, Inf, -Inf | when ConvertInfAndNaN = false", "NaN")]
+
+
+def test_two_columns_as_wide_as_each_other_under_a_bold_header_are_a_table() -> None:
+    # Octave's conversions as Writer prints them: the left cells as wide as the right ones,
+    # two of them over two lines (so that column has more lines), each value in the middle
+    from pipelines.stages.xycut import _Cutter
+
+    def words(text: str, x: float, top: float, bold: bool = False) -> list[Word]:
+        out, at = [], x
+        for t in text.split():
+            out.append(Word(t, at, top, at + 5.5 * len(t), top + 9, bold=bold))
+            at += 5.5 * len(t) + 3
+        return out
+
+    def cols(head: tuple[str, str]) -> list[list[Word]]:
+        left, right, y = words(head[0], 58, 60, True), words(head[1], 250, 60, True), 78.0
+        for name, value in CONVERSIONS:
+            parts = name.split(" | ")
+            for k, part in enumerate(parts):
+                left += words(part, 58, y + 13 * k)
+            right += words(value, 250, y + 6.5 * (len(parts) - 1))
+            y += 13 * len(parts)
+        return [left, right]
+    cutter = _Cutter(9.0)
+    assert cutter.headed(cols(("Octave data type", "JSON data type")))
+    assert not cutter.headed(cols(("Octave data type:", "JSON data type:")))
+
+
+def test_two_address_blocks_under_labels_ending_in_colons_are_no_table() -> None:
+    blocks = [(58, "Service Provider:", ["DblFuzzr LLC", "2 Old Cart Path", "Acton, MA 01720", "United States",
+                                         "EIN: 45-286-3754"]),
+              (300, "Bill To:", ["Arsenale Bioyards", "Via Durini 18", "20122 Milano, Italy", "VAT No: IT12990250966"])]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        for x, label, lines in blocks:
+            c.setFont("Helvetica-Bold", 10)
+            c.drawString(x, 720, label)
+            c.setFont("Helvetica", 10)
+            for k, line in enumerate(lines):
+                c.drawString(x, 706 - 12 * k, line)
+    assert tables(drawn_pdf(draw)) == []
