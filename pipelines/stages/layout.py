@@ -20,7 +20,7 @@ from typing import Any
 from pipelines.stages import bidi
 from pipelines.stages.band_rules import FIG_CAPTION, TABLE_CAPTION
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.lines_of_words import BULLETS, group_lines
+from pipelines.stages.lines_of_words import BULLETS, group_lines, row_lines
 from pipelines.stages.lines_of_words import ENUM as _ENUM
 from pipelines.stages.xycut import (
     Region,
@@ -188,19 +188,42 @@ def _table_head(head: list[Word], body: list[Word], unit: float) -> bool:
     lines = group_lines(head)
     if len(lines) != 1:
         return False
-    pieces: list[list[Word]] = [[lines[0][0]]]
-    for w in lines[0][1:]:
-        if w.x1 - pieces[-1][-1].x2 > 1.5 * unit:
-            pieces.append([w])
-        else:
-            pieces[-1].append(w)
+    pieces = _pieces(lines[0], 1.5 * unit)
     if not all(w.bold for w in lines[0]):
         return _first_row(lines[0], pieces, group_lines(body)[:3])
     below = [w for line in group_lines(body)[:3] for w in line]
     # (three pieces at least: two bold labels over blocks side by side head those blocks, the
     # parties of an invoice, and a margin line keeps them apart from the blocks as it should)
     return len(pieces) >= 3 and sum(any(abs(w.x1 - p[0].x1) <= 1 or abs(w.x2 - p[-1].x2) <= 1 for w in below)
-                                    for p in pieces) >= 2
+                                    for p in pieces) >= 2 or _centred_over(pieces, row_lines(body)[:3], unit)
+
+
+def _centred_over(pieces: list[list[Word]], below: list[list[Word]], unit: float) -> bool:
+    """Or the three rows under the bold line fall into as many pieces as it (parted by more than
+    a word space), and each of its pieces is centred over the pieces of the rows under it: a table's
+    header row over its columns, as office suites centre header cells (party labels are set
+    flush left over their blocks)."""
+    if len(pieces) < 2 or len(below) < 3:
+        return False
+    cols = [_pieces(line, 0.5 * unit) for line in below]  # (a cell's padding: more than a word space)
+    if any(len(c) != len(pieces) for c in cols):
+        return False
+    for k, p in enumerate(pieces):
+        left, right = min(c[k][0].x1 for c in cols), max(c[k][-1].x2 for c in cols)
+        if abs((left + right) / 2 - (p[0].x1 + p[-1].x2) / 2) > 0.4 * unit:
+            return False
+    return True
+
+
+def _pieces(line: list[Word], gap: float) -> list[list[Word]]:
+    """A line's words parted where they are more than ``gap`` apart."""
+    out: list[list[Word]] = [[line[0]]]
+    for w in line[1:]:
+        if w.x1 - out[-1][-1].x2 > gap:
+            out.append([w])
+        else:
+            out[-1].append(w)
+    return out
 
 
 def _first_row(line: list[Word], pieces: list[list[Word]], below: list[list[Word]]) -> bool:

@@ -3,7 +3,8 @@
 Writer centres a row's cells on the row: a cell whose text sits in a paragraph with a margin
 under it is set higher than the plain cell beside it, so the row's cells do not share a line
 (Pango's enumerations, Node.js's version histories); a name wrapped over two lines sits in the
-middle of a longer description (CMake's variables). These tests draw such tables and check the cells a reader gets,
+middle of a longer description (CMake's variables). Small tables of such rows come with a title
+over a bold header, or start the page with the header in its top margin. These tests draw such tables and check the cells a reader gets,
 and check the line rule itself: lines of text, two lines side by side and a brace over several
 rows are not joined.
 """
@@ -155,3 +156,30 @@ def test_a_title_over_a_bold_header_is_no_row_of_its_table() -> None:
     # line more than the other, and the table was read as text; over three it was read as a row
     for rows in (THREE[1:], THREE):
         assert tables(_history(rows, 11.0, title=True)) == [[["Version", "Changes"], *[list(r) for r in rows]]]
+
+
+ALIGN = [("PANGO_ALIGN_LEFT", "Put all available space on the right."),
+         ("PANGO_ALIGN_CENTER", "Center the line within the available space."),
+         ("PANGO_ALIGN_RIGHT", "Put all available space on the left.")]
+
+
+def test_a_header_centred_over_its_columns_in_the_top_margin_heads_the_table() -> None:
+    # the table starts the page: its bold header, each cell centred over its column, sits in
+    # the top margin, set off from the rows by the cells' padding like a running head
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from tests.support.drawn import H
+
+    widest = max(stringWidth(n, "Helvetica", 12) for n, _ in ALIGN)
+    right = 58 + widest + 8
+    far = right + max(stringWidth(d, "Helvetica", 12) for _, d in ALIGN)
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 12)
+        c.drawCentredString(58 + widest / 2, H - 42, "Name")
+        c.drawCentredString((right + far) / 2, H - 42, "Description")
+        c.setFont("Helvetica", 12)
+        for k, (name, text) in enumerate(ALIGN):
+            c.drawString(58, H - 75 - 40 * k, name)
+            c.drawString(right, H - 68 - 40 * k, text)
+    assert tables(drawn_pdf(draw)) == [[["Name", "Description"], *[list(r) for r in ALIGN]]]
