@@ -165,8 +165,8 @@ class LabelRules:
         out = []
         for line in lines:
             cy = statistics.fmean(w.cy for w in line)
-            mate = next((o for o in others if abs(statistics.fmean(w.cy for w in o) - cy) < 0.4 * self.unit
-                         or staggered(line, o)), None)
+            mate = next((o for o in others if abs(d := statistics.fmean(w.cy for w in o) - cy) < 0.4 * self.unit
+                         or abs(d) < 2 * self.unit and staggered(line, o)), None)
             if mate is None:
                 return None
             out.append(mate)

@@ -10,7 +10,7 @@ import re
 import statistics
 from typing import Any
 
-from pipelines.stages.geometry import Word
+from pipelines.stages.geometry import Box, Word
 
 BULLETS = frozenset("•◦▪▫‣∙·-–—*●○■□➢►✓¢«°")  # ¢ « °: how OCR often reads a bullet
 ENUM = re.compile(r"^(\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[ivx]{1,4}[.)])$", re.I)
@@ -34,7 +34,8 @@ def group_lines(words: list[Word], stagger: bool = False) -> list[list[Word]]:
     if words and all(w.line >= 0 for w in words):
         return _engine_lines(words)
     lines: list[list[Word]] = []
-    ly1 = ly2 = 0.0  # the vertical extent of the last line, kept as it grows
+    spans: list[tuple[float, float]] = []  # each line's vertical extent, kept as it grows
+    ly1 = ly2 = 0.0
     for w in sorted(words, key=lambda w: (w.cy, w.x1)):
         if lines:
             ov = min(ly2, w.y2) - max(ly1, w.y1)
@@ -42,11 +43,14 @@ def group_lines(words: list[Word], stagger: bool = False) -> list[list[Word]]:
                 lines[-1].append(w)
                 ly1, ly2 = min(ly1, w.y1), max(ly2, w.y2)
                 continue
+            spans.append((ly1, ly2))
         lines.append([w])
         ly1, ly2 = w.y1, w.y2
+    if lines:
+        spans.append((ly1, ly2))
     for line in lines:
         line.sort(key=lambda w: w.x1)
-    return _rows(lines) if stagger else lines
+    return _rows(lines, spans) if stagger else lines
 
 
 def row_lines(words: list[Word]) -> list[list[Word]]:
@@ -54,33 +58,54 @@ def row_lines(words: list[Word]) -> list[list[Word]]:
     return group_lines(words, stagger=True)
 
 
-def _rows(lines: list[list[Word]]) -> list[list[Word]]:
+def _rows(lines: list[list[Word]], spans: list[tuple[float, float]]) -> list[list[Word]]:
     """Each line joined to the row above when it is set apart in height from that row's first
     line (``staggered``) and clear of every line joined to it (two lines side by side do not
     interleave, and a row does not reach down line by line)."""
-    out: list[list[list[Word]]] = []
-    for line in lines:
-        row = out[-1] if out else None
-        if row and staggered(row[0], line) and all(_apart(piece, line) for piece in row):
-            row.append(line)
-        else:
-            out.append([line])
-    return [sorted((w for piece in row for w in piece), key=lambda w: w.x1) for row in out]
+    rows: list[list[Word]] = []
+    pieces: list[Box] = []  # the last row's lines' boxes
+    first: tuple[list[Word], float, float] | None = None  # the last row's first line and its height
+    for line, (y1, y2) in zip(lines, spans, strict=True):
+        # (heights first, the cheap test before the full one: lines of text do not meet)
+        if first is not None and y1 < first[2] and _meet(first[1], first[2], y1, y2):
+            if not pieces:
+                pieces.append((first[0][0].x1, first[1], max(w.x2 for w in first[0]), first[2]))
+            box = (line[0].x1, y1, max(w.x2 for w in line), y2)
+            if all(_apart(piece, box) for piece in pieces):
+                pieces.append(box)
+                rows[-1] += line
+                continue
+        rows.append(list(line))
+        first, pieces = (line, y1, y2), []
+    for row in rows:
+        row.sort(key=lambda w: w.x1)
+    return rows
 
 
-def _apart(a: list[Word], b: list[Word]) -> bool:
-    """Is one line left of the other by a word space (a quarter of the lower's height) at least?"""
-    gap = 0.25 * min(max(w.y2 for w in a) - min(w.y1 for w in a), max(w.y2 for w in b) - min(w.y1 for w in b))
-    return min(w.x1 for w in b) - max(w.x2 for w in a) >= gap or min(w.x1 for w in a) - max(w.x2 for w in b) >= gap
+def _meet(a1: float, a2: float, b1: float, b2: float) -> bool:
+    """Do two lines' heights meet by more than ``STAGGER`` of the lower, being alike?"""
+    ha, hb = a2 - a1, b2 - b1
+    return min(a2, b2) - max(a1, b1) > STAGGER * min(ha, hb) and max(ha, hb) <= SIZES * min(ha, hb)
+
+
+def _extent(line: list[Word]) -> Box:
+    return (min(w.x1 for w in line), min(w.y1 for w in line), max(w.x2 for w in line), max(w.y2 for w in line))
+
+
+def _apart(a: Box, b: Box) -> bool:
+    """Is one box left of the other by a word space (a quarter of the lower's height) at least?"""
+    gap = 0.25 * min(a[3] - a[1], b[3] - b[1])
+    return b[0] - a[2] >= gap or a[0] - b[2] >= gap
+
+
+def _staggered(a: Box, b: Box) -> bool:
+    return _meet(a[1], a[3], b[1], b[3]) and _apart(a, b)
 
 
 def staggered(a: list[Word], b: list[Word]) -> bool:
     """Are two lines cells of one row set apart in height (``group_lines``): one left of the
     other, of like heights, meeting by more than ``STAGGER`` of the lower?"""
-    ha = max(w.y2 for w in a) - min(w.y1 for w in a)
-    hb = max(w.y2 for w in b) - min(w.y1 for w in b)
-    ov = min(max(w.y2 for w in a), max(w.y2 for w in b)) - max(min(w.y1 for w in a), min(w.y1 for w in b))
-    return ov > STAGGER * min(ha, hb) and max(ha, hb) <= SIZES * min(ha, hb) and _apart(a, b)
+    return _staggered(_extent(a), _extent(b))
 
 
 def _engine_lines(words: list[Word]) -> list[list[Word]]:

@@ -302,7 +302,8 @@ class _Cutter(BandRules, LabelRules):
         if len(first) < 2:
             return False
         aligned = sum(1 for y, line in zip(first, rows_per_col[0], strict=True)
-                      if sum(any(abs(y - y2) < 0.5 * self.unit or staggered(line, ln) for y2, ln in zip(cy, rs, strict=True))
+                      if sum(any(abs(y - y2) < 0.5 * self.unit or abs(y - y2) < 2 * self.unit and staggered(line, ln)
+                                 for y2, ln in zip(cy, rs, strict=True))
                              for cy, rs in zip(centres[1:], rows_per_col[1:], strict=True)) >= len(cols) // 2)
         return aligned >= max(2, 0.6 * len(first))
 
