@@ -75,14 +75,8 @@ class LabelRules:
             return False
         left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         rows = self._rows_of(left, right)
-        # (short cells on both sides, most of them on a line of the other side's: a table of two
-        # columns as wide as each other; two columns of text share lines too, but not short, and
-        # two address blocks under labels ending in colons, ``Bill To:``, are no table)
-        both = len(right) > 1 and statistics.median(len(line) for line in right[1:]) <= 6 and \
-            not any(line[-1].text.endswith(":") for line in (left[0], right[0])) and \
-            min(self._share(left[1:], right[1:]), self._share(right[1:], left[1:])) >= 0.75
-        if len(left) < 3 or len(right) < len(left) and not (rows or both) or \
-                abs(left[0][0].cy - right[0][0].cy) > 0.4 * self.unit:
+        if len(left) < 3 or abs(left[0][0].cy - right[0][0].cy) > 0.4 * self.unit or \
+                len(right) < len(left) and not (rows or self._side_by_side(left, right)):
             return False
         head = [*left[0], *right[0]]
         if not all(w.bold for w in head) or min(w.y1 for w in head) > min(w.y1 for c in cols for w in c) + 0.5:
@@ -99,7 +93,7 @@ class LabelRules:
         mates = sum(self._mates([line], right[h:]) is not None for line in left[h:])
         named = all(len(line) == 1 for line in left[h:]) and self._mates(left[h:h + 1], right[h:]) is not None \
             and mates >= 2 / 3 * (len(left) - h)
-        return short and (_width(left) <= 0.6 * _width(right) or named or both) or rows
+        return short and (_width(left) <= 0.6 * _width(right) or named or self._side_by_side(left, right)) or rows
 
     def contrasted(self, cols: list[list[Any]]) -> bool:
         """Two parts of three lines or more, each line one short cell (three words at most) in
@@ -171,6 +165,15 @@ class LabelRules:
                 return None
             out.append(mate)
         return out
+
+    def _side_by_side(self, left: list[list[Word]], right: list[list[Word]]) -> bool:
+        """Short cells on both sides under a header line, three in four of each side's lines on a
+        line of the other side's: a table of two columns as wide as each other. Two columns of
+        text share lines too, but not short; two address blocks under labels ending in colons
+        (``Bill To:``) are no table."""
+        return len(right) > 1 and statistics.median(len(line) for line in right[1:]) <= 6 and \
+            not any(line[-1].text.endswith(":") for line in (left[0], right[0])) and \
+            min(self._share(left[1:], right[1:]), self._share(right[1:], left[1:])) >= 0.75
 
     def _share(self, lines: list[list[Word]], others: list[list[Word]]) -> float:
         """The share of ``lines`` with one of ``others`` on their line (``_mates``)."""
