@@ -198,7 +198,9 @@ def _rapidocr():
 
         # no line-orientation classifier: pages are deskewed already, and it flips some
         # upright English lines by 180° (they then read as gibberish)
-        _rapid = RapidOCR(params={"Global.log_level": "error", "Global.use_cls": False})
+        # boxes grown a little more than its default (1.6) around each detected line: the small
+        # detector's tight boxes cut a line's first or last character off on receipts
+        _rapid = RapidOCR(params={"Global.log_level": "error", "Global.use_cls": False, "Det.unclip_ratio": 2.0})
     return _rapid
 
 

@@ -58,6 +58,12 @@ def turned(gray: Image.Image, turn: int) -> Image.Image:
     return gray.transpose(_BACK[turn]) if turn else gray
 
 
+def same_way(img: Image.Image, up: Upright) -> Image.Image:
+    """``img`` (the page as ``up`` was made from it, e.g. before denoising) turned and levelled
+    as ``up.image`` is: the same pixels' places, so boxes read on either fit both."""
+    return deskew.rotate(turned(img, up.turn), -up.skew)
+
+
 def _read(gray: Image.Image, turn: int, how: str) -> Upright:
     level, skew = deskew.deskew(turned(gray, turn))
     return Upright(level, turn, skew, ocr.tesseract_reading(level), how)

@@ -67,7 +67,10 @@ def raster_page(img: Image.Image, number: int, units_per_px: float, dpi: float,
     # a weak Tesseract reading (ocr.weak) is read again by rapidocr unless the caller chose a model
     model = "model02" if opts.ocr_model in (None, "") and ocr.weak(up.reading) else opts.ocr_model
     if strikes or read is None or model != opts.ocr_model:  # else the orientation's reading is the page's
-        words = ocr.read_words(marks.erase(gray, strikes) if strikes else gray, model)
+        # rapidocr reads the page as scanned (turned and levelled): the speckle filter that helps
+        # Tesseract takes dots and thin strokes from its recogniser ("NO.5:" for "NO.53")
+        page = orientation.same_way(raw, up) if ocr.engine_for(model) == "rapidocr" else gray
+        words = ocr.read_words(marks.erase(page, strikes) if strikes else page, model)
     else:
         words = read
     words = drop_inside(ocr.joined_decimals(words), code_boxes)  # QR modules read as letters

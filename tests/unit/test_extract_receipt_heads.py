@@ -118,3 +118,19 @@ def test_a_name_printed_only_as_a_logo_is_the_shop_the_slip_thanks_not_an_item()
     assert data["total"] == "29.53"
     lines[-1] = (60, 220, "PLEASE COME AGAIN", 10)
     assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["company"] is None  # not "CA REDMP VAL"
+
+
+def test_a_registration_number_closes_a_name_over_two_rows_and_a_short_town_ends_the_address() -> None:
+    """A name without its legal form goes on over a second row of words when the firm's
+    registration number follows on a line of its own; a postcode line with a town of two
+    letters ("57000 KL") is the address's last line, not a title."""
+    head = [(150, 40, "KEDAI KOPI SERAI", 10), (160, 56, "SERAI HOUSE", 10), (170, 72, "001234567-K", 10),
+            (150, 88, "13, JLN TASIK UTAMA 8", 10), (150, 102, "MEDAN NIAGA DAMAI", 10), (150, 116, "57000 KL", 10),
+            (150, 136, "INVOICE", 10)]
+    data = run(pdf(head + FOOT), RECEIPT_SCHEMA)["data"]
+    assert data["company"] == "KEDAI KOPI SERAI SERAI HOUSE"
+    assert data["address"] == "13, JLN TASIK UTAMA 8 MEDAN NIAGA DAMAI 57000 KL"
+    # a second row over the street, with no number after it, is not the name's
+    head = [head[0], (160, 56, "Kedai Serai Ampang", 10), *head[3:]]
+    data = run(pdf(head + FOOT), RECEIPT_SCHEMA)["data"]
+    assert data["company"] == "KEDAI KOPI SERAI"

@@ -174,7 +174,8 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if (kept := _before_contacts(t)) is not None:
             out.append((kept, ln))  # "Unit 7, Ballybrit Business Park, Galway H91 X2C4 · 091 770 215 · …"
             break
-        if STOP.search(t) or _is_title(t) or AMOUNT.search(t) or parties.labelled(t) or PHONE.search(t) \
+        if STOP.search(t) or (_is_title(t) and not POSTCODE.search(t)) or AMOUNT.search(t) or parties.labelled(t) \
+                or PHONE.search(t) \
                 or (out and DATE.search(t)) or EMAIL_LINE.search(t):
             break
         if not out and passed < 2 and re.search(r"\d{6,}", t) and _letters(t) <= 4:
@@ -278,7 +279,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
         dangling = re.search(r"(?:&|\band|\bund|\bet|-)$", name[-1][0].strip(), re.I) is not None
         street = parties.STREET_LINE.match(text) or parties.STREET_NUMBER_LAST.match(text)
         if _legal_only(text) or _legal_lead(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text) and not street) \
-                or (dangling and _name_like(text)):
+                or (dangling and _name_like(text)) or (len(name) == 1 and _closed_by_id(name[0][0], text, below[len(same_row):])):
             name.append((text, nxt))
             below = [ln for ln in below if ln not in same_row]
             continue
@@ -287,6 +288,14 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     if not any(POSTCODE.search(t) and not parties.STREET_LINE.match(t) for t, _ in address):
         address = _around_postcode(below) or address
     return name, address
+
+
+def _closed_by_id(first: str, text: str, rest: list[Line]) -> bool:
+    """A name's second line: words without a figure between a name without its legal form and
+    the firm's registration number on a line of its own (``RESTAURANT JIAWEI`` / ``JIAWEI
+    HOUSE`` / ``002693074-K``): the number closes the name."""
+    return (not LEGAL.search(first) and _name_like(text) and not re.search(r"\d", text) and bool(rest)
+            and not _without_id(rest[0].text) and REGISTRATION.match(rest[0].text) is not None)
 
 
 POSTCODE = re.compile(r"(?<![\w:/-])(?:[A-Z]{1,2}-)?\d{4,5},?\s+[A-Za-zÄÖÜÉÈ][\w'’.-]+"
