@@ -134,3 +134,11 @@ def test_a_registration_number_closes_a_name_over_two_rows_and_a_short_town_ends
     head = [head[0], (160, 56, "Kedai Serai Ampang", 10), *head[3:]]
     data = run(pdf(head + FOOT), RECEIPT_SCHEMA)["data"]
     assert data["company"] == "KEDAI KOPI SERAI"
+
+
+def test_house_numbers_with_commas_and_a_milestone_are_address_lines_not_amounts_or_dates() -> None:
+    head = [(150, 40, "KEDAI BESI SERAI SDN BHD", 10), (170, 56, "(1234567-X)", 10),
+            (150, 72, "NO.53 55,57 & 59, JALAN SAGU 18,", 10), (150, 86, "NO.23 BATU 10, TAMAN SENTOSA,", 10),
+            (150, 100, "81100 JOHOR BAHRU, JOHOR.", 10), (150, 120, "TEL: 07-355 2616", 10)]
+    data = run(pdf(head + FOOT), RECEIPT_SCHEMA)["data"]
+    assert data["address"] == "NO.53 55,57 & 59, JALAN SAGU 18, NO.23 BATU 10, TAMAN SENTOSA, 81100 JOHOR BAHRU, JOHOR."

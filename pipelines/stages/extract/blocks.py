@@ -18,6 +18,7 @@ from pipelines.stages.extract.roles import (
     BUYER,
     DATE,
     LEGAL,
+    MONTHS,
     NAME,
     PHONE,
     REGISTRATION,
@@ -168,15 +169,14 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if not out and passed < 3 and TAX_LABEL.match(t):
             passed += 1  # "Régimen fiscal: 601 General de Ley Personas Morales" under the name
             continue
-        if not out and not started and DATE.search(t) and passed < 2:
+        if not out and not started and _dated(t) and passed < 2:
             passed += 1
             continue
         if (kept := _before_contacts(t)) is not None:
             out.append((kept, ln))  # "Unit 7, Ballybrit Business Park, Galway H91 X2C4 · 091 770 215 · …"
             break
-        if STOP.search(t) or (_is_title(t) and not POSTCODE.search(t)) or AMOUNT.search(t) or parties.labelled(t) \
-                or PHONE.search(t) \
-                or (out and DATE.search(t)) or EMAIL_LINE.search(t):
+        if STOP.search(t) or (_is_title(t) and not POSTCODE.search(t)) or _priced(t) or parties.labelled(t) \
+                or PHONE.search(t) or (out and _dated(t)) or EMAIL_LINE.search(t):
             break
         if not out and passed < 2 and re.search(r"\d{6,}", t) and _letters(t) <= 4:
             passed += 1  # an identifier over the name ("GLN 4304171000002")
@@ -190,6 +190,18 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if len(out) == ADDRESS_ROWS or COUNTRY_LAST.search(t):
             break  # (an address ends with its country: a branch's name may follow)
     return out
+
+
+def _dated(text: str) -> bool:
+    """A date in ``text``: figures, or a month's name (``23 BATU 10`` is a street's milestone)."""
+    return any(not re.search(r"[^\W\d_]", m.group(0)) or MONTHS.search(m.group(0)) for m in DATE.finditer(text))
+
+
+def _priced(text: str) -> bool:
+    """An amount ends ``text`` (a tax code may follow) or carries its currency: an address's
+    house numbers written with a comma (``NO.53 55,57 & 59, JALAN SAGU``) are none."""
+    return any(not m.group(0)[0].isdigit() and m.group(0)[0] != "-" or _letters(text[m.end():]) <= 3
+               and not re.search(r"\d", text[m.end():]) for m in AMOUNT.finditer(text))
 
 
 def _contact(part: str) -> bool:
