@@ -70,30 +70,57 @@ class LabelRules:
         """Two parts under a header row set in bold (``Column Name | Contents``), the left one
         short labels, the right one values that may run to paragraphs: a table of definitions,
         read as a table. Without the bold header above both parts it is a definition list, which
-        ``label_bands`` reads as text."""
+        ``label_bands`` reads as text. A header cell may wrap where the other does not (an office
+        suite centres the shorter one on the row: ``Support`` / ``type`` beside ``Versions``)."""
         if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
             return False
         left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
-        rows = self._rows_of(left, right)
-        if len(left) < 3 or abs(left[0][0].cy - right[0][0].cy) > 0.4 * self.unit or \
-                len(right) < len(left) and not (rows or self._side_by_side(left, right)):
+        if len(left) < 3 or len(right) < 2:
             return False
-        head = [*left[0], *right[0]]
-        if not all(w.bold for w in head) or min(w.y1 for w in head) > min(w.y1 for c in cols for w in c) + 0.5:
+        hl, hr = _bold_lead(left), _bold_lead(right)
+        if not hl or not hr or min(w.y1 for line in (*left[:hl], *right[:hr]) for w in line) > \
+                min(w.y1 for c in cols for w in c) + 0.5:
             return False
-        # (a header row of two lines: both parts' second lines bold too, on one line)
-        h = 2 if len(left) > 3 and all(w.bold for w in [*left[1], *right[1]]) and \
-            abs(left[1][0].cy - right[1][0].cy) < 0.4 * self.unit else 1
-        if any(all(w.bold for w in line) for line in right[h:]) or \
-                sum(all(w.bold for w in line) for line in left[h:]) > 0.5 * (len(left) - h):
+        # (the header's cells on one row: centred on each other, or the shorter inside the other)
+        top, bottom = _span(left[:hl]), _span(right[:hr])
+        if hl == hr and any(abs(a[0].cy - b[0].cy) > 0.4 * self.unit for a, b in zip(left[:hl], right[:hr])) \
+                or hl != hr and not (top[0] <= statistics.fmean(bottom) <= top[1] or bottom[0] <= statistics.fmean(top) <= bottom[1]):
+            return False
+        body, values = left[hl:], right[hr:]
+        if not body or not values or any(all(w.bold for w in line) for line in values) or \
+                sum(all(w.bold for w in line) for line in body) > 0.5 * len(body):
             return False  # (bold labels down a list, or bold paragraphs: no header row)
-        short = statistics.median(len(line) for line in left[h:]) <= 3
+        rows = self._rows_of(left, right)
+        blocks = self._blocks_paired(body, values)
+        if len(values) < len(body) and not (rows or blocks or self._side_by_side(left, right)):
+            return False
+        short = statistics.median(len(line) for line in body) <= 3
         # (labels as wide as their values or wider, when they are names that start rows: long
         # names beside descriptions wrapped in a narrow column; a name may wrap too)
-        mates = sum(self._mates([line], right[h:]) is not None for line in left[h:])
-        named = all(len(line) == 1 for line in left[h:]) and self._mates(left[h:h + 1], right[h:]) is not None \
-            and mates >= 2 / 3 * (len(left) - h)
-        return short and (_width(left) <= 0.6 * _width(right) or named or self._side_by_side(left, right)) or rows
+        mates = sum(self._mates([line], values) is not None for line in body)
+        named = all(len(line) == 1 for line in body) and self._mates(body[:1], values) is not None \
+            and mates >= 2 / 3 * len(body)
+        return short and (_width(left) <= 0.6 * _width(right) or named or blocks or self._side_by_side(left, right)) or rows
+
+    def _blocks_paired(self, left: list[list[Word]], right: list[list[Word]]) -> bool:
+        """Do both parts' lines fall into blocks (a cell's lines, set at the parts' line pitch)
+        that pair off one to one, each left block's height overlapping its right block's and no
+        other's? Rows of cells of several lines, each centred on its row (two rows at least)."""
+        ys = [[statistics.fmean(w.cy for w in line) for line in side] for side in (left, right)]
+        own = [b - a for side in ys for a, b in zip(side, side[1:]) if b - a > 0.5 * self.unit]
+        if not own:
+            return False
+        pitch = 1.35 * min(own)  # (the closest lines of either part: two lines of one cell)
+        sides = [_blocks(side, pitch) for side in (left, right)]
+        if len(sides[0]) != len(sides[1]) or len(sides[0]) < 2 or all(len(b) == 1 for side in sides for b in side):
+            return False
+        spans = [[_span(b) for b in side] for side in sides]
+        for k, (a, b) in enumerate(zip(*spans, strict=True)):
+            if min(a[1], b[1]) <= max(a[0], b[0]):
+                return False
+            if any(min(a[1], o[1]) > max(a[0], o[0]) for j, o in enumerate(spans[1]) if j != k):
+                return False
+        return True
 
     def contrasted(self, cols: list[list[Any]]) -> bool:
         """Two parts of three lines or more, each line one short cell (three words at most) in
@@ -219,6 +246,26 @@ def _repeated(left: list[list[Word]], right: list[list[Word]]) -> bool:
     if len(names) >= 0.5 * len(left):
         return False
     return not all(any(ch.isalpha() for ch in n) for n in names) or fixed_width(left + right)
+
+
+def _bold_lead(lines: list[list[Word]]) -> int:
+    """How many of the first lines (three at most) are set all in bold: a header cell's."""
+    return next((k for k, line in enumerate(lines[:3]) if not all(w.bold for w in line)), min(3, len(lines)))
+
+
+def _span(lines: list[list[Word]]) -> tuple[float, float]:
+    return min(w.y1 for line in lines for w in line), max(w.y2 for line in lines for w in line)
+
+
+def _blocks(lines: list[list[Word]], pitch: float) -> list[list[list[Word]]]:
+    """The lines in blocks: a line farther than ``pitch`` below the one above starts a block."""
+    out: list[list[list[Word]]] = []
+    for line in lines:
+        if out and statistics.fmean(w.cy for w in line) - statistics.fmean(w.cy for w in out[-1][-1]) <= pitch:
+            out[-1].append(line)
+        else:
+            out.append([line])
+    return out
 
 
 def _width(lines: list[list[Word]]) -> float:

@@ -183,3 +183,43 @@ def test_a_header_centred_over_its_columns_in_the_top_margin_heads_the_table() -
             c.drawString(58, H - 75 - 40 * k, name)
             c.drawString(right, H - 68 - 40 * k, text)
     assert tables(drawn_pdf(draw)) == [[["Name", "Description"], *[list(r) for r in ALIGN]]]
+
+
+SUPPORT = [(["Fully tested", "in CI"], ["9.6 to 14"]), (["Normal", "support"], ["9.6+"]),
+           (["Best effort"], ["8+"])]
+
+
+def _centred_cells(rows: list[tuple[list[str], list[str]]], head: tuple[list[str], list[str]]) -> bytes:
+    """Writer's two-column table under a bold header: each cell's lines centred on its row, so
+    a header cell over two lines sits beside one of one line, and a cell of two lines beside a
+    cell of one (SQLAlchemy's supported versions)."""
+    def cell(c, lines: list[str], x: float, mid: float) -> None:  # type: ignore[no-untyped-def]
+        top = mid + 7 * (len(lines) - 1)
+        for k, text in enumerate(lines):
+            c.drawString(x, top - 14 * k, text)
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 11)
+        c.drawString(94, 750, "Supported versions of the database")
+        cell(c, head[0], 100, 700)
+        cell(c, head[1], 240, 700)
+        c.setFont("Helvetica", 11)
+        for k, (left, right) in enumerate(rows):
+            cell(c, left, 94, 660 - 44 * k)
+            cell(c, right, 231, 660 - 44 * k)
+        c.drawString(94, 500, "The dialect is tested on every version above.")
+    return drawn_pdf(draw)
+
+
+def test_cells_centred_on_their_rows_under_a_header_cell_over_two_lines_make_a_table() -> None:
+    got = tables(_centred_cells(SUPPORT, (["Support", "type"], ["Versions"])))
+    assert got == [[["Support type", "Versions"], *[[" ".join(a), " ".join(b)] for a, b in SUPPORT]]]
+    # the same two parts without the bold header are a list of labels, read as text
+    def plain(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 11)
+        for k, (left, right) in enumerate(SUPPORT):
+            for j, text in enumerate(left):
+                c.drawString(94, 660 - 44 * k + 7 * (len(left) - 1) - 14 * j, text)
+            for j, text in enumerate(right):
+                c.drawString(231, 660 - 44 * k + 7 * (len(right) - 1) - 14 * j, text)
+    assert tables(drawn_pdf(plain)) == []
