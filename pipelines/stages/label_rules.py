@@ -91,7 +91,9 @@ class LabelRules:
                 sum(all(w.bold for w in line) for line in body) > 0.5 * len(body):
             return False  # (bold labels down a list, or bold paragraphs: no header row)
         rows = self._rows_of(left, right)
-        blocks = self._blocks_paired(body, values)
+        # (a header cell ending in a colon labels a block: two address blocks under ``Bill To:``)
+        blocks = not any(line[-1].text.endswith(":") for line in (left[hl - 1], right[hr - 1])) \
+            and self._blocks_paired(body, values) is not None
         if len(values) < len(body) and not (rows or blocks or self._side_by_side(left, right)):
             return False
         short = statistics.median(len(line) for line in body) <= 3
@@ -102,25 +104,62 @@ class LabelRules:
             and mates >= 2 / 3 * len(body)
         return short and (_width(left) <= 0.6 * _width(right) or named or blocks or self._side_by_side(left, right)) or rows
 
-    def _blocks_paired(self, left: list[list[Word]], right: list[list[Word]]) -> bool:
+    def row_bands(self, cols: list[list[Any]]) -> list[tuple[float, float]] | None:
+        """The heights (top, bottom) of the header and of each row of a ``headed`` table whose
+        rows ``_blocks_paired`` found, for the table reader to keep each row's lines together
+        (rows apart by little more than the lines of a cell); None for other tables."""
+        if len(cols) != 2 or not self.headed(cols):
+            return None
+        left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        hl, hr = _bold_lead(left), _bold_lead(right)
+        bands = self._blocks_paired(left[hl:], right[hr:])
+        return [_span([*left[:hl], *right[:hr]]), *bands] if bands else None
+
+    def _blocks_paired(self, left: list[list[Word]], right: list[list[Word]]) -> list[tuple[float, float]] | None:
         """Do both parts' lines fall into blocks (a cell's lines, set at the parts' line pitch)
         that pair off one to one, each left block's height overlapping its right block's and no
-        other's? Rows of cells of several lines, each centred on its row (two rows at least)."""
+        other's? Rows of cells of several lines, each centred on its row (two rows at least).
+        The rows' heights, or None."""
         ys = [[statistics.fmean(w.cy for w in line) for line in side] for side in (left, right)]
         own = [b - a for side in ys for a, b in zip(side, side[1:]) if b - a > 0.5 * self.unit]
         if not own:
-            return False
+            return None
         pitch = 1.35 * min(own)  # (the closest lines of either part: two lines of one cell)
         sides = [_blocks(side, pitch) for side in (left, right)]
-        if len(sides[0]) != len(sides[1]) or len(sides[0]) < 2 or all(len(b) == 1 for side in sides for b in side):
-            return False
+        if all(len(b) == 1 for side in sides for b in side):
+            return None
+        return self._overlapping(sides) or next(
+            (bands for k, rows in enumerate(sides) if (bands := self._centred_on(rows, (left, right)[1 - k], min(own)))),
+            None)
+
+    @staticmethod
+    def _overlapping(sides: list[list[list[list[Word]]]]) -> list[tuple[float, float]] | None:
+        if len(sides[0]) != len(sides[1]) or len(sides[0]) < 2:
+            return None
         spans = [[_span(b) for b in side] for side in sides]
         for k, (a, b) in enumerate(zip(*spans, strict=True)):
             if min(a[1], b[1]) <= max(a[0], b[0]):
-                return False
+                return None
             if any(min(a[1], o[1]) > max(a[0], o[0]) for j, o in enumerate(spans[1]) if j != k):
-                return False
-        return True
+                return None
+        return [(min(a[0], b[0]), max(a[1], b[1])) for a, b in zip(*spans, strict=True)]
+
+    @staticmethod
+    def _centred_on(rows: list[list[list[Word]]], others: list[list[Word]], pitch: float) -> list[tuple[float, float]] | None:
+        """Or one part's blocks are the rows, the other part's lines set so close that its
+        rows do not part by the pitch: each line taken by the row nearest it, every row takes
+        some, and their middle is the row's within half a line pitch (three rows at least)."""
+        if len(rows) < 3:
+            return None
+        mids = [(statistics.fmean(w.cy for w in b[0]) + statistics.fmean(w.cy for w in b[-1])) / 2 for b in rows]
+        taken: list[list[list[Word]]] = [[] for _ in rows]
+        for line in others:
+            y = statistics.fmean(w.cy for w in line)
+            taken[min(range(len(mids)), key=lambda k: abs(mids[k] - y))].append(line)
+        if not all(t and abs((statistics.fmean(w.cy for w in t[0]) + statistics.fmean(w.cy for w in t[-1])) / 2 - m)
+                   <= 0.5 * pitch for t, m in zip(taken, mids, strict=True)):
+            return None
+        return [_span([*b, *t]) for b, t in zip(rows, taken, strict=True)]
 
     def contrasted(self, cols: list[list[Any]]) -> bool:
         """Two parts of three lines or more, each line one short cell (three words at most) in

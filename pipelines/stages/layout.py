@@ -195,7 +195,8 @@ def _table_head(head: list[Word], body: list[Word], unit: float) -> bool:
     # (three pieces at least: two bold labels over blocks side by side head those blocks, the
     # parties of an invoice, and a margin line keeps them apart from the blocks as it should)
     return len(pieces) >= 3 and sum(any(abs(w.x1 - p[0].x1) <= 1 or abs(w.x2 - p[-1].x2) <= 1 for w in below)
-                                    for p in pieces) >= 2 or _centred_over(pieces, row_lines(body)[:3], unit)
+                                    for p in pieces) >= 2 or _centred_over(pieces, (rows := row_lines(body))[:3], unit) \
+        or _centred_spans(pieces, rows[:6], unit)
 
 
 def _centred_over(pieces: list[list[Word]], below: list[list[Word]], unit: float) -> bool:
@@ -213,6 +214,25 @@ def _centred_over(pieces: list[list[Word]], below: list[list[Word]], unit: float
         if abs((left + right) / 2 - (p[0].x1 + p[-1].x2) / 2) > 0.4 * unit:
             return False
     return True
+
+
+def _centred_spans(pieces: list[list[Word]], below: list[list[Word]], unit: float) -> bool:
+    """Or, where cells wrap or sit apart in height (the rows under it not each in as many
+    pieces), the lines under it (six) fall into as many columns as it has pieces, apart by more
+    than a word space where no word of them runs, each in two lines at least, and each piece is
+    centred over its column."""
+    spans: list[list[float]] = []  # [left, right, lines]
+    for x1, x2, n in sorted((w.x1, w.x2, k) for k, line in enumerate(below) for w in line):
+        if spans and x1 - spans[-1][1] <= 0.5 * unit:
+            spans[-1][1] = max(spans[-1][1], x2)
+            spans[-1][2].add(n)  # type: ignore[union-attr]
+        else:
+            spans.append([x1, x2, {n}])  # type: ignore[list-item]
+    if len(spans) != len(pieces):
+        return False
+    # (centred over the cell, which is wider than the text it holds: a margin for that)
+    return all(len(n) >= 2 and abs((a + b) / 2 - (p[0].x1 + p[-1].x2) / 2) <= 0.4 * unit + 0.05 * (b - a)
+               for (a, b, n), p in zip(spans, pieces, strict=True))
 
 
 def _pieces(line: list[Word], gap: float) -> list[list[Word]]:

@@ -3,14 +3,16 @@
 Rules across the table may stand between its rows, or only set off groups of rows (a label over
 a column of figures, an ERP's item band ruled in columns only); a band between two rules is one
 row when its cells wrap or centre on it, else a row per line. Also which drawn vertical lines
-divide columns at all: a box drawn around a word (a key, a button) divides nothing.
+divide columns at all: a box drawn around a word (a key, a button) divides nothing. And, for a
+whitespace table, the rows the XY-cut found from cells centred on them (``in_bands``).
 """
 
 from __future__ import annotations
 
 import statistics
+from typing import Any
 
-from pipelines.stages.geometry import Rule, Word
+from pipelines.stages.geometry import Rule, Word, union
 
 
 def cluster(values: list[float], tol: float) -> list[float]:
@@ -183,4 +185,33 @@ def joined(hs: list[Rule]) -> list[Rule]:
                 break
         else:
             out.append(r)
+    return out
+
+
+def _filled(row: list[Any]) -> int:
+    return sum(1 for t, _ in row if t.strip())
+
+
+def in_bands(rows: list[list[Any]], bands: list[tuple[float, float]]) -> list[list[Any]]:
+    """The rows whose middles lie in one of ``bands`` (the XY-cut's rows of cells centred on
+    them, ``label_rules.row_bands``) joined into one, a cell's lines kept; unchanged when a
+    row lies in no band. In a table of more than two columns only a line with half its cells
+    or fewer joins (a wrapped cell's); two full lines beside one cell centred on both are two
+    rows under a cell that spans them (``4`` beside ``25-28 … 0xA`` and ``29-32 … 0x2``)."""
+    out: list[list[Any]] = []
+    last = None
+    for row in rows:
+        boxes = [b for _, b in row if b]
+        if not boxes:
+            return rows
+        mid = (min(b[1] for b in boxes) + max(b[3] for b in boxes)) / 2
+        k = next((k for k, (top, bottom) in enumerate(bands) if top <= mid <= bottom), None)
+        if k is None:
+            return rows
+        if out and k == last and (len(row) == 2 or min(_filled(out[-1]), _filled(row)) <= len(row) // 2):
+            out[-1] = [(f"{t1}\n{t2}".strip("\n"), union([b for b in (b1, b2) if b]) if (b1 or b2) else None)
+                       for (t1, b1), (t2, b2) in zip(out[-1], row, strict=True)]
+        else:
+            out.append(list(row))
+        last = k
     return out

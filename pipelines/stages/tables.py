@@ -22,7 +22,7 @@ import statistics
 from typing import Any
 
 from pipelines.core.models import Fragment
-from pipelines.stages import grid, table_cells
+from pipelines.stages import grid, row_bands, table_cells
 from pipelines.stages.geometry import Box, Word, inside, union
 from pipelines.stages.lines_of_words import group_lines, staggered
 from pipelines.stages.text import render_html_table, render_markdown_table, table_fragment
@@ -223,7 +223,11 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
         good.append(grid_from_columns([[w for w in c if isinstance(w, Word)] for c in columns], unit))
     good.append(grid.whitespace_grid(words, unit))
     good = [r for r in good if r and _shape_ok(r) and _complete(r, words)]
-    return _continued(_centred_labels(_spaced(max(good, key=_dense_columns), unit))) if good else None
+    if not good:
+        return None
+    rows = _spaced(max(good, key=_dense_columns), unit)
+    bands = block.data.pop("bands", None) if isinstance(getattr(block, "data", None), dict) else None
+    return _continued(_centred_labels(row_bands.in_bands(rows, bands) if bands else rows))
 
 
 def _spaced(rows: list[list[Cell]], unit: float) -> list[list[Cell]]:

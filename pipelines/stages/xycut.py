@@ -160,7 +160,10 @@ class _Cutter(BandRules, LabelRules):
                 or self.contrasted(cols) else self.refined(cols)
             if parts:
                 box = union([_box(i) for i in items])
-                self.emit([Region("text_table", *box, data={"columns": parts})], out, path)
+                data: dict[str, Any] = {"columns": parts}
+                if len(parts) == 2 and (bands := self.row_bands(parts)):
+                    data["bands"] = bands  # (rows apart by little more than a cell's lines)
+                self.emit([Region("text_table", *box, data=data)], out, path)
                 return
             bands = self.label_bands(cols)
             if len(bands) > 1:

@@ -4,12 +4,17 @@ Writer centres a row's cells on the row: a cell whose text sits in a paragraph w
 under it is set higher than the plain cell beside it, so the row's cells do not share a line
 (Pango's enumerations, Node.js's version histories); a name wrapped over two lines sits in the
 middle of a longer description (CMake's variables). Small tables of such rows come with a title
-over a bold header, or start the page with the header in its top margin. These tests draw such tables and check the cells a reader gets,
+over a bold header, or start the page with the header in its top margin; a header cell may wrap
+beside one that does not, and a row's lines may be set as far apart as the rows (Pango's
+enumerations, SQLAlchemy's version tables), while a cell centred over two full rows of a wider
+table spans them. These tests draw such tables and check the cells a reader gets,
 and check the line rule itself: lines of text, two lines side by side and a brace over several
 rows are not joined.
 """
 
 from __future__ import annotations
+
+from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from pipelines.stages.geometry import Word
 from pipelines.stages.lines_of_words import group_lines, row_lines, staggered
@@ -223,3 +228,85 @@ def test_cells_centred_on_their_rows_under_a_header_cell_over_two_lines_make_a_t
             for j, text in enumerate(right):
                 c.drawString(231, 660 - 44 * k + 7 * (len(right) - 1) - 14 * j, text)
     assert tables(drawn_pdf(plain)) == []
+
+
+GRAVITY = [(["PANGO_GRAVIT", "Y_HINT_NATUR", "AL"], ["Scripts take their natural gravity based on the", "base gravity and the script."]),
+           (["PANGO_GRAVIT", "Y_HINT_STRON", "G"], ["Always use the base gravity set."]),
+           (["PANGO_GRAVIT", "Y_HINT_LINE"], ["For scripts not in their natural direction, choose",
+                                              "per-script gravity such that every script respects",
+                                              "the line progression, top to bottom."])]
+
+
+def _loose_rows(c, rows, xs: tuple[float, float], top: float, pitch: float, gap: float) -> None:  # type: ignore[no-untyped-def]
+    """Each row's two cells centred on the row, lines ``pitch`` apart, rows ``gap`` more."""
+    y = top
+    for left, right in rows:
+        n = max(len(left), len(right))
+        for x, lines in zip(xs, (left, right), strict=True):
+            first = y - pitch * (n - len(lines)) / 2
+            for k, text in enumerate(lines):
+                c.drawString(x, first - pitch * k, text)
+        y -= pitch * n + gap
+
+
+def test_a_header_in_the_top_margin_over_wrapped_cells_centred_on_loose_rows() -> None:
+    """Writer's print of Pango's enumerations at the top of a page: the bold header in the
+    margin, centred over its columns; names broken over three lines beside shorter or longer
+    descriptions, each centred on its row, lines set as far apart as the rows."""
+    spans = [max(stringWidth(t, "Helvetica", 9) for row in GRAVITY for t in row[k]) for k in (0, 1)]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 9)  # (each centred on its cell, a little wider than its text)
+        c.drawCentredString(58 + spans[0] / 2 + 2, 750, "Name")
+        c.drawCentredString(175 + spans[1] / 2 + 4, 750, "Description")
+        c.setFont("Helvetica", 9)
+        _loose_rows(c, GRAVITY, (58, 175), 725, 24.5, 4)
+    got = tables(drawn_pdf(draw))
+    assert got == [[["Name", "Description"], *[[" ".join(a), " ".join(b)] for a, b in GRAVITY]]]
+
+
+def test_a_cell_centred_over_two_full_rows_of_a_wider_table_spans_them() -> None:
+    """Two lines that fill every other column beside one cell centred on both are two rows
+    under a cell that spans them (Python's version bytes), not one row's wrapped cells."""
+    head = ["Bytes", "Bits (big endian order)", "Meaning", "Value for 3.4.1a2"]
+    rows = [["1", "1-8", "PY_MAJOR_VERSION", "0x03"], ["2", "9-16", "PY_MINOR_VERSION", "0x04"],
+            ["3", "17-24", "PY_MICRO_VERSION", "0x01"]]
+    xs = (88, 131, 291.1, 423.5)
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica-Bold", 10)
+        for x, t in zip((88.7, 131.5, 325.9, 426.0), head, strict=True):
+            c.drawString(x, 700, t)
+        c.setFont("Helvetica", 10)
+        y = 669
+        for row in rows:
+            for x, t in zip(xs, row, strict=True):
+                c.drawString(x, y, t)
+            y -= 31
+        c.drawString(xs[0], y - 15.5, "4")
+        for k, rest in enumerate((["25-28", "PY_RELEASE_LEVEL", "0xA"], ["29-32", "PY_RELEASE_SERIAL", "0x2"])):
+            for x, t in zip(xs[1:], rest, strict=True):
+                c.drawString(x, y - 31 * k, t)
+    got = tables(drawn_pdf(draw))
+    assert len(got) == 1 and got[0][:4] == [head, *rows]
+    assert [r[1:] for r in got[0][4:]] == [["25-28", "PY_RELEASE_LEVEL", "0xA"], ["29-32", "PY_RELEASE_SERIAL", "0x2"]]
+
+
+def test_rows_in_one_band_join_unless_both_fill_a_wider_table() -> None:
+    """The table reader's side of it (``row_bands.in_bands``): the lines of a row the cut found join;
+    in a table of four columns a line with one cell joins (a wrapped cell), two full lines stay
+    two rows under the cell centred on both."""
+    from pipelines.stages.row_bands import in_bands
+
+    def row(y: float, *texts: str) -> list:
+        return [(t, (10.0 * k, y, 10.0 * k + 8, y + 9) if t else None) for k, t in enumerate(texts)]
+    bands = [(0.0, 20.0), (30.0, 70.0)]
+    wrapped_cell = [row(5, "Debian", "armel", "wheezy", "J. Ranke"), row(35, "", "", "lucid/", ""),
+                    row(47, "Ubuntu", "i386", "", "M. Rutter"), row(59, "", "", "trusty", "")]
+    assert [[t for t, _ in r] for r in in_bands(wrapped_cell, bands)] == \
+        [["Debian", "armel", "wheezy", "J. Ranke"], ["Ubuntu", "i386", "lucid/\ntrusty", "M. Rutter"]]
+    spanned = [row(5, "3", "17-24", "MICRO", "0x01"), row(35, "4", "25-28", "LEVEL", "0xA"), row(55, "", "29-32", "SERIAL", "0x2")]
+    assert in_bands(spanned, bands) == spanned
+    two = [row(5, "Name", "Description"), row(35, "PANGO_GRAVIT", "Scripts take"), row(55, "Y_HINT", "their gravity")]
+    assert [[t for t, _ in r] for r in in_bands(two, bands)] == \
+        [["Name", "Description"], ["PANGO_GRAVIT\nY_HINT", "Scripts take\ntheir gravity"]]
