@@ -226,7 +226,7 @@ def read_region(block: Any, words: list[Word], columns: list | None, unit: float
     if not good:
         return None
     rows = _spaced(max(good, key=_dense_columns), unit)
-    bands = block.data.pop("bands", None) if isinstance(getattr(block, "data", None), dict) else None
+    bands = block.data.pop("bands", None)  # (label_rules.row_bands, through the cut's region)
     return _continued(_centred_labels(row_bands.in_bands(rows, bands) if bands else rows))
 
 

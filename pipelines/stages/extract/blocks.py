@@ -10,7 +10,7 @@ import re
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import names, parties
 from pipelines.stages.extract.lexicon import gloss
-from pipelines.stages.extract.lines import Box, Line, _right_of, union_box
+from pipelines.stages.extract.lines import Box, Line, _band_overlap, _right_of, union_box
 from pipelines.stages.extract.lines import letters as _letters
 from pipelines.stages.extract.roles import (
     ADDRESS,
@@ -18,7 +18,6 @@ from pipelines.stages.extract.roles import (
     BUYER,
     DATE,
     LEGAL,
-    MONTHS,
     NAME,
     PHONE,
     REGISTRATION,
@@ -26,6 +25,8 @@ from pipelines.stages.extract.roles import (
     STOP,
     TITLE,
     _party_label,
+    dated,
+    priced,
 )
 
 HEADER_ROWS = 12  # the seller is named within the first rows of the first page
@@ -169,14 +170,14 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if not out and passed < 3 and TAX_LABEL.match(t):
             passed += 1  # "Régimen fiscal: 601 General de Ley Personas Morales" under the name
             continue
-        if not out and not started and _dated(t) and passed < 2:
+        if not out and not started and dated(t) and passed < 2:
             passed += 1
             continue
         if (kept := _before_contacts(t)) is not None:
             out.append((kept, ln))  # "Unit 7, Ballybrit Business Park, Galway H91 X2C4 · 091 770 215 · …"
             break
-        if STOP.search(t) or (_is_title(t) and not POSTCODE.search(t)) or _priced(t) or parties.labelled(t) \
-                or PHONE.search(t) or (out and _dated(t)) or EMAIL_LINE.search(t):
+        if STOP.search(t) or (_is_title(t) and not POSTCODE.search(t)) or priced(t) or parties.labelled(t) \
+                or PHONE.search(t) or (out and dated(t)) or EMAIL_LINE.search(t):
             break
         if not out and passed < 2 and re.search(r"\d{6,}", t) and _letters(t) <= 4:
             passed += 1  # an identifier over the name ("GLN 4304171000002")
@@ -190,18 +191,6 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if len(out) == ADDRESS_ROWS or COUNTRY_LAST.search(t):
             break  # (an address ends with its country: a branch's name may follow)
     return out
-
-
-def _dated(text: str) -> bool:
-    """A date in ``text``: figures, or a month's name (``23 BATU 10`` is a street's milestone)."""
-    return any(not re.search(r"[^\W\d_]", m.group(0)) or MONTHS.search(m.group(0)) for m in DATE.finditer(text))
-
-
-def _priced(text: str) -> bool:
-    """An amount ends ``text`` (a tax code may follow) or carries its currency: an address's
-    house numbers written with a comma (``NO.53 55,57 & 59, JALAN SAGU``) are none."""
-    return any(not m.group(0)[0].isdigit() and m.group(0)[0] != "-" or _letters(text[m.end():]) <= 3
-               and not re.search(r"\d", text[m.end():]) for m in AMOUNT.finditer(text))
 
 
 def _contact(part: str) -> bool:
@@ -275,7 +264,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     typical = body[len(body) // 2]
     # the rest of the head's row (a big name set in two columns of words), left to right
     row = sorted([ln for ln in lines if ln is not head and ln.box and head.box
-                  and _overlap_y(ln.box, head.box) > 0.5 and _name_like(ln.text)
+                  and _band_overlap(ln.box, head.box) > 0.5 and _name_like(ln.text)
                   and gloss(ln.text.strip(" :")) == ln.text.strip(" :")  # (no label: "Núm. factura")
                   and _near(ln.box, head.box)] + [head],
                  key=lambda ln: ln.box["x1"])  # type: ignore[index]
@@ -285,7 +274,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     big = _height(head) > 1.3 * typical
     while below:
         nxt = below[0]
-        same_row = sorted([ln for ln in below if ln.box and nxt.box and _overlap_y(ln.box, nxt.box) > 0.5],
+        same_row = sorted([ln for ln in below if ln.box and nxt.box and _band_overlap(ln.box, nxt.box) > 0.5],
                           key=lambda ln: ln.box["x1"])  # type: ignore[index]
         text = " ".join(_without_id(ln.text) for ln in same_row)
         dangling = re.search(r"(?:&|\band|\bund|\bet|-)$", name[-1][0].strip(), re.I) is not None
@@ -303,9 +292,8 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
 
 
 def _closed_by_id(first: str, text: str, rest: list[Line]) -> bool:
-    """A name's second line: words without a figure between a name without its legal form and
-    the firm's registration number on a line of its own (``RESTAURANT JIAWEI`` / ``JIAWEI
-    HOUSE`` / ``002693074-K``): the number closes the name."""
+    """Words without a figure between a name without its legal form and the firm's number on a
+    line of its own close the name (``RESTAURANT JIAWEI`` / ``JIAWEI HOUSE`` / ``002693074-K``)."""
     return (not LEGAL.search(first) and _name_like(text) and not re.search(r"\d", text) and bool(rest)
             and not _without_id(rest[0].text) and REGISTRATION.match(rest[0].text) is not None)
 
@@ -352,11 +340,6 @@ def _near(a: Box, b: Box) -> bool:
     height apart (``POPULAR`` ``BOOK``; not the buyer's name and a label across the page)."""
     gap = max(a["x1"] - b["x2"], b["x1"] - a["x2"], 0.0)
     return gap <= 8 * max(a["y2"] - a["y1"], b["y2"] - b["y1"])
-
-
-def _overlap_y(a: Box, b: Box) -> float:
-    inter = min(a["y2"], b["y2"]) - max(a["y1"], b["y1"])
-    return inter / max(1e-6, min(a["y2"] - a["y1"], b["y2"] - b["y1"]))
 
 
 def _street_and_town(block: Block) -> Block:

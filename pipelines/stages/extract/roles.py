@@ -173,6 +173,19 @@ MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr
                     r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei|jän|feber", re.I)
 
 
+def dated(text: str) -> bool:
+    """A date in ``text``: figures, or a month's name (``23 BATU 10`` is a street's milestone)."""
+    return any(not re.search(r"[^\W\d_]", m.group(0)) or MONTHS.search(m.group(0)) for m in DATE.finditer(text))
+
+
+def priced(text: str) -> bool:
+    """An amount ends ``text`` (a tax code may follow) or carries its currency: an address's
+    house numbers written with a comma (``NO.53 55,57 & 59, JALAN SAGU``) are none."""
+    return any(not m.group(0)[0].isdigit() and m.group(0)[0] != "-"
+               or sum(ch.isalpha() for ch in text[m.end():]) <= 3 and not re.search(r"\d", text[m.end():])
+               for m in AMOUNT.finditer(text))
+
+
 CURRENCY_NAME = _words("currency", "currency code", "währung", "devise", "monnaie", "valuta", "munt", "moneda",
                       "divisa")
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "RM": "MYR", "S$": "SGD", "US$": "USD", "Ft": "HUF",
