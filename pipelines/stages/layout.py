@@ -20,7 +20,7 @@ from typing import Any
 from pipelines.stages import bidi
 from pipelines.stages.band_rules import FIG_CAPTION, TABLE_CAPTION
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.lines_of_words import BULLETS, group_lines, row_lines
+from pipelines.stages.lines_of_words import BULLETS, group_lines, lines_kept, row_lines
 from pipelines.stages.lines_of_words import ENUM as _ENUM
 from pipelines.stages.xycut import (
     Region,
@@ -323,6 +323,12 @@ def layout_page(words: list[Word], regions: list[Region], height: float,
     keep unless it interleaves proven columns (``reading_order.settle``); OCR words have none."""
     if not words and not regions:
         return []
+    with lines_kept():
+        return _layout_page(words, regions, height, body, text_layer)
+
+
+def _layout_page(words: list[Word], regions: list[Region], height: float,
+                 body: float | None, text_layer: bool) -> list[Block]:
     unit = statistics.median([w.h for w in words]) if words else 10.0
     words = glue_markers(words, unit)
     head, main, foot = split_margins(words, height, unit)

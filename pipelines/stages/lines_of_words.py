@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from pipelines.stages.geometry import Box, Word
@@ -25,32 +28,71 @@ STAGGER = 0.12  # of a word's height: cells of one row set this far into each ot
 SIZES = 1.5  # and their heights this close (a brace or a bracket over several rows is no cell)
 
 
+# Lines already grouped, by the words' identities in order, while one page is laid out: the cut
+# asks again for the lines of the same band at each of its tests (three calls in four repeat).
+_KEPT: ContextVar[dict[tuple[Any, ...], tuple[list[Word], list[list[Word]]]] | None] = \
+    ContextVar("lines_kept", default=None)
+
+
+@contextmanager
+def lines_kept() -> Iterator[None]:
+    """Within this block ``group_lines`` answers a list of words it has grouped before from what
+    it found then (the words must not move meanwhile: one page's layout, after its words are
+    read and placed)."""
+    token = _KEPT.set({})
+    try:
+        yield
+    finally:
+        _KEPT.reset(token)
+
+
 def group_lines(words: list[Word], stagger: bool = False) -> list[list[Word]]:
     """Words → lines (top to bottom), each sorted left to right. With ``stagger`` (a table's
     rows, looked for across its gutters) a line beside the one above (``staggered``) joins it:
     an office suite centres a row's cells on the row, so a cell whose text sits in a paragraph
     with a margin under it is set a little higher than its neighbour's. Lines of text set with
     tight leading meet as much, so text is read without it."""
+    kept = _KEPT.get()
+    if kept is None:
+        return _group(words, stagger)
+    key = (stagger, *map(id, words))
+    hit = kept.get(key)
+    if hit is None:  # (the entry holds the words, so no id in its key is reused while it lives)
+        hit = kept[key] = (list(words), _group(words, stagger))
+    return [list(line) for line in hit[1]]
+
+
+def _group(words: list[Word], stagger: bool) -> list[list[Word]]:
     if words and all(w.line >= 0 for w in words):
         return _engine_lines(words)
     lines: list[list[Word]] = []
     spans: list[tuple[float, float]] = []  # each line's vertical extent, kept as it grows
     ly1 = ly2 = 0.0
-    for w in sorted(words, key=lambda w: (w.cy, w.x1)):
+    # (top to bottom by centre, then left to right; the comparisons written out: this runs for
+    # every band the cut tests)
+    for w in sorted(words, key=lambda w: (w.y1 + w.y2, w.x1)):
+        y1, y2 = w.y1, w.y2
         if lines:
-            ov = min(ly2, w.y2) - max(ly1, w.y1)
-            if ov > 0.5 * min(ly2 - ly1, w.y2 - w.y1):
+            ov = (ly2 if ly2 < y2 else y2) - (ly1 if ly1 > y1 else y1)
+            if ov > 0.5 * min(ly2 - ly1, y2 - y1):
                 lines[-1].append(w)
-                ly1, ly2 = min(ly1, w.y1), max(ly2, w.y2)
+                if y1 < ly1:
+                    ly1 = y1
+                if y2 > ly2:
+                    ly2 = y2
                 continue
             spans.append((ly1, ly2))
         lines.append([w])
-        ly1, ly2 = w.y1, w.y2
+        ly1, ly2 = y1, y2
     if lines:
         spans.append((ly1, ly2))
     for line in lines:
-        line.sort(key=lambda w: w.x1)
+        line.sort(key=_left)
     return _rows(lines, spans) if stagger else lines
+
+
+def _left(w: Word) -> float:
+    return w.x1
 
 
 def row_lines(words: list[Word]) -> list[list[Word]]:

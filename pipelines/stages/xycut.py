@@ -63,6 +63,9 @@ class _Cutter(BandRules, LabelRules):
         self.band_gap = max(0.45 * self.unit, line_gap + 0.25 * self.unit)
         self.nodes = 0  # column cuts made so far (their ids)
         self.paths: list[Path] = []
+        # each band's columns, by its items' identities in order: the cut and its tests ask
+        # again for the same band's (the entry holds the items, so no id is reused meanwhile)
+        self._columns: dict[tuple[int, ...], tuple[list[Item], list[list[Item]]]] = {}
 
     def split_x(self, items: list[Item], min_gap: float) -> list[list[Item]]:
         items = sorted(items, key=lambda i: i.x1)
@@ -98,6 +101,12 @@ class _Cutter(BandRules, LabelRules):
         return self.unit * (1.1 if lines > 1.4 else 2.5)
 
     def columns(self, items: list[Item]) -> list[list[Item]]:
+        key = tuple(map(id, items))
+        if (hit := self._columns.get(key)) is None:
+            hit = self._columns[key] = (list(items), self._find_columns(items))
+        return [list(col) for col in hit[1]]
+
+    def _find_columns(self, items: list[Item]) -> list[list[Item]]:
         cols = whole_lines(self.split_x(items, self.x_gap(items)))
         if len(cols) == 1 and (headed := self.header_columns(items)) is not None:
             return headed

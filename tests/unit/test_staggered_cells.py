@@ -310,3 +310,21 @@ def test_rows_in_one_band_join_unless_both_fill_a_wider_table() -> None:
     two = [row(5, "Name", "Description"), row(35, "PANGO_GRAVIT", "Scripts take"), row(55, "Y_HINT", "their gravity")]
     assert [[t for t, _ in r] for r in in_bands(two, bands)] == \
         [["Name", "Description"], ["PANGO_GRAVIT\nY_HINT", "Scripts take\ntheir gravity"]]
+
+
+def test_lines_grouped_again_within_a_page_layout_are_the_same_and_a_callers_own() -> None:
+    """``lines_kept`` answers a list of words grouped before from what it found then: the same
+    lines as grouping afresh, in lists the caller may change without changing later answers."""
+    from pipelines.stages.lines_of_words import lines_kept
+
+    words = [Word("b", 60, 100, 80, 110), Word("a", 10, 101, 50, 111), Word("c", 10, 130, 50, 140),
+             Word("d", 60, 124, 90, 134)]
+    fresh = [[w.text for w in line] for line in row_lines(words)]
+    with lines_kept():
+        first = row_lines(words)
+        assert [[w.text for w in line] for line in first] == fresh == [["a", "b"], ["c", "d"]]
+        first[0].clear()
+        first.append([])
+        assert [[w.text for w in line] for line in row_lines(words)] == fresh
+        assert [[w.text for w in line] for line in group_lines(words)] == [["a", "b"], ["d"], ["c"]]
+        assert [[w.text for w in line] for line in row_lines(words[:3])] == [["a", "b"], ["c"]]
