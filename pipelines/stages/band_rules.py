@@ -5,7 +5,8 @@ A short band may be too low to show a gutter on its own, so adjacent bands whose
 are merged (``merge_bands``); a table whose rows its padding sets apart leaves each row a band,
 joined again when the rows make a table (``spaced_rows``); a paragraph set with no gap under a
 table's last row is parted from it (``prose_under``); a bold header row that hides its
-columns' gutter is given to them (``header_columns``).
+columns' gutter is given to them (``header_columns``), and a header cell centred right of its
+column's narrow cells joins that column (``centred_headers``).
 
 A mixin of the cutter: the rules need its line height (``self.unit``), its band gap and its
 column tests (``columns``, ``has_gutter``, ``tabular``, ``labelled``, ``headed``,
@@ -61,6 +62,28 @@ class BandRules:
             if any(where[id(b)] != where[id(a)] and b.x1 - a.x2 < self.unit for a, b in zip(line, line[1:])):
                 return None
         return out if len(set(where.values())) == len(cols) else None
+
+    def centred_headers(self, cols: list[list[Item]]) -> list[list[Item]]:
+        """Columns that hold nothing but bold words of the band's top line, each right of a column
+        with nothing on that line and cells under it, joined to that column: HTML centres a
+        header cell over its column, and cells narrower than it, set from the column's left edge,
+        leave it standing apart on their right (LibreOffice's prints of short values)."""
+        if len(cols) < 3 or any(not isinstance(i, Word) for c in cols for i in c):
+            return cols
+        top = min(i.y1 for c in cols for i in c)
+        first = min((i for c in cols for i in c if i.y1 < top + 0.5 * self.unit), key=lambda w: w.y2).y2
+
+        def on_top(w: Word) -> bool:
+            return w.y1 < first - 0.25 * self.unit
+        out = [cols[0]]
+        for col in cols[1:]:
+            left = out[-1]
+            if all(on_top(w) and w.bold for w in col) and not any(on_top(w) for w in left) \
+                    and len(left) >= 2 and min(w.x1 for w in col) > min(w.x1 for w in left):
+                out[-1] = left + col
+            else:
+                out.append(col)
+        return out
 
     def merge_bands(self, bands: list[list[Item]]) -> list[list[Item]]:
         merged = [bands[0]]

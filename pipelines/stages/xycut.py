@@ -113,7 +113,7 @@ class _Cutter(BandRules, LabelRules):
         if len(cols) > 1 and any(all(isinstance(i, Region) and i.kind == "key_value_region"
                                      for i in col) for col in cols):
             return [items]  # a column of form fields beside their labels: read row by row
-        return cols
+        return self.centred_headers(cols)
 
     def has_gutter(self, items: list[Item]) -> bool:
         return len(self.columns(items)) > 1
@@ -313,11 +313,18 @@ class _Cutter(BandRules, LabelRules):
         first = centres[0]
         if len(first) < 2:
             return False
-        aligned = sum(1 for y, line in zip(first, rows_per_col[0], strict=True)
-                      if sum(any(abs(y - y2) < 0.5 * self.unit or abs(y - y2) < 2 * self.unit and staggered(line, ln)
-                                 for y2, ln in zip(cy, rs, strict=True))
-                             for cy, rs in zip(centres[1:], rows_per_col[1:], strict=True)) >= len(cols) // 2)
-        return aligned >= max(2, 0.6 * len(first))
+        aligned = {k for k, (y, line) in enumerate(zip(first, rows_per_col[0], strict=True))
+                   if sum(any(abs(y - y2) < 0.5 * self.unit or abs(y - y2) < 2 * self.unit and staggered(line, ln)
+                              for y2, ln in zip(cy, rs, strict=True))
+                          for cy, rs in zip(centres[1:], rows_per_col[1:], strict=True)) >= len(cols) // 2}
+        # a cell over two lines with its row's other cells centred on them (HTML's middle
+        # alignment): the others' lines sit halfway between the two
+        for k in range(len(first) - 1):
+            mid = (first[k] + first[k + 1]) / 2
+            if first[k + 1] - first[k] < 2.2 * self.unit and \
+                    sum(any(abs(mid - y2) < 0.25 * self.unit for y2 in cy) for cy in centres[1:]) >= len(cols) // 2:
+                aligned |= {k, k + 1}
+        return len(aligned) >= max(2, 0.6 * len(first))
 
 
 def _prose(col: list[Item]) -> bool:

@@ -328,3 +328,29 @@ def test_lines_grouped_again_within_a_page_layout_are_the_same_and_a_callers_own
         assert [[w.text for w in line] for line in row_lines(words)] == fresh
         assert [[w.text for w in line] for line in group_lines(words)] == [["a", "b"], ["d"], ["c"]]
         assert [[w.text for w in line] for line in row_lines(words[:3])] == [["a", "b"], ["c"]]
+
+
+def test_header_cells_centred_right_of_short_values_and_values_centred_on_a_wrapped_stub() -> None:
+    """HTML centres a header cell over its column and a row's cells on the row: a bold header
+    cell wider than the values under it stands apart on their right, and the values of a row
+    whose first cell wraps over two lines sit halfway between them (Octave's table of ``eig``'s
+    flags, as LibreOffice prints it)."""
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 11)
+        c.drawString(113, 720, "Use the Cholesky factorization of B. (default if A is symmetric (Hermitian) and B is")
+        c.drawString(113, 690, "Use the QZ algorithm. (used whenever A or B are not symmetric)")
+        c.setFont("Helvetica-Bold", 11)
+        for x, t in ((272, "no flag"), (390, "chol"), (506, "qz")):
+            c.drawString(x, 660, t)
+        c.setFont("Helvetica", 10)
+        for x, t in ((87, "both are symmetric"), (239, '"chol"'), (349, '"chol"'), (459, '"qz"')):
+            c.drawString(x, 642, t)
+        c.drawString(87, 623, "at least one is not")
+        c.drawString(87, 606, "symmetric")
+        for x in (239, 349, 459):
+            c.drawString(x, 614.5, '"qz"')
+        c.setFont("Helvetica", 11)
+        c.drawString(85, 578, "The eigenvalues returned by eig are not ordered.")
+    got = tables(drawn_pdf(draw))
+    assert got == [[["", "no flag", "chol", "qz"], ["both are symmetric", '"chol"', '"chol"', '"qz"'],
+                    ["at least one is not symmetric", '"qz"', '"qz"', '"qz"']]]
