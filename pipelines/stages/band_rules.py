@@ -41,6 +41,8 @@ class BandRules:
         part at each gutter by more than a word space (a bold title's words make no header)."""
         if len(items) < 6 or any(not isinstance(i, Word) for i in items):
             return None
+        if all(w.line < 0 for w in items) and not min(items, key=lambda w: (w.y1 + w.y2, w.x1)).bold:
+            return None  # (the text layer's first word, which starts the first line, is plain: the lines cost more)
         lines = row_lines(items)  # type: ignore[arg-type]
         n = 2 if len(lines) > 3 and all(w.bold for w in lines[1]) else 1  # (a header row of two lines)
         head = [w for line in lines[:n] for w in line]
