@@ -264,9 +264,11 @@ class _Cutter(BandRules, LabelRules):
             if running_line(lines[j], width, self.unit) and all(spaced[j:]):
                 rest = [w for line in lines[:j] for w in line]
                 cols = self.columns(rest)
-                # (labels and values, or a narrow table: three parts or more that line up may be
-                # a justified paragraph's widest word spaces)
-                table = self.labelled(cols) or self.headed(cols) or len(cols) == 1 and self.narrow_table(rest)
+                # (labels and values, or a narrow table: three parts or more that line up over
+                # three lines may be a justified paragraph's widest word spaces, four or more
+                # over four lines are not)
+                table = self.labelled(cols) or self.headed(cols) or len(cols) == 1 and self.narrow_table(rest) \
+                    or j >= 4 and len(cols) >= 4 and self.tabular(cols)
                 return {id(w) for line in lines[j:] for w in line} if table else None
         return None
 
