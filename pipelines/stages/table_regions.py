@@ -2,7 +2,9 @@
 that line up with them.
 
 * grids: clusters of touching horizontal and vertical rules with three or more distinct rows
-  or columns of rules (a single ruled box around text is a frame, not a table);
+  or columns of rules (a single ruled box around text is a frame, not a table), as wide as
+  their vertical rules unless two or more rules of one span run past them on both sides (a
+  grid drawn with its inner borders only);
 * header-ruled tables (booktabs): a stack of three or more horizontal rules, the top and the
   bottom one of the same span;
 * a region grows by the lines just above or below it that line up with its columns, and by a
@@ -76,7 +78,13 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                 # the grid's width is that of its vertical rules: a rule running on past them
                 # (under a caption in the margin) is not part of the table
                 left, right = min(r.x1 for r in vs) - 3, max(r.x2 for r in vs) + 3
-                g = [r for r in g if r.x1 >= left - 6 and r.x2 <= right + 6]
+                past = [r for r in g if not (r.x1 >= left - 6 and r.x2 <= right + 6)]
+                # (unless they are the table's rows: two or more of one span, past the vertical
+                # rules on both sides, as a grid drawn with its inner borders only)
+                if not (len(past) >= 2 and all(r.horizontal and r.x1 < left and r.x2 > right
+                                               and abs(r.x1 - past[0].x1) < 2 and abs(r.x2 - past[0].x2) < 2
+                                               for r in past)):
+                    g = [r for r in g if r.x1 >= left - 6 and r.x2 <= right + 6]
                 # without the rules running past it (another float's, touching its edge), a box
                 # may be left with only its four sides: a frame, not a grid
                 rows = _positions([(r.y1 + r.y2) / 2 for r in g if r.horizontal])

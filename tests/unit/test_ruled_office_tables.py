@@ -6,7 +6,9 @@ beside two lines; (b) a ruled grid whose cells hold words boxed as keys and menu
 link underlined across most of a cell; (c) a ruled grid whose cells all wrap onto two lines;
 (d) an API reference's member tables as Doxygen prints them: a heading over each section with a
 rule under it, a rule under each member, the return type set flush right beside the member's
-name, its description on a line of its own under the name.
+name, its description on a line of its own under the name; (e) a grid drawn with its inner
+borders only (PostGIS's tables as LibreOffice prints them): rules between the rows running the
+table's width, the column rules from the header's top to the last row's bottom.
 """
 
 from __future__ import annotations
@@ -153,3 +155,29 @@ def test_an_item_whose_tasks_run_down_lines_beside_its_figures_stays_one_row() -
     rows = tables(drawn_pdf(draw))
     assert rows == [[["Period", "Description", "Hours", "Amount (USD)"],
                      *[[p, " ".join(t), h, a] for p, t, h, a in items]]]
+
+
+X3D = [["PostGIS Type", "2D X3D Type", "3D X3D Type"], ["LINESTRING", "not yet implemented - will be PolyLine2D", "LineSet"],
+       ["MULTIPOINT", "Polypoint2D", "PointSet"], ["POINT", "outputs the space delimited coordinates", "outputs the coordinates"],
+       ["TIN", "TriangleSet2D (Not Yet Implemented)", "IndexedTriangleSet"]]
+
+
+def test_a_grid_of_inner_borders_only_keeps_its_first_and_last_rows() -> None:
+    """The table starts the page, its header in the top margin, and its cells wrap: the rows
+    between the rules are set as far apart as a cell's lines."""
+    def draw(c):  # type: ignore[no-untyped-def]
+        top, xs, heights = 764.0, (57.0, 230.0, 367.0, 567.0), (15.6, 29.4, 15.4, 29.4, 29.4)
+        c.setLineWidth(0.2)
+        edges = [top - sum(heights[:k]) for k in range(len(heights) + 1)]
+        for y in edges[1:-1]:  # between the rows only, as wide as the table
+            c.line(xs[0], y, xs[-1], y)
+        for x in xs[1:-1]:  # between the columns only, over every row
+            c.line(x, edges[0], x, edges[-1])
+        for k, cells in enumerate(X3D):
+            c.setFont("Helvetica-Bold" if k == 0 else "Helvetica", 10)
+            for x, text in zip(xs, cells, strict=False):
+                lines = wrapped(text, "Helvetica", 10, 125)
+                first = (edges[k] + edges[k + 1]) / 2 - 3.5 + 6.5 * (len(lines) - 1)
+                for n, line in enumerate(lines):
+                    c.drawString(x + 3, first - 13 * n, line)
+    assert tables(drawn_pdf(draw)) == [X3D]
