@@ -11,6 +11,7 @@ Boxes are in points with a top-left origin, relative to the crop box and turned 
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import re
 import threading
@@ -53,12 +54,17 @@ def open_pdf(data: bytes) -> pdfium.PdfDocument:
     return doc
 
 
-def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None = None) -> list[Word]:
+def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None = None,
+               rules: list[Rule] | None = None) -> list[Word]:
     """Words in unrotated page space, top-left origin at (``left``, ``top``) of the crop box.
 
     A word runs between two spaces of the text layer (the producer's, and PDFium's where a gap
     is wide for the font); PDFium's hyphen breaking a word across lines (U+FFFE) ends it, as
-    "-". ``meta`` gets the page text (``text_layer``) and words cut at a column gap (``split_words``)."""
+    "-", and so does a vertical rule drawn between two of its glyphs (cells set without padding
+    or a space: ``NameRead-only``). ``meta`` gets the page text (``text_layer``) and words cut
+    at a column gap (``split_words``)."""
+    walls = sorted(((r.x1 + r.x2) / 2, r.y1, r.y2) for r in rules or () if r.vertical and r.x2 - r.x1 <= 2)
+    wall_xs = [w[0] for w in walls]
     tp = page.get_textpage()
     try:
         n = tp.count_chars()
@@ -99,7 +105,10 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
             if bold is None:
                 low = fname.lower()
                 bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
-            found = _split_on_gaps(tp, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left)
+            mid = top - (t + b) / 2
+            across = [x for x, y1, y2 in walls[bisect.bisect_right(wall_xs, x1 - left):bisect.bisect_left(wall_xs, x2 - left)]
+                      if y1 < mid < y2] if last != i else []
+            found = _split_on_gaps(tp, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left, across)
             if meta is not None and (len(found) > 1 or found[0][0] != _token(text[i: last + 1])):
                 meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))
             words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found if tok]
@@ -251,9 +260,9 @@ def _read_page(doc: pdfium.PdfDocument, index: int, graphics: bool, turn: bool =
         width, height = page.get_size()  # as displayed, i.e. after /Rotate
         left, bottom, right, top = page.get_cropbox()
         content = PageContent(number=index + 1, width=width, height=height)
-        content.words = read_words(page, left, top, content.meta)
-        if graphics:
+        if graphics:  # (first: a cell's border cuts a word the text layer ran across it)
             read_graphics(page, left, top, content)
+        content.words = read_words(page, left, top, content.meta, content.rules)
         if doc.formenv is not None:
             content.meta["fields"] = read_fields(doc, page, left, top)
         rotation = page.get_rotation() % 360

@@ -44,13 +44,15 @@ WORD_GAP = 0.2  # ems: a gap this wide between two glyphs of one token is a word
 
 
 def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, y2: float, size: float,
-                  r, left: float) -> list[tuple[str, float, float]]:
+                  r, left: float, walls: list[float] | None = None) -> list[tuple[str, float, float]]:
     """The words of the token ``text[i:last + 1]`` with their left and right edges. A token wider
     than its characters can be has no space in a column gap (cells placed without one, or letter
     spacing): split it where a gap is wider than 0.6 em and stands out from the token's letter
     spacing (a tracked "W I D E" stays whole). Any other token is split at a gap of a word space
     (``WORD_GAP``) that also stands out from its letter spacing. The em is the font size or, when
-    the text matrix scales a unit-size font (Type 3 ones report size 1), the boxes' height."""
+    the text matrix scales a unit-size font (Type 3 ones report size 1), the boxes' height.
+    ``walls``: the x of vertical rules across the token's line, a cut wherever one runs between
+    two glyphs."""
     em = max(size, y2 - y1)
     if last - i < 1:
         return [(token(text[i: last + 1]), x1, x2)]
@@ -87,6 +89,9 @@ def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, 
         space = [after[m] - before[m - 1] for m in range(1, len(ks))]
         cut = [m for m in range(1, len(ks)) if space[m - 1] > max(WORD_GAP * em, usual + 0.15 * em)
                and solid[m - 1] and solid[m] and ks[m] == ks[m - 1] + 1]  # (a glyph left out fills a gap)
+    if walls:  # a vertical rule between two glyphs: a cell's border, which no word crosses
+        cut = sorted({*cut, *(m for m in range(1, len(ks))
+                              if any(rights[m - 1] - 0.5 <= x <= lefts[m] + 0.5 for x in walls))})
     if not cut:
         return [(token([text[k] for k in ks]) if twice else token(text[i: last + 1]), x1, x2)]
     if twice:

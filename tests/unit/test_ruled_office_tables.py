@@ -8,7 +8,9 @@ link underlined across most of a cell; (c) a ruled grid whose cells all wrap ont
 rule under it, a rule under each member, the return type set flush right beside the member's
 name, its description on a line of its own under the name; (e) a grid drawn with its inner
 borders only (PostGIS's tables as LibreOffice prints them): rules between the rows running the
-table's width, the column rules from the header's top to the last row's bottom.
+table's width, the column rules from the header's top to the last row's bottom; (f) a grid
+whose cells have no padding, so that the text layer runs the words of neighbouring cells into
+one (LibreOffice's help as Chromium prints it: ``NameRead-only``).
 """
 
 from __future__ import annotations
@@ -181,3 +183,22 @@ def test_a_grid_of_inner_borders_only_keeps_its_first_and_last_rows() -> None:
                 for n, line in enumerate(lines):
                     c.drawString(x + 3, first - 13 * n, line)
     assert tables(drawn_pdf(draw)) == [X3D]
+
+
+PROPERTIES = [["Name", "Read-only", "Type"], ["Count", "Yes", "Long"], ["Items", "Yes", "Array"], ["Keys", "No", "Strings"]]
+
+
+def test_a_cell_border_between_two_glyphs_parts_the_words_it_runs_between() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        xs, top, row = [34.5, 72.0, 132.8, 228.0], 760.0, 42.0
+        grid_rules(c, xs, top, row, len(PROPERTIES))
+        for k, cells in enumerate(PROPERTIES):
+            font = "Helvetica-Bold" if k == 0 else "Helvetica"
+            c.setFont(font, 12)
+            y = top - k * row - 26
+            # the first cell set against its right border, the second against its left one:
+            # 1.6 pt between their glyphs, no space in the text layer
+            c.drawString(xs[1] - 0.9 - stringWidth(cells[0], font, 12), y, cells[0])
+            c.drawString(xs[1] + 0.7, y, cells[1])
+            c.drawString(xs[2] + 3, y, cells[2])
+    assert tables(drawn_pdf(draw)) == [PROPERTIES]
