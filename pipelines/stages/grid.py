@@ -287,12 +287,17 @@ def rule_grid(region: Box, rules: list[Rule], words: list[Word], unit: float) ->
     rows: list[list[Cell]] = []
     edges = [ry1, *ys, ry2]
     single: list[tuple[int, float, float]] = []  # bands read as one row: (row, top, bottom)
+    per_band = [[_phrase_cells(line, bounds, unit, (), ext) for line in band] for band in bands]
+    counted = [{sum(1 for line in per_col if line[k]) for k in range(len(bounds) + 1)} - {0} for per_col in per_band]
+    # (where more bands of several lines hold cells of different heights than of one height,
+    # the rules are the rows', and a band whose cells all wrap alike is one row too)
+    several = [c == {len(band)} for band, c in zip(bands, counted, strict=True) if len(band) > 1]
+    rows_ruled = several.count(False) > several.count(True)
     for j, band in enumerate(bands):
         if not band:
             continue
-        per_col = [_phrase_cells(line, bounds, unit, (), ext) for line in band]
-        counts = {sum(1 for line in per_col if line[k]) for k in range(len(bounds) + 1)} - {0}
-        if len(band) > 1 and counts == {len(band)} and not row_bands.goes_on(per_col):
+        per_col, counts = per_band[j], counted[j]
+        if len(band) > 1 and counts == {len(band)} and not rows_ruled and not row_bands.goes_on(per_col):
             rows += [[_text(c, unit) for c in line] for line in per_col]  # lines are rows
             continue
         if (split := row_bands.by_amounts(per_col)) is not None:

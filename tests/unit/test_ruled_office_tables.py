@@ -10,7 +10,8 @@ name, its description on a line of its own under the name; (e) a grid drawn with
 borders only (PostGIS's tables as LibreOffice prints them): rules between the rows running the
 table's width, the column rules from the header's top to the last row's bottom; (f) a grid
 whose cells have no padding, so that the text layer runs the words of neighbouring cells into
-one (LibreOffice's help as Chromium prints it: ``NameRead-only``).
+one (LibreOffice's help as Chromium prints it: ``NameRead-only``); (g) a grid whose rows
+mostly hold cells of different heights, one row of cells that all wrap alike among them.
 """
 
 from __future__ import annotations
@@ -202,3 +203,29 @@ def test_a_cell_border_between_two_glyphs_parts_the_words_it_runs_between() -> N
             c.drawString(xs[1] + 0.7, y, cells[1])
             c.drawString(xs[2] + 3, y, cells[2])
     assert tables(drawn_pdf(draw)) == [PROPERTIES]
+
+
+SERVICES = [[["Category"], ["Services"], [""], [""]],
+            [["LibreOffice Basic"], ["Array", "Dictionary"], ["Exception", "FileSystem"], ["String", "TextStream"]],
+            [["Document", "Content"], ["Base", "Calc"], ["Chart", "Database"], ["Document", "Writer"]],
+            [["User Interface"], ["Dialog", "DialogControl", "Form"], ["FormControl", "Menu"], ["PopupMenu", "UI"]],
+            [["Utilities"], ["Basic", "L10N", "Platform"], ["Region", "Services", "Session"], ["Timer", "UnitTest"]]]
+
+
+def test_a_row_of_cells_that_all_wrap_alike_among_rows_of_uneven_cells_is_one_row() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        xs, top, heights = [56.0, 174.0, 263.0, 346.0, 422.0], 760.0, [32.0, 45.0, 45.0, 59.0, 59.0]
+        edges = [top - sum(heights[:k]) for k in range(len(heights) + 1)]
+        c.setLineWidth(0.8)
+        for y in edges:
+            c.line(xs[0], y, xs[-1], y)
+        for k, x in enumerate(xs):
+            c.line(x, top if k in (0, 1, len(xs) - 1) else edges[1], x, edges[-1])  # the header spans
+        for k, row in enumerate(SERVICES):
+            c.setFont("Helvetica-Bold" if k == 0 else "Helvetica", 11)
+            mid = (edges[k] + edges[k + 1]) / 2
+            for x, lines in zip(xs, row, strict=False):
+                for n, line in enumerate(lines):  # (centred on the row)
+                    c.drawString(x + 2, mid - 4 + 7 * (len(lines) - 1) - 14 * n, line)
+    got = tables(drawn_pdf(draw))
+    assert [[" ".join(lines) for lines in row] for row in SERVICES[1:]] == got[0][1:]
