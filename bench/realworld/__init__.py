@@ -90,8 +90,8 @@ def _engine() -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench realworld", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=["dev", "test", "both", "held", "dev2", "dev3", "dev4", "dev5", "dev6"], default="both",
-                    help="held, dev2 … dev6: only the HTML tables of that part (other packages; see html_tables)")
+    ap.add_argument("--part", choices=["dev", "test", "both", "held", "dev2", "dev3", "dev4", "dev5", "dev6", "dev7"], default="both",
+                    help="held, dev2 … dev7: only the HTML tables of that part (other packages; see html_tables)")
     ap.add_argument("--max-pages", type=int, default=None, help="text pages per part (default: all built)")
     ap.add_argument("--per-producer", type=int, default=10, help="text pages per producer in the corpus")
     ap.add_argument("--scan-pages", type=int, default=1, help="pages per part turned into 4 rotated scans")

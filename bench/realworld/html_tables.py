@@ -64,6 +64,10 @@ PACKAGES = ("postgresql-doc-15", "python3.11-doc", "sqlite3-doc", "debian-refere
 # gi-docgen for GTK 4, gtk-doc for GObject Introspection, Sphinx for Flask and Werkzeug, texinfo for
 # Bash, HAProxy's and curl's own pages, LibreOffice's help): made after dev5 was read, to see how
 # far the rules reach on kinds of tables they were not developed on before reading them.
+# A seventh development part, ``dev7``, after dev6 was read, from packages made with held's
+# tools or like its hand-written pages: Sphinx (the Developer's Reference), DocBook (the
+# Securing Debian manual, aptitude's), texinfo (gettext, flex), gtk-doc (JSON-GLib, Poppler),
+# Sendmail's and fetchmail's own pages, Docutils' and SWIG's manuals.
 EXTRA = {"held": ("debian-policy", "debian-handbook", "ffmpeg-doc", "libglib2.0-doc", "postfix-doc",
                   "exim4-doc-html", "imagemagick-6-doc", "graphviz-doc"),
          "dev2": ("git-doc", "wireshark-doc", "doxygen-doc", "tcl8.6-doc", "erlang-doc", "maxima-doc",
@@ -75,7 +79,9 @@ EXTRA = {"held": ("debian-policy", "debian-handbook", "ffmpeg-doc", "libglib2.0-
          "dev5": ("octave-doc", "gimp-help-en", "mutt", "libpam-doc", "libpango1.0-doc", "libharfbuzz-doc",
                   "python-sqlalchemy-doc", "mailman3-doc", "weechat-doc", "nodejs-doc", "libvirt-doc"),
          "dev6": ("postgis-doc", "gnumeric-doc", "libgtk-4-doc", "libgirepository1.0-doc", "python-flask-doc",
-                  "python-werkzeug-doc", "bash-doc", "haproxy-doc", "libcurl4-doc", "libreoffice-help-en-us")}
+                  "python-werkzeug-doc", "bash-doc", "haproxy-doc", "libcurl4-doc", "libreoffice-help-en-us"),
+         "dev7": ("developers-reference", "harden-doc", "aptitude-doc-en", "gettext-doc", "flex-doc",
+                  "libjson-glib-doc", "libpoppler-glib-doc", "sendmail-doc", "fetchmail", "docutils-doc", "swig-doc")}
 EXTRA_PER_PACKAGE = 8
 MIN_CELLS, MAX_CELL, ROWS = 6, 300, (3, 30)
 _CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff]")
@@ -212,7 +218,7 @@ def _pages(pdf: bytes) -> int:
 
 def html_table_cases(cache: Path, debs: Path, extra: str = "") -> list[dict[str, Any]]:
     """Build (once) and return the cases: ``pdf`` and ``expected_csv`` are absolute paths. With
-    ``extra`` (``held`` or ``dev2`` … ``dev6``), the cases of that part (``EXTRA``), in a folder of their own."""
+    ``extra`` (``held`` or ``dev2`` … ``dev7``), the cases of that part (``EXTRA``), in a folder of their own."""
     folder = cache / (f"html-tables-{extra}" if extra else "html-tables")
     index = folder / "cases.json"
     if index.exists():
