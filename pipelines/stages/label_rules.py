@@ -1,6 +1,7 @@
 """Label/value lists without rules, for the XY-cut (``xycut``): a column of short labels beside
 their values, read as a two-column table (``labelled``), or, where the values run to paragraphs,
-cut above each label so each is read before its value (``label_bands``); a slip's labels and
+cut above each label so each is read before its value (``label_bands``), unless each value is
+a stack of lines set apart as rows are (``stacked``); a slip's labels and
 amounts (``valued``); a column of labels ending in colons beside a block (``label_column``).
 
 A mixin of the cutter: the rules need its line height (``self.unit``) and nothing else.
@@ -65,6 +66,27 @@ class LabelRules:
         # parameter nobody described)
         return len(paired) == len(left) or len(left) >= 8 and 0 in paired and \
             len(left) - len(paired) <= len(left) // 8 and all(line[-1].text.endswith(":") for line in left)
+
+    def stacked(self, cols: list[list[Any]]) -> bool:
+        """Two parts, the left one short labels, each on the first line of a stack of lines to its
+        right set apart as rows are (one and a half lines or more from line to line; a line
+        that wraps runs on closer): a parameter table as gtk-doc prints it, a name beside its
+        type, its description and its notes, each a row of its own. A definition's paragraph
+        is set at its leading: ``label_bands`` reads it."""
+        if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
+            return False
+        left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if len(left) < 2 or len(right) < 2 * len(left) or max(len(line) for line in left) > 3 \
+                or _width(left) > 0.6 * _width(right):
+            return False
+        tops = [statistics.fmean(w.cy for w in line) for line in right]
+        starts = [k for k in range(len(right)) if k == 0 or tops[k] - tops[k - 1] >= 1.5 * self.unit]
+        wraps = [k for k in range(1, len(right)) if tops[k] - tops[k - 1] < 1.25 * self.unit]
+        if len(starts) + len(wraps) != len(right) or len(wraps) > 0.25 * len(right):
+            return False  # (lines at a paragraph's leading, or between the two: no rows)
+        at = {k: statistics.fmean(w.cy for w in line) for k, line in enumerate(right)}
+        return all(any(k in starts and abs(statistics.fmean(w.cy for w in line) - y) < 0.4 * self.unit
+                       for k, y in at.items()) for line in left)
 
     def headed(self, cols: list[list[Any]]) -> bool:
         """Two parts under a header row set in bold (``Column Name | Contents``), the left one

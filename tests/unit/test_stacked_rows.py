@@ -1,0 +1,46 @@
+"""A parameter table as gtk-doc prints it: each name beside a stack of rows.
+
+JSON-GLib's reference lists a function's parameters in a table of two columns without rules or
+header: the name on the first row, its type beside it, and under the type, in rows of their own
+set apart by the rows' padding, its description and the notes on who owns the data. A line of a
+note that wraps runs on at the text's leading. Against it: a definition list, each term beside a
+paragraph set at its leading, stays text.
+"""
+
+from __future__ import annotations
+
+from tests.support.drawn import drawn_pdf, fragments, tables
+
+PARAMETERS = [("pspec", ["GParamSpec*", "A property description.", "The data is owned by the caller of the function."]),
+              ("value", ["GValue*", "Return location for the property value.", "The argument will be set by the function.",
+                         "The data is owned by the caller of the function."])]
+TERMS = [("pspec", ["The property whose value is read: its name, its type and the flags that",
+                    "say whether it may be read and written, which the caller keeps and which",
+                    "the function neither copies nor frees."]),
+         ("value", ["Where the value goes: a GValue initialised to the property's type or to",
+                    "a type it can be converted to, which the function sets and the caller",
+                    "unsets once done with it."])]
+
+
+def _listed(items: list[tuple[str, list[str]]], pitch: float) -> bytes:
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 11)
+        y = 700.0
+        for name, lines in items:
+            c.drawString(77, y, name)
+            for line in lines:
+                c.drawString(202, y, line)
+                y -= pitch
+            y -= 2
+    return drawn_pdf(draw)
+
+
+def test_names_beside_stacks_of_rows_set_apart_are_a_table_a_row_each() -> None:
+    got = tables(_listed(PARAMETERS, 24.0))
+    assert got == [[[name if k == 0 else "", line] for name, lines in PARAMETERS for k, line in enumerate(lines)]]
+
+
+def test_terms_beside_paragraphs_at_their_leading_stay_text() -> None:
+    data = _listed(TERMS, 13.5)
+    assert tables(data) == []
+    assert any(f.content.get("content", "").startswith("The property whose value") for f in fragments(data))
