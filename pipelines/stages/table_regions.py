@@ -94,6 +94,7 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                    and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
                   key=lambda r: r.y1)
     used: set[int] = set()
+    borders = row_bands.junctions([r for r in lines if r.horizontal], float("-inf"), float("inf"))
     body = statistics.median(w.size for w in words) if words else 10.0
     for i, top in enumerate(free):
         if i in used:
@@ -106,7 +107,7 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                 continue  # beside the table (another table next to it)
             if r.x1 < top.x1 - 6 or r.x2 > top.x2 + 6:
                 break  # a wider rule: the stack ends
-            if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1, body):
+            if _caption_between(words, top.x1, top.x2, free[members[-1]].y2, r.y1, body, borders):
                 break  # the next table's caption: this stack ended before it
             members.append(j)
             if abs(r.x1 - top.x1) < 6 and abs(r.x2 - top.x2) < 6:
@@ -273,7 +274,8 @@ def _next_column(words: list[Word], side: int, edge: float, unit: float) -> list
     return runs[0] if gap <= 3 * unit else []
 
 
-def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float, body: float) -> bool:
+def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float, body: float,
+                     borders: tuple[float, ...] | list[float] = ()) -> bool:
     """Whether something between ``y1`` and ``y2`` ends a stack of rules: a line that starts a
     table or figure caption, a line of text running past both ends of the rules (prose
     between two tables of the same width), or a heading alone between two rules, at their left
@@ -290,8 +292,11 @@ def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: flo
         if line[0].x1 < x1 - 6 and line[-1].x2 > x2 + 6 and gap < 1.2 * h:
             return True  # running text across the rules' span
         if len(line) >= 6 and line[-1].x2 - line[0].x1 >= 0.8 * (x2 - x1) and gap < 1.0 * h \
-                and line[0].x1 < x1 + 0.1 * (x2 - x1):
-            return True  # a line of prose as wide as the rules (between two ruled boxes), not a cell's
+                and line[0].x1 < x1 + 0.1 * (x2 - x1) \
+                and not any(a.x2 < x < b.x1 for x in borders for a, b in zip(line, line[1:])):
+            # a line of prose as wide as the rules (between two ruled boxes), not a cell's (the
+            # rules drawn cell by cell part the line where their pieces meet: a row)
+            return True
         inner = [w for w in line if x1 - 6 <= (w.x1 + w.x2) / 2 <= x2 + 6]
         head = " ".join(w.text for w in inner[:3])
         if TABLE_CAPTION.match(head) or FIG_CAPTION.match(head) or head.startswith("Example"):

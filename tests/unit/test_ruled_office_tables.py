@@ -11,7 +11,9 @@ borders only (PostGIS's tables as LibreOffice prints them): rules between the ro
 table's width, the column rules from the header's top to the last row's bottom; (f) a grid
 whose cells have no padding, so that the text layer runs the words of neighbouring cells into
 one (LibreOffice's help as Chromium prints it: ``NameRead-only``); (g) a grid whose rows
-mostly hold cells of different heights, one row of cells that all wrap alike among them.
+mostly hold cells of different heights, one row of cells that all wrap alike among them; (h) a
+table whose only rules are each cell's bottom border, drawn cell by cell, its rows as wide as
+the rules and set tight (the Developer's Reference as Chromium prints it).
 """
 
 from __future__ import annotations
@@ -229,3 +231,24 @@ def test_a_row_of_cells_that_all_wrap_alike_among_rows_of_uneven_cells_is_one_ro
                     c.drawString(x + 2, mid - 4 + 7 * (len(lines) - 1) - 14 * n, line)
     got = tables(drawn_pdf(draw))
     assert [[" ".join(lines) for lines in row] for row in SERVICES[1:]] == got[0][1:]
+
+
+DEPENDS = [["", "testing", "unstable"], ["a", "1; depends: b=1", "2; depends: b=2"], ["b", "1; depends: a=1", "2; depends: a=2"]]
+
+
+def test_rows_between_borders_drawn_cell_by_cell_are_rows_not_prose() -> None:
+    def draw(c):  # type: ignore[no-untyped-def]
+        xs, top, row = [207.8, 224.2, 314.2, 404.2], 726.5, 18.8
+        c.setFont("Helvetica", 11)
+        c.drawString(50, 753, "An example of this is:")
+        c.setLineWidth(0.8)
+        for k, cells in enumerate(DEPENDS):
+            y = top - k * row
+            c.setFont("Helvetica-Bold" if k == 0 else "Helvetica", 11)
+            for x, text in zip((211.3, 227.7, 317.9), cells, strict=True):
+                c.drawString(x, y, text)
+            for a, b in zip(xs, xs[1:]):  # (the bottom border of each cell of the row)
+                c.line(a, y - 5, b, y - 5)
+        c.setFont("Helvetica", 11)
+        c.drawString(50, top - 3 * row - 10, "Neither package a nor package b is considered for update.")
+    assert tables(drawn_pdf(draw)) == [DEPENDS]
