@@ -84,9 +84,8 @@ class LabelRules:
         wraps = [k for k in range(1, len(right)) if tops[k] - tops[k - 1] < 1.25 * self.unit]
         if len(starts) + len(wraps) != len(right) or len(wraps) > 0.25 * len(right):
             return False  # (lines at a paragraph's leading, or between the two: no rows)
-        at = {k: statistics.fmean(w.cy for w in line) for k, line in enumerate(right)}
-        return all(any(k in starts and abs(statistics.fmean(w.cy for w in line) - y) < 0.4 * self.unit
-                       for k, y in at.items()) for line in left)
+        return all(any(abs(statistics.fmean(w.cy for w in line) - tops[k]) < 0.4 * self.unit for k in starts)
+                   for line in left)
 
     def headed(self, cols: list[list[Any]]) -> bool:
         """Two parts under a header row set in bold (``Column Name | Contents``), the left one
