@@ -77,7 +77,7 @@ class LabelRules:
             return False
         left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
         if len(left) < 2 or len(right) < 2 * len(left) or max(len(line) for line in left) > 3 \
-                or _width(left) > 0.6 * _width(right):
+                or _width(left) > 0.8 * _width(right):
             return False
         tops = [statistics.fmean(w.cy for w in line) for line in right]
         starts = [k for k in range(len(right)) if k == 0 or tops[k] - tops[k - 1] >= 1.5 * self.unit]

@@ -40,6 +40,21 @@ def test_names_beside_stacks_of_rows_set_apart_are_a_table_a_row_each() -> None:
     assert got == [[[name if k == 0 else "", line] for name, lines in PARAMETERS for k, line in enumerate(lines)]]
 
 
+BOXED = [("gboxed_type", ["GType", "A boxed type."]), ("node_type", ["JsonNodeType", "A node type."]),
+         ("deserialize_function", ["JsonBoxedDeserializeFunc", "Deserialization function."])]
+
+
+def test_long_names_beside_short_stacks_are_a_table_too() -> None:
+    """The names three quarters as wide as what stands beside them (JSON-GLib's boxed types): one
+    table, each name on its type's row. (The last name's description is read into its type's
+    cell: the table's last row is taken as wrapped.)"""
+    got = tables(_listed(BOXED, 24.0))
+    assert len(got) == 1
+    named = [row for row in got[0] if row[0]]
+    assert [row[0] for row in named] == [name for name, _ in BOXED]
+    assert all(row[1].startswith(lines[0]) for row, (_, lines) in zip(named, BOXED, strict=True))
+
+
 def test_terms_beside_paragraphs_at_their_leading_stay_text() -> None:
     data = _listed(TERMS, 13.5)
     assert tables(data) == []
