@@ -25,22 +25,6 @@ def cluster(values: list[float], tol: float) -> list[float]:
     return [statistics.fmean(c) for c in out]
 
 
-def junctions(hs: list[Rule], x1: float, x2: float) -> list[float]:
-    """Where horizontal rules drawn cell by cell meet end to end between ``x1`` and ``x2``, on
-    two rows or more (a browser draws a border under each cell): the borders between the
-    columns of a table that has no vertical rule."""
-    rows: dict[int, list[Rule]] = {}
-    for r in hs:
-        rows.setdefault(round((r.y1 + r.y2) / 2), []).append(r)
-    seen: list[float] = []
-    for row in rows.values():
-        # (end to end: touching, or overlapping by a stroke's width)
-        meets = {round((a.x2 + b.x1) / 2) for a in row for b in row
-                 if a is not b and a.x1 < b.x1 and -2.0 <= b.x1 - a.x2 <= 1.0}
-        seen += [x for x in meets if x1 + 3 < x < x2 - 3]
-    return [x for x in cluster(seen, 1.5) if sum(1 for v in seen if abs(v - x) <= 1.5) >= 2]
-
-
 def full_rules(hs: list[Rule], rx1: float, rx2: float, ry1: float, ry2: float) -> list[float]:
     """The y of each inner horizontal rule that runs across (nearly) the whole table, its
     segments taken together (a midrule drawn column by column)."""

@@ -94,7 +94,7 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
                    and not any(inside((r.x1, r.y1, r.x2, r.y2), reg, 3) for reg in regions)),
                   key=lambda r: r.y1)
     used: set[int] = set()
-    borders = row_bands.junctions([r for r in lines if r.horizontal], float("-inf"), float("inf"))
+    borders = _junctions([r for r in lines if r.horizontal])
     body = statistics.median(w.size for w in words) if words else 10.0
     for i, top in enumerate(free):
         if i in used:
@@ -272,6 +272,21 @@ def _next_column(words: list[Word], side: int, edge: float, unit: float) -> list
         return []
     gap = edge - max(w.x2 for w in runs[0]) if side < 0 else min(w.x1 for w in runs[0]) - edge
     return runs[0] if gap <= 3 * unit else []
+
+
+def _junctions(hs: list[Rule]) -> list[float]:
+    """Where horizontal rules drawn cell by cell meet end to end, on two rows or more (a browser
+    draws a border under each cell): the borders between the columns of a table that has no
+    vertical rule."""
+    rows: dict[int, list[Rule]] = {}
+    for r in hs:
+        rows.setdefault(round((r.y1 + r.y2) / 2), []).append(r)
+    seen: list[float] = []
+    for row in rows.values():
+        # (end to end: touching, or overlapping by a stroke's width)
+        seen += list({round((a.x2 + b.x1) / 2) for a in row for b in row
+                      if a is not b and a.x1 < b.x1 and -2.0 <= b.x1 - a.x2 <= 1.0})
+    return [x for x in row_bands.cluster(seen, 1.5) if sum(1 for v in seen if abs(v - x) <= 1.5) >= 2]
 
 
 def _caption_between(words: list[Word], x1: float, x2: float, y1: float, y2: float, body: float,
