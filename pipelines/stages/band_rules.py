@@ -25,6 +25,7 @@ from pipelines.stages.reading_order import proven_columns
 
 FIG_CAPTION = re.compile(r"^(Figure|FIGURE|Fig\.|Chart|Image|Photo|Exhibit)\s*\d+(?:[.:\s]|$)")
 TABLE_CAPTION = re.compile(r"^(Table|TABLE)\s*\d+(?:[.:\s]|$)")
+_CAPTION_WORDS = ("Figure", "FIGURE", "Fig.", "Chart", "Image", "Photo", "Exhibit", "Table", "TABLE")  # how those start
 _SECTION = re.compile(r"^\(?\d{1,3}(\.\d{1,3})+[.)]$")  # 2.5.3. heads a numbered heading
 
 Item = Any  # a word, or a fixed region of the cutter's
@@ -39,7 +40,7 @@ class BandRules:
         over a narrow column runs into it): each header word joins the column under its centre,
         when it stays clear of the next column, every column gets one, and the header's words
         part at each gutter by more than a word space (a bold title's words make no header)."""
-        if len(items) < 6 or any(not isinstance(i, Word) for i in items):
+        if len(items) < 6 or any(not isinstance(i, Word) for i in items) or not any(w.bold for w in items):
             return None
         if all(w.line < 0 for w in items) and not min(items, key=lambda w: (w.y1 + w.y2, w.x1)).bold:
             return None  # (the text layer's first word, which starts the first line, is plain: the lines cost more)
@@ -99,8 +100,8 @@ class BandRules:
             if self.joinable(prev) and self.joinable(band) and self.has_gutter(prev + band):
                 merged[-1] = prev + band
             elif (k + 1 < len(bands) and not is_caption(band) and self.joinable(prev)
-                  and self.joinable(bands[k + 1]) and self.has_gutter(prev + band + bands[k + 1])
-                  and self.has_gutter(prev) and self.has_gutter(bands[k + 1])):
+                  and self.joinable(bands[k + 1]) and self.has_gutter(prev) and self.has_gutter(bands[k + 1])
+                  and self.has_gutter(prev + band + bands[k + 1])):
                 merged[-1] = prev + band + bands[k + 1]
                 k += 1
             elif (not is_caption(band) and self.has_gutter(prev + band)
@@ -121,11 +122,14 @@ class BandRules:
         is a paragraph set tight under it."""
         if any(not isinstance(i, Word) for i in prev + band) or len(row_lines(prev)) < 3:  # type: ignore[arg-type]
             return None  # (a running head's gutter is no column's)
-        lines, n = row_lines(band), len(self.columns(prev))  # type: ignore[arg-type]
+        n = len(self.columns(prev))
+        if n < 2:
+            return None
+        lines = row_lines(band)  # type: ignore[arg-type]
         for j in range(1, len(lines)):
             top, line = [w for ln in lines[:j] for w in ln], lines[j]
             cols = self.columns(prev + top)
-            if n < 2 or len(cols) != n or not (self.tabular(cols) or self.labelled(cols) or self.headed(cols)):
+            if len(cols) != n or not (self.tabular(cols) or self.labelled(cols) or self.headed(cols)):
                 return None
             where = column_of(cols)
             if len({where[id(w)] for w in top}) < 2:
@@ -185,6 +189,9 @@ class BandRules:
     def _row_band(self, band: list[Item]) -> bool:
         """A row's band: up to three lines (a wrapped cell, a label centred on it), or rows already
         joined as a table; not a list item or a numbered heading (``•``, ``2.5.3.``): lists."""
+        return self.kept(self._is_row_band, band)
+
+    def _is_row_band(self, band: list[Item]) -> bool:
         if not all(isinstance(i, Word) for i in band) or is_caption(band):
             return False
         lines = row_lines(band)  # type: ignore[arg-type]
@@ -225,6 +232,9 @@ class BandRules:
         return min(gaps) > self.band_gap and max(gaps) <= 1.25 * min(gaps)  # (the same padding on every row)
 
     def joinable(self, band: list[Item]) -> bool:
+        return self.kept(self._joinable, band)
+
+    def _joinable(self, band: list[Item]) -> bool:
         if is_caption(band):
             return False
         tall = (max(i.y2 for i in band) - min(i.y1 for i in band)) > 1.6 * self.unit
@@ -250,8 +260,11 @@ def running_line(line: list[Word], width: float, unit: float) -> bool:
 
 
 def is_caption(items: list[Item]) -> bool:
+    words = [i for i in items if isinstance(i, Word)]
+    if not any(w.text.startswith(_CAPTION_WORDS) for w in words):
+        return False  # (no word could start one: the lines are not grouped)
     # (the first line's first words: sorting by top alone shuffles a line whose glyphs' tops
     # differ by a tenth of a point, ``8.1: Codec Table``)
-    lines = row_lines([i for i in items if isinstance(i, Word)])
+    lines = row_lines(words)
     head = " ".join(w.text for w in lines[0][:3]) if lines else ""
     return bool(FIG_CAPTION.match(head) or TABLE_CAPTION.match(head))

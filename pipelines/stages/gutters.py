@@ -43,7 +43,8 @@ def _gaps(items: list[Any], least: float, wide: float) -> list[tuple[float, floa
     for x1, x2 in spans[1:]:
         if least <= x1 - right < wide:
             out.append((right, x1))
-        right = max(right, x2)
+        if x2 > right:
+            right = x2
     return out
 
 
@@ -73,14 +74,17 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
     """The items cut at every narrow gutter (narrower than ``wide``) that runs down at least
     ``LINES`` lines with words on both sides, ``CROSSED`` of the region's lines, and on which the
     words of ``ALIGNED`` of them line up; None when there is no such gutter."""
+    gaps = _gaps(items, LEAST_GAP * unit, wide) if items else []
+    if not gaps:
+        return None  # (no gutter to test: the lines are not grouped)
     words = [i for i in items if isinstance(i, Word)]
     lines = row_lines(words)  # (a row's cells set apart in height cross the gutter)
     if len(lines) < LINES or len(words) < 2 * LINES:
         # three lines are enough when the gutter has both edges: cells set flush right, then
         # cells set flush left (return types beside function names)
-        cut = _flush_pair(lines, _gaps(items, LEAST_GAP * unit, wide)) if len(lines) == LINES - 1 else None
+        cut = _flush_pair(lines, gaps) if len(lines) == LINES - 1 else None
         return _parts(items, [cut]) if cut is not None else None
-    cuts, gaps = [], _gaps(items, LEAST_GAP * unit, wide)
+    cuts = []
     for g, (a, b) in enumerate(gaps):
         crossing: dict[str, tuple[float, float]] = {}  # a line's text: its words' end and start
         sizes: set[tuple[int, int]] = set()  # the widths of the words beside the gutter

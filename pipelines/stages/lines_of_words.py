@@ -74,7 +74,7 @@ def _group(words: list[Word], stagger: bool) -> list[list[Word]]:
         y1, y2 = w.y1, w.y2
         if lines:
             ov = (ly2 if ly2 < y2 else y2) - (ly1 if ly1 > y1 else y1)
-            if ov > 0.5 * min(ly2 - ly1, y2 - y1):
+            if ov > 0.5 * (ly2 - ly1 if ly2 - ly1 < y2 - y1 else y2 - y1):
                 lines[-1].append(w)
                 if y1 < ly1:
                     ly1 = y1

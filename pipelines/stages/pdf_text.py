@@ -79,6 +79,7 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
         name = ctypes.create_string_buffer(96)
         flags = ctypes.c_int()
         fonts: dict[str, bool] = {}
+        tr, box = tp.raw, raw.FPDFText_GetLooseCharBox  # (the handle itself: each call is made per word)
         i = 0
         while i < n:
             if text[i] in _SPACES or not text[i]:
@@ -90,16 +91,16 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
             last = j
             while not text[last]:
                 last -= 1  # a character PDFium left out of the text: not part of the box
-            raw.FPDFText_GetLooseCharBox(tp, i, r)
+            box(tr, i, r)
             x1, x2, t, b = r.left, r.right, r.top, r.bottom
             if last != i:
-                raw.FPDFText_GetLooseCharBox(tp, last, r)
+                box(tr, last, r)
                 x1, x2 = min(x1, r.left), max(x2, r.right)
                 t, b = max(t, r.top), min(b, r.bottom)
                 if rtl:
                     x1, x2 = bidi.mend_ltr_word(text, i, last, lambda k: bidi.char_x(tp, k, r), x1, x2)
-            size = raw.FPDFText_GetFontSize(tp, i)
-            raw.FPDFText_GetFontInfo(tp, i, name, 96, flags)
+            size = raw.FPDFText_GetFontSize(tr, i)
+            raw.FPDFText_GetFontInfo(tr, i, name, 96, flags)
             fname = name.value.decode("latin-1", "replace")
             bold = fonts.get(fname)
             if bold is None:
@@ -108,7 +109,7 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
             mid = top - (t + b) / 2
             across = [x for x, y1, y2 in walls[bisect.bisect_right(wall_xs, x1 - left):bisect.bisect_left(wall_xs, x2 - left)]
                       if y1 < mid < y2] if last != i else []
-            found = _split_on_gaps(tp, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left, across)
+            found = _split_on_gaps(tr, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left, across)
             if meta is not None and (len(found) > 1 or found[0][0] != _token(text[i: last + 1])):
                 meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))
             words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found if tok]

@@ -17,7 +17,9 @@ read in that order instead wherever it is coherent (``reading_order``).
 from __future__ import annotations
 
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import Any
 
 from pipelines.stages.band_rules import BandRules, is_caption, running_line
@@ -42,6 +44,8 @@ class Region:
 
 Item = Word | Region
 
+_x1, _y1, _y2 = attrgetter("x1"), attrgetter("y1"), attrgetter("y2")
+
 
 def _box(it: Item) -> Box:
     return (it.x1, it.y1, it.x2, it.y2)
@@ -63,31 +67,34 @@ class _Cutter(BandRules, LabelRules):
         self.band_gap = max(0.45 * self.unit, line_gap + 0.25 * self.unit)
         self.nodes = 0  # column cuts made so far (their ids)
         self.paths: list[Path] = []
-        # each band's columns, by its items' identities in order: the cut and its tests ask
-        # again for the same band's (the entry holds the items, so no id is reused meanwhile)
-        self._columns: dict[tuple[int, ...], tuple[list[Item], list[list[Item]]]] = {}
+        # each band's columns (and narrow table, and whether it is a row's band or joinable),
+        # by its items' identities in order: the cut and its tests ask again for the same
+        # band's (the entry holds the items, so no id is reused meanwhile)
+        self._kept: dict[tuple[Any, ...], tuple[list[Item], Any]] = {}
 
     def split_x(self, items: list[Item], min_gap: float) -> list[list[Item]]:
-        items = sorted(items, key=lambda i: i.x1)
+        items = sorted(items, key=_x1)
         parts, cur, right = [], [items[0]], items[0].x2
         for it in items[1:]:
             if it.x1 - right >= min_gap:
                 parts.append(cur)
                 cur = []
             cur.append(it)
-            right = max(right, it.x2)
+            if it.x2 > right:
+                right = it.x2
         parts.append(cur)
         return parts
 
     def split_y(self, items: list[Item]) -> list[list[Item]]:
-        items = sorted(items, key=lambda i: i.y1)
+        items = sorted(items, key=_y1)
         parts, cur, bottom = [], [items[0]], items[0].y2
         for it in items[1:]:
             if it.y1 - bottom > self.band_gap:
                 parts.append(cur)
                 cur = []
             cur.append(it)
-            bottom = max(bottom, it.y2)
+            if it.y2 > bottom:
+                bottom = it.y2
         parts.append(cur)
         return parts
 
@@ -95,16 +102,20 @@ class _Cutter(BandRules, LabelRules):
         """The narrowest gutter that cuts a region. Word spaces (about a quarter of the line
         height) line up across two or three lines now and then, never across many, so taller
         regions accept narrower gutters (LaTeX's two-column gap is 10 pt)."""
-        lines = (max(i.y2 for i in items) - min(i.y1 for i in items)) / (1.2 * self.unit)
+        lines = (max(map(_y2, items)) - min(map(_y1, items))) / (1.2 * self.unit)
         if lines >= 4:
             return self.unit * 0.5
         return self.unit * (1.1 if lines > 1.4 else 2.5)
 
+    def kept(self, find: Callable[[list[Item]], Any], items: list[Item]) -> Any:
+        """``find(items)``, found once per band (``find`` a method of this cutter)."""
+        key = (find.__name__, *map(id, items))
+        if (hit := self._kept.get(key)) is None:
+            hit = self._kept[key] = (list(items), find(items))
+        return hit[1]
+
     def columns(self, items: list[Item]) -> list[list[Item]]:
-        key = tuple(map(id, items))
-        if (hit := self._columns.get(key)) is None:
-            hit = self._columns[key] = (list(items), self._find_columns(items))
-        return [list(col) for col in hit[1]]
+        return [list(col) for col in self.kept(self._find_columns, items)]
 
     def _find_columns(self, items: list[Item]) -> list[list[Item]]:
         cols = whole_lines(self.split_x(items, self.x_gap(items)))
@@ -275,6 +286,10 @@ class _Cutter(BandRules, LabelRules):
     def narrow_table(self, items: list[Item]) -> list[list[Item]] | None:
         """The parts of a table set as tightly as its words (``gutters``): two parts or more of
         short lines that line up, or labels and their values."""
+        cols = self.kept(self._narrow_table, items)
+        return [list(col) for col in cols] if cols else None
+
+    def _narrow_table(self, items: list[Item]) -> list[list[Item]] | None:
         cols = narrow_columns(items, self.unit, self.x_gap(items))
         return cols if cols and (self.tabular(cols, least=2) or self.labelled(cols)) else None
 
