@@ -108,7 +108,7 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
                 bold = fonts[fname] = "bold" in low or "black" in low or "heavy" in low
             mid = top - (t + b) / 2
             across = [x for x, y1, y2 in walls[bisect.bisect_right(wall_xs, x1 - left):bisect.bisect_left(wall_xs, x2 - left)]
-                      if y1 < mid < y2] if last != i else []
+                      if y1 < mid < y2] if walls and last != i else []
             found = _split_on_gaps(tr, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left, across)
             if meta is not None and (len(found) > 1 or found[0][0] != _token(text[i: last + 1])):
                 meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))

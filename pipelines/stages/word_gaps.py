@@ -58,23 +58,26 @@ def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, 
         return [(token(text[i: last + 1]), x1, x2)]
     wide = (x2 - x1) >= (last - i + 1) * em * 1.2
     ks = [k for k in range(i, last + 1) if text[k]]
-    boxes = []
-    get = raw.FPDFText_GetLooseCharBox
+    lefts, rights, boxes = [], [], []
+    get, widest = raw.FPDFText_GetLooseCharBox, 0.0
     for k in ks:
         get(tp, k, r)
-        boxes.append((r.left, r.right, r.top, r.bottom))
-    lefts = [b[0] - left for b in boxes]
-    rights = [b[1] - left for b in boxes]
+        a = r.left - left
+        if rights and a - rights[-1] > widest:
+            widest = a - rights[-1]
+        lefts.append(a)
+        rights.append(r.right - left)
+        boxes.append((r.top, r.bottom))
     # a glyph drawn again a fraction of a point off itself (a browser's text shadow:
     # "ddoouubbllee") is one letter, as a reader sees it; the letters of a ligature ("ff") share
     # one box exactly, and those of a line set upright each have their own height: they stay
-    twice = {m for m in range(1, len(ks)) if ks[m] == ks[m - 1] + 1 and text[ks[m]] == text[ks[m - 1]]
+    twice = {m for m in range(1, len(ks)) if text[ks[m]] == text[ks[m - 1]] and ks[m] == ks[m - 1] + 1
              and abs(lefts[m] - lefts[m - 1]) < 0.25 * max(rights[m - 1] - lefts[m - 1], 0.1)
-             and abs(boxes[m][2] - boxes[m - 1][2]) < 0.25 * max(boxes[m - 1][2] - boxes[m - 1][3], 0.1)
-             and (abs(boxes[m][2] - boxes[m - 1][2]) > 0.05 or abs(lefts[m] - lefts[m - 1]) > 0.05)}
+             and abs(boxes[m][0] - boxes[m - 1][0]) < 0.25 * max(boxes[m - 1][0] - boxes[m - 1][1], 0.1)
+             and (abs(boxes[m][0] - boxes[m - 1][0]) > 0.05 or abs(lefts[m] - lefts[m - 1]) > 0.05)}
     # no gap between two glyphs as wide as a word space: no cut (no cut's gap is wider than the
     # two glyphs' own), unless a rule parts the token
-    if not twice and not walls and max(map(float.__sub__, lefts[1:], rights), default=0.0) <= WORD_GAP * em:
+    if not twice and not walls and widest <= WORD_GAP * em:
         return [(token(text[i: last + 1]), x1, x2)]
     if twice:
         ks, lefts, rights = ([v[m] for m in range(len(ks)) if m not in twice] for v in (ks, lefts, rights))
