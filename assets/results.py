@@ -186,8 +186,10 @@ def _statistics(schema: pa.Schema) -> list[str]:
 
 
 # A job's tables are small and read whole: no dictionary pages (they cost more than they save on
-# a few hundred rows), statistics only where a reader could skip by them.
-WRITE_OPTIONS = {name: {"compression": "zstd", "use_dictionary": False, "write_statistics": _statistics(schema)}
+# a few hundred rows), statistics only where a reader could skip by them, and snappy: zstd's
+# set-up for each column took a small document's four tables from 0.7 to 1.5 ms of CPU, for
+# files 5-15 % smaller (a dataset's compacted tables, large ones, keep zstd).
+WRITE_OPTIONS = {name: {"compression": "snappy", "use_dictionary": False, "write_statistics": _statistics(schema)}
                  for name, schema in TABLES.items()}
 
 
