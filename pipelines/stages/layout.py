@@ -190,7 +190,7 @@ def _table_head(head: list[Word], body: list[Word], unit: float) -> bool:
         return False
     pieces = _pieces(lines[0], 1.5 * unit)
     if not all(w.bold for w in lines[0]):
-        return _first_row(lines[0], pieces, group_lines(body)[:3])
+        return _first_row(lines[0], pieces, group_lines(body)[:3], unit)
     below = [w for line in group_lines(body)[:3] for w in line]
     # (three pieces at least: two bold labels over blocks side by side head those blocks, the
     # parties of an invoice, and a margin line keeps them apart from the blocks as it should)
@@ -246,13 +246,28 @@ def _pieces(line: list[Word], gap: float) -> list[list[Word]]:
     return out
 
 
-def _first_row(line: list[Word], pieces: list[list[Word]], below: list[list[Word]]) -> bool:
+def _hung(line: list[Word], below: list[list[Word]], unit: float) -> bool:
+    """Do the three lines under ``line`` start where a word of it starts, a cell's padding
+    after the word before it, with nothing left of that (a row's last cell wraps under itself,
+    or more cells stack under it, the first column empty there), the first line at least, the
+    others there or where ``line`` starts with a word where the first one starts (the next row)?"""
+    x = below[0][0].x1
+
+    def at(w: Word, where: float) -> bool:
+        return abs(w.x1 - where) <= 1
+    return all(at(ln[0], x) or at(ln[0], line[0].x1) and any(at(w, x) for w in ln) for ln in below) and \
+        any(at(b, x) and b.x1 - a.x2 > 0.5 * unit for a, b in zip(line, line[1:]))
+
+
+def _first_row(line: list[Word], pieces: list[list[Word]], below: list[list[Word]], unit: float) -> bool:
     """Or the margin is one line of two pieces or more, each starting where a word of each of
-    the three lines under it starts, set off from them as they are from each other: a table's
-    first row, the cells' padding around it (a running head's page number lines up with no
-    word of the text under it)."""
-    if len(pieces) < 2 or len(below) < 3 or \
-            not all(any(abs(w.x1 - p[0].x1) <= 1 for w in ln) for p in pieces for ln in below):
+    the three lines under it starts, or whose last cell the three lines hang under (``_hung``),
+    set off from them as they are from each other: a table's first row, the cells' padding
+    around it (a running head's page number lines up with no word of the text under it)."""
+    if len(below) < 3:
+        return False
+    if not _hung(line, below, unit) and (len(pieces) < 2 or not all(
+            any(abs(w.x1 - p[0].x1) <= 1 for w in ln) for p in pieces for ln in below)):
         return False
     gaps = [min(w.y1 for w in b) - max(w.y2 for w in a) for a, b in zip([line, *below], below)]
     return gaps[0] <= 1.5 * max(gaps[1:]) + 0.5

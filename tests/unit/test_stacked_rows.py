@@ -3,8 +3,9 @@
 JSON-GLib's reference lists a function's parameters in a table of two columns without rules or
 header: the name on the first row, its type beside it, and under the type, in rows of their own
 set apart by the rows' padding, its description and the notes on who owns the data. A line of a
-note that wraps runs on at the text's leading. Against it: a definition list, each term beside a
-paragraph set at its leading, stays text.
+note that wraps runs on at the text's leading. LibreOffice prints a page of it with the first row
+in the page's top margin, where a running head would be. Against it: a definition list, each
+term beside a paragraph set at its leading, stays text.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ TERMS = [("pspec", ["The property whose value is read: its name, its type and th
                     "unsets once done with it."])]
 
 
-def _listed(items: list[tuple[str, list[str]]], pitch: float) -> bytes:
+def _listed(items: list[tuple[str, list[str]]], pitch: float, top: float = 700.0) -> bytes:
     def draw(c):  # type: ignore[no-untyped-def]
         c.setFont("Helvetica", 11)
-        y = 700.0
+        y = top
         for name, lines in items:
             c.drawString(77, y, name)
             for line in lines:
@@ -37,6 +38,12 @@ def _listed(items: list[tuple[str, list[str]]], pitch: float) -> bytes:
 
 def test_names_beside_stacks_of_rows_set_apart_are_a_table_a_row_each() -> None:
     got = tables(_listed(PARAMETERS, 24.0))
+    assert got == [[[name if k == 0 else "", line] for name, lines in PARAMETERS for k, line in enumerate(lines)]]
+
+
+def test_the_first_row_in_the_top_margin_with_the_stack_hung_under_its_type_is_the_table_s() -> None:
+    # (the page's first line, 36 pt from its top edge; the stack under the type, then the next name)
+    got = tables(_listed(PARAMETERS, 24.0, top=792 - 44))
     assert got == [[[name if k == 0 else "", line] for name, lines in PARAMETERS for k, line in enumerate(lines)]]
 
 
