@@ -127,11 +127,14 @@ class LabelRules:
 
     def row_bands(self, cols: list[list[Any]]) -> list[tuple[float, float]] | None:
         """The heights (top, bottom) of the header and of each row of a ``headed`` table whose
-        rows ``_blocks_paired`` found, for the table reader to keep each row's lines together
-        (rows apart by little more than the lines of a cell); None for other tables."""
-        if len(cols) != 2 or not self.headed(cols):
+        rows ``_blocks_paired`` found, or of each row of a ``centred`` one, for the table reader
+        to keep each row's lines together (rows apart by little more than the lines of a cell);
+        None for other tables."""
+        if len(cols) != 2:
             return None
         left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        if not self.headed(cols):
+            return self._blocks_paired(left, right) if self.centred(cols) else None
         hl, hr = _bold_lead(left), _bold_lead(right)
         bands = self._blocks_paired(left[hl:], right[hr:])
         return [_span([*left[:hl], *right[:hr]]), *bands] if bands else None
@@ -141,6 +144,17 @@ class LabelRules:
         that pair off one to one, each left block's height overlapping its right block's and no
         other's? Rows of cells of several lines, each centred on its row (two rows at least).
         The rows' heights, or None."""
+        found = self._cells(left, right)
+        if found is None:
+            return None
+        sides, own = found
+        return self._overlapping(sides) or next(
+            (bands for k, rows in enumerate(sides) if (bands := self._centred_on(rows, (left, right)[1 - k], own))),
+            None)
+
+    def _cells(self, left: list[list[Word]], right: list[list[Word]]) -> tuple[list[list[list[Word]]], float] | None:
+        """Both parts' lines in blocks, a cell's lines each (set at the parts' closest line
+        pitch), and that pitch; None when no part has a block of two lines."""
         ys = [[statistics.fmean(w.cy for w in line) for line in side] for side in (left, right)]
         own = [b - a for side in ys for a, b in zip(side, side[1:]) if b - a > 0.5 * self.unit]
         if not own:
@@ -149,9 +163,24 @@ class LabelRules:
         sides = [_blocks(side, pitch) for side in (left, right)]
         if all(len(b) == 1 for side in sides for b in side):
             return None
-        return self._overlapping(sides) or next(
-            (bands for k, rows in enumerate(sides) if (bands := self._centred_on(rows, (left, right)[1 - k], min(own)))),
-            None)
+        return sides, min(own)
+
+    def centred(self, cols: list[list[Any]]) -> bool:
+        """Two parts of three rows or more whose cells pair off one to one (``_overlapping``),
+        each left cell, short names, centred on the right one within 0.4 of a line's height, and
+        two right cells of two lines or more: a table whose cells a browser or an office suite
+        centres on their rows (gtk-doc's enum values beside descriptions wrapped in a column
+        narrower than they are). A term beside its paragraph sits on the paragraph's first line."""
+        if len(cols) != 2 or any(not isinstance(i, Word) for c in cols for i in c):
+            return False
+        left, right = (row_lines([w for w in c if isinstance(w, Word)]) for c in cols)
+        found = self._cells(left, right) if len(left) >= 3 and max(len(line) for line in left) <= 3 else None
+        if found is None or len(found[0][0]) < 3 or self._overlapping(found[0]) is None:
+            return False
+        names, cells = found[0]
+        worded = all(any(ch.isalnum() for line in c for w in line for ch in w.text) for c in cells)  # (not colons)
+        return worded and sum(len(c) >= 2 for c in cells) >= 2 and all(
+            abs(sum(_span(a)) / 2 - sum(_span(b)) / 2) < 0.4 * self.unit for a, b in zip(names, cells, strict=True))
 
     @staticmethod
     def _overlapping(sides: list[list[list[list[Word]]]]) -> list[tuple[float, float]] | None:

@@ -177,7 +177,7 @@ class _Cutter(BandRules, LabelRules):
                 self.cut([i for i in items if id(i) not in title], out, path)
                 return
             parts = cols if self.tabular(cols) or self.labelled(cols) or self.headed(cols) or self.paired_lines(cols) \
-                or self.contrasted(cols) or self.stacked(cols) else self.refined(cols)
+                or self.contrasted(cols) or self.stacked(cols) or self.centred(cols) else self.refined(cols)
             if parts:
                 box = union([_box(i) for i in items])
                 data: dict[str, Any] = {"columns": parts}
