@@ -24,7 +24,7 @@ from typing import Any
 
 from pipelines.stages.band_rules import BandRules, is_caption, running_line
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.gutters import narrow_columns, whole_lines
+from pipelines.stages.gutters import LEAST_GAP, narrow_columns, whole_lines
 from pipelines.stages.label_rules import LabelRules
 from pipelines.stages.lines_of_words import row_lines, staggered
 from pipelines.stages.reading_order import Path, settle
@@ -45,6 +45,7 @@ class Region:
 Item = Word | Region
 
 _x1, _y1, _y2 = attrgetter("x1"), attrgetter("y1"), attrgetter("y2")
+PARAGRAPH_OVER = 4  # lines of a paragraph set tight over a table, at most, that are looked under
 
 
 def _box(it: Item) -> Box:
@@ -230,15 +231,20 @@ class _Cutter(BandRules, LabelRules):
 
     def heading_lines(self, items: list[Item]) -> set[int] | None:
         """The first line (or two) over a whitespace table set without a gap under it, when it
-        spans the table's gutters (a title, a header cell over two columns) and so hides them:
-        the ids of its words, when the lines below make a table."""
+        spans the table's gutters (a title, a header cell over two columns) and so hides them,
+        or a paragraph of more lines (its first line running text, every line's words a word
+        space apart): the ids of their words, when the lines below make a table."""
         if len(items) < 10 or any(isinstance(i, Region) for i in items):
             return None
         lines = row_lines(items)  # type: ignore[arg-type]
-        for k in (1, 2):
+        width = max(i.x2 for i in items) - min(i.x1 for i in items)
+        for k in range(1, min(len(lines) - 3, PARAGRAPH_OVER + 1)):
             rest = [w for line in lines[k:] for w in line]
-            if len(lines) - k < 4:
+            if k > 2 and not (running_line(lines[0], width, self.unit)
+                              and all(b.x1 - a.x2 < self.unit for a, b in zip(lines[k - 1], lines[k - 1][1:]))):
                 return None
+            if k > 2 and not all(w.bold for w in lines[k]) and not _gapped(rest, LEAST_GAP * self.unit):
+                continue  # (no gutter through the lines below, nor a bold header hiding one: no table)
             cols = self.columns(rest)
             if self.tabular(cols) or len(cols) == 1 and self.narrow_table(rest) or self.refined(cols):
                 return {id(w) for line in lines[:k] for w in line}
@@ -350,6 +356,18 @@ def _prose(col: list[Item]) -> bool:
     lines = row_lines(words)
     return len(lines) >= 8 and statistics.median(len(line) for line in lines) >= 6 and \
         sum(any(ch.isdigit() for ch in w.text) for w in words) <= 0.1 * len(words)
+
+
+def _gapped(items: list[Item], least: float) -> bool:
+    """Is there a gap at least ``least`` wide between the items, across their whole height?"""
+    spans = sorted((i.x1, i.x2) for i in items)
+    right = spans[0][1]
+    for x1, x2 in spans[1:]:
+        if x1 - right >= least:
+            return True
+        if x2 > right:
+            right = x2
+    return False
 
 
 def line_gap(words: list[Word], unit: float) -> float:
