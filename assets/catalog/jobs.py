@@ -324,7 +324,6 @@ def renew(engine: Engine, owner: str, job_ids: list[str], lease_s: float) -> int
         ).rowcount
 
 
-@waits_out_outages
 @waits_out_outages  # a chunk's jobs, read at once
 def get_jobs_by_ids(engine: Engine, job_ids: list[str]) -> dict[str, Job]:
     with engine.connect() as conn:
@@ -341,6 +340,7 @@ def leases(engine: Engine, job_ids: list[str]) -> dict[str, tuple[str | None, st
     return {r.id: (r.lease_owner, r.status, r.attempts) for r in rows}
 
 
+@waits_out_outages
 def set_flow_run(engine: Engine, owner: str, job_ids: list[str], flow_run_id: str) -> None:
     with write_txn(engine) as conn:
         conn.execute(update(jobs).where(jobs.c.id.in_(job_ids), jobs.c.lease_owner == owner)
