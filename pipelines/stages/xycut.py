@@ -240,8 +240,8 @@ class _Cutter(BandRules, LabelRules):
         width = max(i.x2 for i in items) - min(i.x1 for i in items)
         for k in range(1, min(len(lines) - 3, PARAGRAPH_OVER + 1)):
             rest = [w for line in lines[k:] for w in line]
-            if k > 2 and not (running_line(lines[0], width, self.unit)
-                              and all(b.x1 - a.x2 < self.unit for a, b in zip(lines[k - 1], lines[k - 1][1:]))):
+            if k > 2 and not (running_line(lines[0], width, self.unit) and all(
+                    b.x1 - a.x2 < self.unit for ln in lines[1:k] for a, b in zip(ln, ln[1:]))):
                 return None
             if k > 2 and not all(w.bold for w in lines[k]) and not _gapped(rest, LEAST_GAP * self.unit):
                 continue  # (no gutter through the lines below, nor a bold header hiding one: no table)
