@@ -162,7 +162,8 @@ class BandRules:
 
     def _joins(self, bands: list[list[Item]]) -> bool:
         """Do the bands make one table: three or more, or two whose lines are evenly spaced
-        rows (a header over them), or a table and a row whose cells start where its columns do,
+        rows (a header over them), or a table and a row whose cells start where its columns do
+        (under it or over it),
         or a bold header row and a row over another (``_bold_head``);
         a band that is already a table keeps its columns (rows of one line each above a slip's
         labels and amounts are no rows of theirs)?"""
@@ -175,12 +176,16 @@ class BandRules:
                                           or _bold_head(bands))
 
     def _fits(self, bands: list[list[Item]], cols: list[list[Item]]) -> bool:
-        """Two bands, the first a table of three lines or more, the second a row whose words each
-        start a column's cells or follow the word before by a word space."""
-        if len(bands) != 2 or len(row_lines(bands[0])) < 3 or len(cols) < 2:  # type: ignore[arg-type]
+        """Two bands, one a table of three lines or more, the other a row whose words each start
+        a column's cells or follow the word before by a word space: a last row under the table,
+        or a plain header row over it (rows set apart by their padding leave each a band)."""
+        if len(bands) != 2 or len(cols) < 2:
+            return False
+        table, row = bands if len(row_lines(bands[0])) >= 3 else bands[::-1]  # type: ignore[arg-type]
+        if len(row_lines(table)) < 3:  # type: ignore[arg-type]
             return False
         starts = [min(i.x1 for i in col) for col in cols]
-        for line in row_lines(bands[1]):  # type: ignore[arg-type]
+        for line in row_lines(row):  # type: ignore[arg-type]
             firsts = [line[0], *(b for a, b in zip(line, line[1:]) if b.x1 - a.x2 >= 0.5 * self.unit)]
             if len(firsts) < 2 or not all(any(abs(w.x1 - x) <= 1.0 for x in starts) for w in firsts):
                 return False

@@ -150,6 +150,31 @@ def test_rows_set_far_apart_are_still_one_table_and_a_spaced_list_is_not() -> No
     assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [list(r) for r in rows]
 
 
+BEFORE = ["For example, assuming three HTTP servers with network addresses of 10.0.0.1,",
+          "10.0.0.2, and 10.0.0.3, a set of records such as the following means that clients will",
+          "connect to each machine one-third of the time:"]
+RECORDS = [("Name", "TTL", "CLASS", "TYPE", "Resource Record (RR) Data"), ("www", "600", "IN", "A", "10.0.0.1"),
+           ("", "600", "IN", "A", "10.0.0.2"), ("", "600", "IN", "A", "10.0.0.3")]
+
+
+def test_a_plain_header_row_over_rows_set_apart_heads_their_table() -> None:
+    """BIND's zone records as LibreOffice prints them: the header's cells fill their narrow
+    columns (no gutter as wide as the rows'), the rows set as far apart as the header is from
+    them, so the rows make a table of their own and the header a band over it."""
+    xs = (58.2, 100.3, 130.3, 178.3, 217.4)
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 12)
+        for k, line in enumerate(BEFORE):
+            c.drawString(57, 760 - 16.5 * k, line)
+        for k, row in enumerate(RECORDS):
+            for x, cell in zip(xs, row, strict=True):
+                c.drawString(x, 702.7 - 31 * k, cell)
+        c.drawString(57, 580.6, "When a resolver queries for these records, BIND rotates them and responds to the")
+        c.drawString(57, 564.1, "query with the records in a random order.")
+    assert read_tables(drawn_pdf(draw)) == [[list(r) for r in RECORDS]]
+
+
 def test_a_wrapped_cell_of_a_table_with_spaced_rows_stays_in_its_row() -> None:
     rows = [("No", "Description", "Qty", "Amount"), ("1", "Base fare", "1", "3.90"),
             ("2", "City ride - 2.00 per|driven kilometre", "6", "13.00"), ("3", "Waiting time", "2", "1.20"),
