@@ -18,6 +18,7 @@ that is not a table (code set in a fixed-width font, for one).
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 from collections import Counter
@@ -46,6 +47,11 @@ def _gaps(items: list[Any], least: float, wide: float) -> list[tuple[float, floa
         if x2 > right:
             right = x2
     return out
+
+
+def has_gap(items: list[Any], least: float) -> bool:
+    """Is there a gap at least ``least`` wide between the items, across their whole height?"""
+    return bool(_gaps(items, least, math.inf))
 
 
 def _worded(w: Word) -> bool:

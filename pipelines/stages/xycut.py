@@ -24,7 +24,7 @@ from typing import Any
 
 from pipelines.stages.band_rules import BandRules, is_caption, running_line
 from pipelines.stages.geometry import Box, Word, union
-from pipelines.stages.gutters import LEAST_GAP, narrow_columns, whole_lines
+from pipelines.stages.gutters import LEAST_GAP, has_gap, narrow_columns, whole_lines
 from pipelines.stages.label_rules import LabelRules
 from pipelines.stages.lines_of_words import row_lines, staggered
 from pipelines.stages.reading_order import Path, settle
@@ -243,7 +243,7 @@ class _Cutter(BandRules, LabelRules):
             if k > 2 and not (running_line(lines[0], width, self.unit) and all(
                     b.x1 - a.x2 < self.unit for ln in lines[1:k] for a, b in zip(ln, ln[1:]))):
                 return None
-            if k > 2 and not all(w.bold for w in lines[k]) and not _gapped(rest, LEAST_GAP * self.unit):
+            if k > 2 and not all(w.bold for w in lines[k]) and not has_gap(rest, LEAST_GAP * self.unit):
                 continue  # (no gutter through the lines below, nor a bold header hiding one: no table)
             cols = self.columns(rest)
             if self.tabular(cols) or len(cols) == 1 and self.narrow_table(rest) or self.refined(cols):
@@ -356,18 +356,6 @@ def _prose(col: list[Item]) -> bool:
     lines = row_lines(words)
     return len(lines) >= 8 and statistics.median(len(line) for line in lines) >= 6 and \
         sum(any(ch.isdigit() for ch in w.text) for w in words) <= 0.1 * len(words)
-
-
-def _gapped(items: list[Item], least: float) -> bool:
-    """Is there a gap at least ``least`` wide between the items, across their whole height?"""
-    spans = sorted((i.x1, i.x2) for i in items)
-    right = spans[0][1]
-    for x1, x2 in spans[1:]:
-        if x1 - right >= least:
-            return True
-        if x2 > right:
-            right = x2
-    return False
 
 
 def line_gap(words: list[Word], unit: float) -> float:
