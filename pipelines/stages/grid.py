@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from bisect import bisect_left, bisect_right
 
 from pipelines.stages import row_bands, table_cells
 from pipelines.stages.geometry import Box, Rule, Word, union
@@ -25,33 +26,55 @@ from pipelines.stages.lines_of_words import group_lines, row_lines
 Cell = tuple[str, Box | None]
 
 
-def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
+class _Gaps:
+    """A table's rows with what ``gutters`` asks of them sorted once: ``gap_columns`` asks again
+    with each row left out in turn."""
+
+    def __init__(self, rows: list[list[Word]]) -> None:
+        self.rows = rows
+        # each row's word ends and starts: the nearest word on either side of a gutter is a
+        # bisection away, not a walk over the row
+        self.ends = [sorted(w.x2 for w in line) for line in rows]
+        self.starts = [sorted(w.x1 for w in line) for line in rows]
+        self.spans = sorted((w.x1, w.x2, k) for k, line in enumerate(rows) for w in line)
+
+    def gutters(self, unit: float, skip: frozenset[int] | set[int] = frozenset()) -> list[float]:
+        """``_gutters`` of the rows but those in ``skip``."""
+        keep = [k for k in range(len(self.rows)) if k not in skip]
+        spans = [(a, b) for a, b, k in self.spans if k not in skip] if skip else self.spans
+        return _gutters([self.rows[k] for k in keep], unit, [self.ends[k] for k in keep],
+                        [self.starts[k] for k in keep], spans)
+
+
+def _gutters(rows: list[list[Word]], unit: float, ends: list[list[float]], starts: list[list[float]],
+             spans: list) -> list[float]:
     """Middles of the x ranges that no word of ``rows`` covers and that separate words in
-    enough rows (see ``gap_columns``)."""
+    enough rows (see ``gap_columns``); ``ends``, ``starts`` and ``spans`` as ``_Gaps`` keeps them."""
     multi = sum(1 for line in rows if len(line) >= 2)
     if multi < 2:
         return []
-    spans = sorted((w.x1, w.x2) for line in rows for w in line)
     runs: list[tuple[float, float]] = []
     right = spans[0][1]
-    for a, b in spans[1:]:
-        if a > right:
-            runs.append((right, a))
-        right = max(right, b)
+    for x1, x2, *_ in spans[1:]:
+        if x1 > right:
+            runs.append((right, x1))
+        if x2 > right:
+            right = x2
     wide, narrow = max(0.45 * unit, 2.0), max(0.15 * unit, 1.0)
+    em = 0.0
     out = []
     for a, b in runs:
         if b - a < narrow:
             continue
         gaps, edged = [], []
-        for line in rows:
-            left = [w.x2 for w in line if w.x2 <= a + 0.5]
-            right = [w.x1 for w in line if w.x1 >= b - 0.5]
-            if left and right:
-                gaps.append(min(right) - max(left))
-                if abs(max(left) - a) <= 1.0 or abs(min(right) - b) <= 1.0:
+        for xe, xs in zip(ends, starts):
+            i, j = bisect_right(xe, a + 0.5), bisect_left(xs, b - 0.5)
+            if i and j < len(xs):
+                left, right = xe[i - 1], xs[j]
+                gaps.append(right - left)
+                if abs(left - a) <= 1.0 or abs(right - b) <= 1.0:
                     edged.append(gaps[-1])  # a gap at the gutter's own edge, not to a far column
-        em = statistics.median(w.size for line in rows for w in line)
+        em = em or statistics.median(w.size for line in rows for w in line)
         if b - a < 0.45 * em and _grouped_number(rows, a, b):
             continue
         if b - a >= wide and len(gaps) >= 2:
@@ -64,7 +87,7 @@ def _gutters(rows: list[list[Word]], unit: float) -> list[float]:
         # that leaves the gutter's whole width and more open, as "Petone" before a far column,
         # shows nothing): a word space at the same place in every row ("row 1", "row 2", …; an
         # address's "The Little | Fern Café") is not a column
-        elif _edged(rows, a, b) >= max(3, 0.5 * multi) and len(gaps) >= max(3, 0.5 * multi) and max(edged, default=0.0) >= wide:
+        elif len(gaps) >= max(3, 0.5 * multi) and max(edged, default=0.0) >= wide and _edged(rows, a, b) >= max(3, 0.5 * multi):
             out.append((a + b) / 2)
     return out
 
@@ -111,7 +134,8 @@ def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> l
     over each block of rows).
     """
     rows = [line for line in lines if line]
-    best = _gutters(rows, unit)
+    gaps = _Gaps(rows)
+    best = gaps.gutters(unit)
     if len(rows) > 80:
         return best
     out: list[int] = []
@@ -119,13 +143,13 @@ def gap_columns(lines: list[list[Word]], unit: float, x1: float, x2: float) -> l
     # hides the gutters the others hide too, so they are set aside together
     titles = [k for k, r in enumerate(rows) if len(r) >= 2 and _one_phrase(r, unit)]
     if 2 <= len(titles) <= len(rows) // 5:
-        trial = _gutters([r for i, r in enumerate(rows) if i not in titles], unit)
+        trial = gaps.gutters(unit, set(titles))
         if len(trial) > len(best):
             out, best = titles, trial
     for k in sorted(range(len(rows)), key=lambda k: -max((w.x2 - w.x1 for w in rows[k]), default=0)):
         if len(out) >= len(rows) // 5:
             break
-        trial = _gutters([r for i, r in enumerate(rows) if i != k and i not in out], unit)
+        trial = gaps.gutters(unit, {k, *out})
         if len(trial) > len(best):
             out.append(k)
             best = trial
