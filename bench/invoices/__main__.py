@@ -1,6 +1,6 @@
 """docklake's extraction beside the regex baseline on the real invoices, one run, both parts.
 
-    python -m bench.invoices [--part dev|test] [--errors]
+    python -m bench.invoices [--part dev|test] [--errors] [--set real|templates]
 
 docklake: each PDF through the engine (``convert``) with ``schema.json`` as the extraction
 schema — what ``POST /documents/v2/extract`` does. Baseline: ``baseline.py`` on the PDF's text.
@@ -45,8 +45,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--part", choices=("dev", "test"))
     ap.add_argument("--cache", default=str(corpus.cache_default()))
     ap.add_argument("--errors", action="store_true", help="what docklake got wrong, per case")
+    ap.add_argument("--set", choices=("real", "templates"), default="real",
+                    help="templates: the generated invoices of bench/invoices/templates.py (its own cache)")
     args = ap.parse_args(argv)
-    cases = corpus.load(Path(args.cache), args.part)
+    if args.set == "templates":
+        from bench.invoices import templates
+
+        cases = templates.load(args.part)
+    else:
+        cases = corpus.load(Path(args.cache), args.part)
     ours, parse_s, extract_s, pages_n = docklake(cases)
     base = baseline.predict(cases)
     for part in [args.part] if args.part else ["dev", "test"]:
