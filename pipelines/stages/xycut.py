@@ -44,7 +44,7 @@ class Region:
 
 Item = Word | Region
 
-_x1, _y1, _y2 = attrgetter("x1"), attrgetter("y1"), attrgetter("y2")
+_x1, _x2, _y1, _y2 = attrgetter("x1"), attrgetter("x2"), attrgetter("y1"), attrgetter("y2")
 PARAGRAPH_OVER = 4  # lines of a paragraph set tight over a table, at most, that are looked under
 
 
@@ -87,15 +87,20 @@ class _Cutter(BandRules, LabelRules):
         return parts
 
     def split_y(self, items: list[Item]) -> list[list[Item]]:
+        """Bands at gaps wider than ``band_gap``; a table or figure across the region's width is
+        a band of its own however close the lines over and under it (a form's fields set tight
+        over an item table: they keep their columns)."""
         items = sorted(items, key=_y1)
-        parts, cur, bottom = [], [items[0]], items[0].y2
+        width = max(map(_x2, items)) - min(map(_x1, items))
+        wide = {id(i) for i in items if isinstance(i, Region) and i.kind in ("table", "figure") and i.x2 - i.x1 >= 0.9 * width}
+        parts, cur, bottom, edge = [], [items[0]], items[0].y2, id(items[0]) in wide
         for it in items[1:]:
-            if it.y1 - bottom > self.band_gap:
+            if it.y1 - bottom > self.band_gap or ((edge or id(it) in wide) and it.y1 >= bottom - 1.0):
                 parts.append(cur)
                 cur = []
             cur.append(it)
             if it.y2 > bottom:
-                bottom = it.y2
+                bottom, edge = it.y2, id(it) in wide
         parts.append(cur)
         return parts
 
