@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract import names, parties
+from pipelines.stages.extract import forms, names, parties
 from pipelines.stages.extract.lexicon import gloss
 from pipelines.stages.extract.lines import Box, Line, _band_overlap, _right_of, union_box
 from pipelines.stages.extract.lines import letters as _letters
@@ -385,7 +385,7 @@ def buyer_block(pages: list[PageResult], label: re.Pattern[str] = BUYER) -> tupl
                 continue  # "N° client", "Kunde Nr.": the number's label before the word
             if after.startswith("/") or (after.startswith("(") and label.fullmatch(after.strip("() :"))):
                 after = ""  # "Käufer/Leistungsempfänger", "Buyer (Bill to)": one label in two
-            name, address = parties.form_party(page, ln)
+            name, address = forms.form_party(page, ln)
             if name:
                 return [(" ".join(n.text.strip() for n in name), name[0])], [(a.text.strip(), a) for a in address]
             beside = _right_of(ln, lines) if _letters(after) < 3 else None

@@ -27,7 +27,6 @@ from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
 from pipelines.stages.extract.names import party_words
 from pipelines.stages.extract.roles import BUYER, LEGAL, PAYEE, SELLER, STOP, THIRD, TITLE, WEB, _party_label
-from pipelines.stages.extract.rows import rows_of
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
 # postcodes outside the Continent's "80333 München" and the UK's "EC1A 1BB" (shared with
@@ -75,18 +74,11 @@ DEPARTMENT = re.compile(r"^(?:afdeling|abteilung|abt\.|department|dept\.?|servic
 ATTENTION = re.compile(r"^(?:att(?:n|ention)?\.?\s*:|z\.? ?hd\.?|à l'attention de|t\.?a\.?v\.?|c/o)\s*\S", re.I)
 CONTACT_LINE = re.compile(r"^(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|mme\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?|"
                           r"attn\.?:?|attention:?|z\.? ?hd?\.?|c/o|à l'attention de|t\.?a\.?v\.?)\s+\S", re.I)
-# the rows of a party set out as a form under its label (``Name:``, ``Anschrift:``)
-NAME_LABEL = re.compile(r"^(?:(?:(?:firmen|company|customer|client|full|business) ?)?(?:name|nom|naam|nombre|nome)|"
-                        r"firma|raison sociale|raz[oó]n social|ragione sociale|denominaci[oó]n(?: social)?|"
-                        r"denominazione)\s*:?$", re.I)
-ADDRESS_LABEL = re.compile(r"^(?:(?:post|rechnungs)?anschrift|adresse|address|adres|direcci[oó]n|indirizzo|domicilio|"
-                           r"sede)(?: fiscal[e]?| legale)?\s*:?$", re.I)
 # a heading over the buyer's details: "Datos del cliente", "Customer details", "Kundendaten"
 BUYER_HEADING = re.compile(r"(?:datos|details?|informations?|données|dati|gegevens|angaben)(?: (?:del|du|de la|des|"
                            r"of the|of|dello|van de|des|zum))? (?:cliente|client|customer|buyer|kunden?|klant|"
                            r"acquirente)|(?:customer|client|buyer) (?:details|information|data)|kundendaten|"
                            r"klantgegevens", re.I)
-FORM_ROWS = 8
 SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
@@ -350,48 +342,3 @@ def _label_above(lines: list[Line], p: Party) -> str:
     first = (p.name or p.address)[0]
     up = _above(lines, first)
     return up.text if up is not None else ""
-
-
-def form_party(page: PageResult, head: Line) -> tuple[list[Line], list[Line]]:
-    """A party set out as a form under its label: ``Verkäufer`` over ``Name:  Taxi GmbH`` and
-    ``Anschrift:  Lieferantenstraße 20`` / ``DE 10369 Berlin``. The name is the Name row's value,
-    the address the address row's, going on over the rows below it with no label of their own
-    up to its postcode line; other labelled rows (numbers, tax ids) are passed over. Nothing
-    when no Name row follows."""
-    hb = head.box
-    if hb is None:
-        return [], []
-    name: list[Line] = []
-    address: list[Line] = []
-    going_on = False
-    for r in [r for r in rows_of(page) if r.box and r.box["y1"] >= hb["y2"] - 1][:FORM_ROWS]:
-        label, values = _form_row(r.lines)
-        if label is None:
-            if not going_on:
-                break  # a heading or a line of text: the form ends
-            address += values
-            going_on = not POSTCODE.search(values[0].text) and len(address) < 4
-            continue
-        going_on = False
-        if labelled(label):
-            break  # the next party's label
-        if NAME_LABEL.match(label) and not name:
-            name = values
-        elif ADDRESS_LABEL.match(label) and not address:
-            address = values
-            going_on = not POSTCODE.search(values[-1].text)
-    return (name, address) if name else ([], [])
-
-
-def _form_row(lines: list[Line]) -> tuple[str | None, list[Line]]:
-    """A form row's label and value lines: ``Name:`` beside its value, or ``Name:  value`` in
-    one line; ``None`` and the row itself when it has no label."""
-    first = lines[0].text.strip()
-    if len(lines) > 1 and first.endswith(":"):
-        return first, lines[1:]
-    m = re.match(r"([^:]{1,40}:)\s+(\S.*)$", first)
-    if m and len(lines) == 1:
-        # the value ends at dot leaders or at the next label on the line ("… . . . R.I.F.: …")
-        value = re.split(r"\s*(?:\.\s){3,}|\s{2,}\S[^:]{0,25}:(?:\s|$)", m.group(2))[0].strip()
-        return m.group(1), [Line(lines[0].page, value, lines[0].box, lines[0].frag, lines[0].idx, lines[0].n)]
-    return None, lines
