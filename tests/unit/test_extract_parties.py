@@ -138,6 +138,35 @@ def test_parties_set_out_as_forms_under_their_labels() -> None:
     assert data["buyer_address"] == "Hans Mustermann Kundenstraße 15 13351 Berlin"
 
 
+def test_forms_side_by_side_are_read_each_in_its_column() -> None:
+    """"Service Provider" beside "Client", each over Name / Street / City / Post code rows set
+    on the same lines: each party is read from its own column only, its address from the rows
+    that each give a part of it."""
+    lines = [(380, 60, "Invoice", 16), (360, 84, "Invoice id:", 9), (450, 84, "INV-2207", 9),
+             (60, 120, "Service Provider", 14), (340, 120, "Client", 14),
+             (60, 144, "Name:", 9), (140, 144, "Harbour Tools Ltd", 9), (340, 144, "Name:", 9), (400, 144, "Greenfield Farms", 9),
+             (60, 158, "Street:", 9), (140, 158, "12 Quay Street", 9), (340, 158, "Street:", 9), (400, 158, "4 Mill Lane", 9),
+             (60, 172, "City:", 9), (140, 172, "Bristol", 9), (340, 172, "City:", 9), (400, 172, "Exeter", 9),
+             (60, 186, "Post code:", 9), (140, 186, "BS1 4DJ", 9), (340, 186, "Post code:", 9), (400, 186, "EX4 3PU", 9),
+             (340, 200, "Email:", 9), (400, 200, "farm@example.org", 9), (60, 240, "Total 84.00", 9)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Harbour Tools Ltd", "12 Quay Street Bristol BS1 4DJ")
+    assert (data["buyer_name"], data["buyer_address"]) == ("Greenfield Farms", "4 Mill Lane Exeter EX4 3PU")
+
+
+def test_bill_to_labels_and_number_signs_of_more_languages() -> None:
+    """"Facturar a:" / "Factuur aan:" head the buyer as "Bill to:" does, and "núm." or "id"
+    after the document's name signs its number as "No." does (leading zeros kept)."""
+    for label, title in [("Facturar a:", "Factura núm.: 000412"), ("Factuur aan:", "Invoice id: 000412")]:
+        lines = [(360, 50, "Talleres Ruiz S.L.", 14), (360, 66, "Calle Mayor 5, 28013 Madrid", 8),
+                 (40, 120, label, 8), (40, 134, "Lucía Prieto", 12), (40, 150, "Av. del Puerto 12, 46021 Valencia", 8),
+                 (360, 134, title, 12), (360, 240, "Total 84,00 EUR", 9)]
+        data = run(pdf(lines), {**PARTY_SCHEMA, "properties": {**PARTY_SCHEMA["properties"],
+                                                               "invoice_number": {"type": "string"}}})["data"]
+        assert (data["buyer_name"], data["buyer_address"]) == ("Lucía Prieto", "Av. del Puerto 12, 46021 Valencia")
+        assert data["invoice_number"] == "000412"
+
+
 def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
     next label on the line."""

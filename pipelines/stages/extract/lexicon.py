@@ -20,7 +20,7 @@ GLOSSES: list[tuple[str, str]] = [
      + r"|n(?:°|o|um[ée]ro)" + _R + r"(?:de )?facture|factuur" + _R + r"(?:nummer|nr|no)|n[uú]mero de factura|"
      r"(?:n[uú]m|n[º°o])" + _R + r"(?:de )?factura|"
      r"factura" + _R + r"(?:n|no|n[uú]m)|(?:numero|n\.?) (?:di )?fattura|fattura" + _R + r"(?:n|nr|numero)|"
-     r"(?:invoice|fee note|debit note|honorarnote)" + _R + r"(?:number|no|n°|nº|nr|#)|faktura(?: vat| korygująca)?" + _R + r"(?:nummer|nr|no)|"
+     r"(?:invoice|fee note|debit note|honorarnote)" + _R + r"(?:number|num|no|n°|nº|nr|#)|faktura(?: vat| korygująca)?" + _R + r"(?:nummer|nr|no)|"
      r"fatura(?:-recibo)?" + _R + r"(?:n\.?[º°]?|no|nr|n[uú]mero)|"
      r"(?:pi|proforma(?: invoice)?)" + _R + r"(?:number|no|nr|#)|serie ?(?:y|/) ?folio|[čc]íslo faktury|"
      # Northern and Eastern Europe: Finnish, Estonian, Latvian, Lithuanian, Hungarian, Romanian,

@@ -55,7 +55,7 @@ BUYER = _words("buyer", "customer", "client", "issued to", "cobrar a", "env[ií]
                "kupac", "cump[ăa]r[ăa]tor", "al[ıi]c[ıi]",
                "billing address", "invoice(?:d)? to", "factur(?:ée?|er) [àa]", "adresse de facturation",
                "rechnungs(?:adresse|anschrift)", "factuuradres", "fakturerings?adressen?", "fakturaadress(?:en)?",
-               "direcci[óo]n de facturaci[óo]n",
+               "direcci[óo]n de facturaci[óo]n", "facturad[oa] a", "facturar a", "fatturat[oa] a", "fatturare a", "factu(?:ur|reren) aan", "rechnung an",
                "indirizzo di fatturazione", "intestat[oa] a", "credit(?:ed)? to", "(?:aan|to|an)(?=\\s*:)")
 # "Buyer's Order No.", "Customer's PO", "Company's PAN": a field of the party's, not its label
 SELLER, BUYER = (re.compile(p.pattern + r"(?!['’]s\b)", re.I) for p in (SELLER, BUYER))
@@ -223,7 +223,7 @@ DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
     r"preventivo|pro-?forma|laskun?|arve|r[ēe][kķ]ins|s[ąa]skaita|sz[áa]mla|factur[aă]|ra[čc]un|fakt[úu]ra|reikningur|"
-    r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.|num[ée]ro|número|numero|#)?\s*[:#.]?\s*"
+    r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.|num[ée]ro|número|numero|n[uú]m\.?|id|#)?\s*[:#.]?\s*"
     r"(?P<id>(?-i:[A-Z]{2,3} (?=[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*/))?"  # a series before it: "FT 2024A/153"
     r"(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
