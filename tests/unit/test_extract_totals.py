@@ -55,3 +55,16 @@ def test_a_count_read_into_the_total_s_cell_does_not_hide_the_total() -> None:
     assert total_of([(100, 280, "Item 2 Total with GST @6%", 10), (300, 280, "77.20", 10),
                      (100, 294, "Total Saving 0.00", 10), (100, 308, "Cash 100.00", 10),
                      (100, 322, "Change 22.80", 10)]) == "77.20"
+
+
+def test_a_tax_breakdown_of_small_blocks_labels_over_amounts() -> None:
+    """"VAT rate Tax" / "Without VAT" / "With VAT" over "7.00% 38,72 €" / "553,11 €" / "591,83 €":
+    the net is under "Without VAT" (no tax's own subtotal for the "Tax" beside it), the tax under
+    "Tax", not under "With VAT"; the euro sign after every amount is no column."""
+    for sign in ("", " €"):
+        lines = [(60, 60, "Provider", 12), (60, 76, "Harbour Tools Ltd", 9), (400, 60, "Invoice num.: 002411", 14),
+                 (60, 300, "Breakdown VAT", 8), (60, 312, "VAT rate Tax", 7), (140, 312, "Without VAT", 7),
+                 (200, 312, "With VAT", 7), (60, 320, f"7.00% 38,72{sign}", 7), (140, 320, f"553,11{sign}", 7),
+                 (200, 320, f"591,83{sign}", 7), (340, 350, f"Total with tax: 591,83{sign}", 12)]
+        data = run(pdf(lines), TOTALS_SCHEMA)["data"]
+        assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (553.11, 38.72, 591.83)

@@ -84,11 +84,12 @@ def _header_label(text: str, kind: str) -> int | None:
         return [m.span() for m in pat.finditer(text)]
     sub, tax = spans(SUBTOTAL), spans(TAX)
     # "VAT subtotal": the tax's own sum, not the net amount
-    sub = [(a, b) for a, b in sub if not ((before := text[:a].split()) and TAX.fullmatch(before[-1]))]
+    sub = [(a, b) for a, b in sub if not ((before := text[:a].split()) and TAX.fullmatch(before[-1])
+                                          and not text[:a].endswith("  ") and not WITHOUT.match(text[a:b]))]
     if kind == "subtotal":
         found = sub or spans(NET)  # "Rate  Net  VAT  Gross": a column's label says net alone
-    elif kind == "tax":
-        found = [t for t in tax if not any(a <= t[0] < b for a, b in sub)]
+    elif kind == "tax":  # (not a net's "without VAT", nor a gross's "with VAT")
+        found = [t for t in tax if not any(a <= t[0] < b for a, b in sub) and not WITH_TAX.search(text[:t[0]])]
     else:
         found = [t for t in spans(TOTAL) if not any(a <= t[0] < b or t[0] <= a < t[1] for a, b in sub + tax)
                  and not NOT_TOTAL.search(text[t[0]:t[1]])]
@@ -98,7 +99,7 @@ def _header_label(text: str, kind: str) -> int | None:
     end = found[-1][1]
     while end < len(text) and not text[end].isspace():
         end += 1
-    rest = text[end:].split()
+    rest = QUALIFIED.sub("X", text[end:]).split()  # ("Without VAT", "With VAT": one label each)
     while kind != "tax" and rest and re.fullmatch(r"\(?(?:ttc|ht|brutto|netto|incl\.?|excl\.?|gross|net)\)?", rest[0], re.I):
         rest = rest[1:]  # the label's own qualifier: "TOTAL TTC", "Summe Brutto"
     if kind == "tax" and rest and re.fullmatch(r"(?:sub-?)?totals?|amount|betrag|summe|montant|bedrag|importe", rest[0], re.I):
@@ -141,6 +142,13 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     last = [_value(a) for a in AMOUNT.findall(body[-1].text)]
     if len(body) > 1 and abs(sum(_value(AMOUNT.findall(r.text)[-1]) for r in body[:-1]) - last[-1]) > 0.011:
         return None
+    heads, cells = rows[i].text.split("  "), body[-1].text.split("  ")
+    if len(heads) == len(cells) > 1:  # labels over amounts cell by cell ("VAT rate Tax" over "7.00% $38.72")
+        k = max((n for n, head in enumerate(heads) if _header_label(head, kind) is not None), default=None)
+        if k is not None:
+            tokens = [t for t in _tokens(cells[k]) if t != "%" and t not in _units(body[-1].text)]
+            after = _header_label(heads[k], kind) or 0
+            return (tokens[-1 - after], body[-1]) if after < len(tokens) and AMOUNT.fullmatch(tokens[-1 - after]) else None
     amounts = [m.group(0).strip() for m in AMOUNT.finditer(body[-1].text)]
     labels = capital_labels(rows[i].text)
     if len(labels) == len(amounts):  # one label over each amount: "Exkl. moms  Moms 25 %  Att betala"
@@ -152,12 +160,24 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     return tokens[-1 - after], body[-1]
 
 
+def _units(text: str) -> set[str]:
+    """Signs a row prints beside every amount of it ("636,30 €  3.348,93 €"): no column's."""
+    tokens = _tokens(text)
+    n = sum(1 for k, t in enumerate(tokens) if AMOUNT.fullmatch(t) and tokens[k + 1:k + 2] != ["%"])
+    return {t for t in set(tokens) if not any(ch.isdigit() for ch in t) and tokens.count(t) == n}
+
+
 def _value(text: str) -> float:
     from pipelines.stages.extract.values import parse_number
 
     return parse_number(text) or 0.0
 
 
+# a label of two words, an amount with or without the tax: "Without VAT", "inkl. MwSt."
+QUALIFIED = re.compile(r"\b(?:with(?:out)?|incl\.?|excl\.?|inkl\.?|exkl\.?|ohne|mit|hors|sans|avec|zonder|met|sin|con|senza)"
+                       r"\s+\(?[\w.-]+\)?", re.I)
+# "with VAT", "inkl. MwSt.": a gross amount's label, which names the tax it includes
+WITH_TAX = re.compile(r"\b(?:with|incl(?:\.|uding|usive(?: of)?)?|inkl(?:\.|usive)?|mit|avec|con|met|compris)\s*$", re.I)
 # "excl. taxes", "without VAT", "ohne MwSt": a tax named only as what a net amount leaves out
 # what a tax row is not: charges outside the tax ("OUTLAYS (not subject to VAT)")
 EXEMPT = re.compile(r"\b(?:not subject to|exempt(?:ed)?|outside the scope|zero-rated|steuerfrei|befreit|"
