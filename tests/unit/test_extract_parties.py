@@ -167,6 +167,22 @@ def test_bill_to_labels_and_number_signs_of_more_languages() -> None:
         assert data["invoice_number"] == "000412"
 
 
+def test_a_table_s_column_labels_name_no_seller() -> None:
+    """A bill that names no party: the first row of its item table ("Product Id", "Product
+    Name", ...) is the columns' labels, not the seller's name."""
+    xs, top = [40, 180, 320, 460, 560], 120
+    texts = [(60, 50, "Invoice no.", 12), (150, 50, "2024092345", 12), (60, 70, "Date:", 12), (150, 70, "2024.9.15", 12)]
+    for r, row in enumerate([("Product Id", "Product Name", "Amount Purchased", "Total Price"),
+                             ("1000", "Annual software licence", "12", "8857.56"), ("1007", "Printer toner", "4", "189.24"),
+                             ("1014", "Delivery and handling", "4", "74.0")]):
+        texts += [(x + 3, top + 20 * r + 13, cell, 9) for x, cell in zip(xs, row)]
+    rules = [(xs[0], xs[-1], top + 20 * r) for r in range(5)]
+    uprights = [(x, top, top + 80) for x in xs]
+    texts += [(60, 230, "Total Amount Due:", 12), (200, 230, "$9120.8", 12)]
+    data = run(drawn_pdf(texts, rules, uprights=uprights), PARTY_SCHEMA)["data"]
+    assert data["seller_name"] is None
+
+
 def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
     next label on the line."""

@@ -243,7 +243,7 @@ def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
     if not pages:
         return [], []
     lines = [_firm_before_id(ln) for ln in _sorted_lines(pages[0])]
-    top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text)]
+    top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text) and not parties.column_head(pages[0], ln)]
     if not top:
         return [], []
     # the name with its legal form, above the first telephone, tax number or title (a maker's

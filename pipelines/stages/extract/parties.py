@@ -139,6 +139,17 @@ def _cells(f) -> list[tuple[str, Box | None]]:  # type: ignore[no-untyped-def]
     return [(cell, boxes[r][c]) for r, row in enumerate(rows) for c, cell in enumerate(row)]
 
 
+def column_head(page: PageResult, ln: Line) -> bool:
+    """Is ``ln`` a cell of the first row of a table of three rows or more, whose first row fills
+    three cells or more (``Product Id  Product Name  Amount Purchased``): a column's label, no
+    party's name?"""
+    if ln.frag >= 0 or -1 - ln.frag >= len(page.fragments):
+        return False
+    rows = _table_rows(page.fragments[-1 - ln.frag])
+    heads = {c.strip() for c in rows[0] if c.strip()} if rows else set()
+    return len(rows) >= 3 and len(heads) >= 3 and ln.text.strip() in heads
+
+
 def _name_like(text: str) -> bool:
     t = text.strip()
     return (sum(ch.isalpha() for ch in t) >= 3 and ":" not in t and not STOP.search(t) and not TITLE.fullmatch(t)
