@@ -261,6 +261,9 @@ def test_dates_and_amounts_in_the_conventions_of_western_europe() -> None:
     assert [extract.parse_date(t) for t in ("18-Mar-2016", "07-Jul-16", "30 DEC 17", "July 7th, 2016",
                                              "2016-03-18T10:00", "2024.05.11")] == [
         "2016-03-18", "2016-07-07", "2017-12-30", "2016-07-07", "2016-03-18", "2024-05-11"]
+    # English abbreviations with a dot, as French and Dutch print them too ("31 oct. 2023")
+    assert [extract.parse_date(t) for t in ("31 oct. 2023", "14 nov. 2023", "Dec. 3, 2024")] == [
+        "2023-10-31", "2023-11-14", "2024-12-03"]
 
 
 def test_sums_read_from_a_totals_table_under_a_header_of_labels() -> None:

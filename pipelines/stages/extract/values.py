@@ -66,6 +66,7 @@ MONTHS = {
 }
 _ABBR = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _MONTH_WORD = {w: _ABBR[m - 1] for m, words in MONTHS.items() for w in words.split()}
+_MONTH_WORD.update({a.lower(): a for a in _ABBR})  # (so "31 oct. 2023" loses its dot)
 _MONTH_RE = re.compile(r"(?<![a-zà-ÿ])(" + "|".join(sorted(map(re.escape, _MONTH_WORD), key=len, reverse=True))
                        + r")\.?(?![a-zà-ÿ])", re.I)
 
