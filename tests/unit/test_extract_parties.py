@@ -183,6 +183,18 @@ def test_a_table_s_column_labels_name_no_seller() -> None:
     assert data["seller_name"] is None
 
 
+def test_a_buyer_with_a_legal_form_under_its_label_is_not_the_seller_too() -> None:
+    """A sole trader's name at the top right, the buyer a firm ("Garcia S.A.S.") under "Facturé
+    à": the firm's legal form does not make it the seller as well."""
+    lines = [(460, 40, "Dos Santos", 16), (390, 62, "702, avenue de Regnier, 56260 Lagarde", 8),
+             (390, 74, "ines52@example.com", 8), (40, 124, "Facturé à:", 8), (40, 144, "Garcia S.A.S.", 14),
+             (40, 162, "153, boulevard Jean Grenier, 40916 BazinBourg", 8), (400, 144, "N° de facture: 2023/7453", 12),
+             (400, 300, "Total: 5 264,50 €", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Garcia S.A.S.", "153, boulevard Jean Grenier, 40916 BazinBourg")
+    assert (data["seller_name"], data["seller_address"]) == ("Dos Santos", "702, avenue de Regnier, 56260 Lagarde")
+
+
 def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
     next label on the line."""

@@ -215,8 +215,7 @@ def _gap(above: Line, ln: Line) -> bool:
     return b["y1"] - a["y2"] > 1.8 * h
 
 
-def _sorted_lines(page: PageResult) -> list[Line]:
-    return parties.page_lines(page)
+_sorted_lines = parties.page_lines
 
 
 def _height(ln: Line) -> float:
@@ -235,15 +234,15 @@ def _firm_before_id(ln: Line) -> Line:
     return Line(ln.page, name, ln.box, ln.frag, ln.idx, ln.n)
 
 
-def seller_block(pages: list[PageResult]) -> tuple[Block, Block]:
+def seller_block(pages: list[PageResult], skip: tuple[Line, ...] | list[Line] = ()) -> tuple[Block, Block]:
     """The seller's name and address lines at the top of the first page. A name printed larger
     than the text under it goes on over the rows in that size (``POPULAR BOOK`` / ``CO. (M) SDN
     BHD``); a name continues onto a row that is only a legal form, and after a row that ends in
-    ``&`` or ``and`` (``HOME MASTER HARDWARE &`` / ``ELECTRICAL``)."""
-    if not pages:
-        return [], []
-    lines = [_firm_before_id(ln) for ln in _sorted_lines(pages[0])]
-    top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text) and not parties.column_head(pages[0], ln)]
+    ``&`` or ``and`` (``HOME MASTER HARDWARE &`` / ``ELECTRICAL``). Lines in ``skip`` (a labelled
+    buyer's) are passed over."""
+    lines = [_firm_before_id(ln) for ln in _sorted_lines(pages[0])] if pages else []
+    top = [ln for ln in lines[:HEADER_ROWS] if _name_like(ln.text) and not parties.column_head(pages[0], ln)
+           and not any(ln.text == o.text and ln.box == o.box for o in skip)]
     if not top:
         return [], []
     # the name with its legal form, above the first telephone, tax number or title (a maker's

@@ -109,6 +109,8 @@ def party(pages: list[PageResult], role: Role) -> Hit | None:
         name, address = under
     else:
         name, address = seller_block(pages)
+    if role.party != "buyer" and name and labelled[0] and same_firm(labelled[0][0][0], " ".join(t for t, _ in name)):
+        name, address = seller_block(pages, [ln for _, ln in labelled[0] + labelled[1]])  # (the buyer is not the seller)
     if role.party != "buyer" and (not name or (window is not None and _texts(name) == _texts(_as_blocks(window)[0]))):
         name, address = [], []  # (the buyer is not the seller)
         if (notice := footer.seller(pages)) is not None:  # a logo for a letterhead: the legal notice's firm
