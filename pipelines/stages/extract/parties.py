@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
+from pipelines.stages.extract.items import header_text
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
 from pipelines.stages.extract.names import party_words
 from pipelines.stages.extract.roles import BUYER, LEGAL, PAYEE, SELLER, STOP, THIRD, TITLE, WEB, _party_label
@@ -141,13 +142,13 @@ def _cells(f) -> list[tuple[str, Box | None]]:  # type: ignore[no-untyped-def]
 
 def column_head(page: PageResult, ln: Line) -> bool:
     """Is ``ln`` a cell of the first row of a table of three rows or more, whose first row fills
-    three cells or more (``Product Id  Product Name  Amount Purchased``): a column's label, no
-    party's name?"""
+    three cells or more and names item columns (``Product Id  Product Name  Amount Purchased``):
+    a column's label, no party's name?"""
     if ln.frag >= 0 or -1 - ln.frag >= len(page.fragments):
         return False
     rows = _table_rows(page.fragments[-1 - ln.frag])
     heads = {c.strip() for c in rows[0] if c.strip()} if rows else set()
-    return len(rows) >= 3 and len(heads) >= 3 and ln.text.strip() in heads
+    return len(rows) >= 3 and len(heads) >= 3 and ln.text.strip() in heads and header_text("  ".join(rows[0]))
 
 
 def _name_like(text: str) -> bool:
