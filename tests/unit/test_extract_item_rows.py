@@ -278,3 +278,20 @@ def test_two_item_columns_the_grid_ran_together_are_parted_again() -> None:
     assert _unmerged(["Description", "Qty", "Amount"], body)[0] == ["Description", "Qty", "Amount"]
     single = [[("Tea", None), ("100", None), ("200", None)], [("Tofu", None), ("2 10", None), ("20", None)]]
     assert _unmerged(header, single)[0] == header
+
+
+def test_item_columns_known_by_their_arithmetic_where_their_heads_mislead() -> None:
+    """"Amount Purchased" is a count and "Total Price" the line's amount: in every row one column
+    times another gives a third, so those are the quantity, the unit price and the amount."""
+    xs, top = [40, 140, 300, 420, 500, 570], 120
+    texts = [(60, 50, "Invoice no.", 12), (150, 50, "2024092345", 12)]
+    for r, row in enumerate([("Product Id", "Product Name", "Amount Purchased", "Price Per Unit", "Total Price"),
+                             ("1000", "Annual software licence", "12", "738.13", "8857.56"),
+                             ("1007", "Printer toner cartridge", "4", "47.31", "189.24"),
+                             ("1014", "Delivery and handling", "4", "18.5", "74.0")]):
+        texts += [(x + 3, top + 20 * r + 13, cell, 8) for x, cell in zip(xs, row)]
+    rules = [(xs[0], xs[-1], top + 20 * r) for r in range(5)]
+    data = run(drawn_pdf(texts, rules, uprights=[(x, top, top + 80) for x in xs]), SCHEMA)["data"]
+    assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in data["line_items"]] == [
+        ("Annual software licence", 12, 738.13, 8857.56), ("Printer toner cartridge", 4, 47.31, 189.24),
+        ("Delivery and handling", 4, 18.5, 74.0)]

@@ -13,7 +13,7 @@ import numpy as np
 
 from pipelines.core.models import Citation
 from pipelines.stages import embed
-from pipelines.stages.extract import items, lexicon
+from pipelines.stages.extract import arithmetic, items, lexicon
 from pipelines.stages.extract.lines import MIN_SCORE, Box, Candidate, split_pairs
 from pipelines.stages.extract.roles import totals_row
 from pipelines.stages.extract.schema import Field, Records, _type
@@ -180,7 +180,7 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
     if best is None:
         return []
     _, _, sec, cols = best
-    cols = _with_rate(rec, sec.header, cols)
+    cols = arithmetic.by_arithmetic(rec, sec, _with_rate(rec, sec.header, cols))
     out: list[tuple[dict[str, Any], dict[str, Citation]]] = []
     # the fields that price an item (amount, unit price): a row without one continues the item above
     described = {fi for fi in cols if items.kind_of(rec.fields[fi]) == "description"}
