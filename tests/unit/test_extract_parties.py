@@ -195,6 +195,21 @@ def test_a_buyer_with_a_legal_form_under_its_label_is_not_the_seller_too() -> No
     assert (data["seller_name"], data["seller_address"]) == ("Dos Santos", "702, avenue de Regnier, 56260 Lagarde")
 
 
+def test_forms_side_by_side_in_the_cells_of_one_grid() -> None:
+    """The two forms ruled as one grid (``Service Provider`` and ``Client`` heading its columns
+    of labels and values): each party is read from its own cells, not from the grid's rows."""
+    xs, top = [40, 110, 300, 370, 560], 120
+    rows = [("Service Provider", "", "Client", ""), ("Name:", "Harbour Tools Ltd", "Name:", "Greenfield Farms"),
+            ("Street:", "12 Quay Street", "Street:", "4 Mill Lane"), ("City:", "Bristol", "City:", "Exeter"),
+            ("Post code:", "BS1 4DJ", "Post code:", "EX4 3PU")]
+    texts = [(300, 60, "Invoice id: INV-2207", 12), (60, 300, "Total 84.00", 10)]
+    texts += [(x + 3, top + 16 * r + 12, cell, 9) for r, row in enumerate(rows) for x, cell in zip(xs, row) if cell]
+    rules = [(xs[0], xs[-1], top + 16 * r) for r in range(len(rows) + 1)]
+    data = run(drawn_pdf(texts, rules, uprights=[(x, top, top + 16 * len(rows)) for x in xs]), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Harbour Tools Ltd", "12 Quay Street Bristol BS1 4DJ")
+    assert (data["buyer_name"], data["buyer_address"]) == ("Greenfield Farms", "4 Mill Lane Exeter EX4 3PU")
+
+
 def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
     next label on the line."""

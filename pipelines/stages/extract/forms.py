@@ -14,8 +14,8 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Line
-from pipelines.stages.extract.parties import POSTCODE, labelled
-from pipelines.stages.extract.rows import rows_of
+from pipelines.stages.extract.parties import POSTCODE, labelled, page_lines
+from pipelines.stages.extract.rows import group_rows
 
 FORM_ROWS = 8
 NAME_LABEL = re.compile(r"^(?:(?:(?:firmen|company|customer|client|full|business) ?)?(?:name|nom|naam|nombre|nome)|"
@@ -45,8 +45,9 @@ def form_party(page: PageResult, head: Line) -> tuple[list[Line], list[Line]]:
     name: list[Line] = []
     address: list[Line] = []
     going_on = parts = False
+    # (a table's cells each a line: a form's rows in a table read cell by cell)
     rows = [[ln for ln in r.lines if ln.box and left <= ln.box["x1"] < right]
-            for r in rows_of(page) if r.box and r.box["y1"] >= hb["y2"] - 1]
+            for r in group_rows(page.page_number, page_lines(page)) if r.box and r.box["y1"] >= hb["y2"] - 1]
     for lines in [r for r in rows if r][:FORM_ROWS]:
         label, values = _form_row(lines)
         if label is None:
@@ -71,20 +72,21 @@ def form_party(page: PageResult, head: Line) -> tuple[list[Line], list[Line]]:
 
 def _column(page: PageResult, head: Line) -> tuple[float, float]:
     """The x range of the form under ``head``: from a little left of it to where the next line
-    on its row starts (another party's label beside it)."""
+    on its row without figures starts (another party's label beside it)."""
     hb = head.box
     assert hb is not None
     h = hb["y2"] - hb["y1"]
-    right = min((ln.box["x1"] for r in rows_of(page) for ln in r.lines if ln.box and ln.box["x1"] > hb["x2"] + h
-                 and min(ln.box["y2"], hb["y2"]) - max(ln.box["y1"], hb["y1"]) > 0.5 * h), default=float("inf"))
+    right = min((ln.box["x1"] for ln in page_lines(page) if ln.box and ln.box["x1"] > hb["x2"] + h
+                 and min(ln.box["y2"], hb["y2"]) - max(ln.box["y1"], hb["y1"]) > 0.5 * h
+                 and not any(ch.isdigit() for ch in ln.text)), default=float("inf"))  # (a label, no value)
     return hb["x1"] - 2 * h, right
 
 
 def _form_row(lines: list[Line]) -> tuple[str | None, list[Line]]:
-    """A form row's label and value lines: ``Name:`` beside its value, or ``Name:  value`` in
-    one line; ``None`` and the row itself when it has no label."""
+    """A form row's label and value lines: ``Name:`` beside its value (or alone), or ``Name:  value``
+    in one line; ``None`` and the row itself when it has no label."""
     first = lines[0].text.strip()
-    if len(lines) > 1 and first.endswith(":"):
+    if first.endswith(":") and len(first) <= 41:  # (alone: its value's cell stands a line higher)
         return first, lines[1:]
     m = re.match(r"([^:]{1,40}:)\s+(\S.*)$", first)
     if m and len(lines) == 1:

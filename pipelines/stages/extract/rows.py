@@ -54,8 +54,12 @@ def rows_of(page: PageResult) -> list[Row]:
 
 
 def _rows_of(page: PageResult) -> list[Row]:
-    lines = sorted((ln for ln in [*lines_of(page), *header_lines(page), *table_lines(page)] if ln.box),
-                   key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
+    return group_rows(page.page_number, [*lines_of(page), *header_lines(page), *table_lines(page)])
+
+
+def group_rows(page_number: int, lines: list[Line]) -> list[Row]:
+    """``lines`` as visual rows: lines whose vertical extents overlap by half share a row."""
+    lines = sorted((ln for ln in lines if ln.box), key=lambda ln: (ln.box["y1"], ln.box["x1"]))  # type: ignore[index]
     rows: list[list[Line]] = []
     for ln in lines:
         b = ln.box
@@ -69,4 +73,4 @@ def _rows_of(page: PageResult) -> list[Row]:
                 break
         else:
             rows.append([ln])
-    return [Row(page.page_number, sorted(r, key=lambda ln: ln.box["x1"])) for r in rows]  # type: ignore[index]
+    return [Row(page_number, sorted(r, key=lambda ln: ln.box["x1"])) for r in rows]  # type: ignore[index]
