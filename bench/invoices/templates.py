@@ -14,7 +14,9 @@ The packages are fetched at build time, pinned by version and checked by sha256,
 ``~/.cache/docklake-bench/invoice-templates/`` (``site/`` for the Python ones and their pinned
 dependencies, ``node/`` for the npm ones); the project's venv is not touched. The glue scripts are in
 ``templates/``: ``make.py`` (Faker data, the Python generators, payloads for node) runs with
-``site/`` on its path, ``render.mjs`` runs the npm generators. Parts: split by generator (``GENERATORS``).
+``site/`` on its path, ``more.py`` prints the Python generators added later (in a process of its own),
+``render.mjs`` runs the npm generators (the HTML one through headless Chromium, Debian's ``chromium``).
+Parts: split by generator (``GENERATORS``).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.invoices.corpus import HEADER, counts, filter_visible, pdf_info  # noqa: E402
+from bench.invoices.norm import amount_visible  # noqa: E402
 
 HERE = Path(__file__).resolve().parent / "templates"
 
@@ -45,19 +48,38 @@ PYPI = [
      "7fcaa3caa13b6b4e339a52dc6378bdc9785c7a21e650c19cd03002ad1119aff1", "none stated (UNKNOWN)"),
     ("invoice-pdfgen==1.2.3", "invoice_pdfgen-1.2.3-py3-none-any.whl",
      "a57eec905d946acde4b036db753338c4e2de0c1d0bfc67b32c85b6b1688cf51c", "MIT"),
+    # added 2026-11-28 (templates/more.py)
+    ("dinbrief==0.5.2", "dinbrief-0.5.2-py3-none-any.whl",
+     "f86320d4d1951e272d98a632d3cb892fa6a4cbb841046e59f4a7290716406b30", "BSD-2-Clause OR MIT OR Apache-2.0"),
+    ("larzpdf==0.1.0", "larzpdf-0.1.0-py3-none-any.whl",
+     "ec46d005f600701ad59aefff61ca56aa37d2818aa464874d64dffd48039c35bb", "MIT"),
+    ("erechnung==0.3.0", "erechnung-0.3.0-py3-none-any.whl",
+     "c6e867e7baee9f6c209f05cceb652bd70e0cb5b06294c7e154750fa812593960", "MIT"),
+    ("yinv==0.2.0", "yinv-0.2.0-py3-none-any.whl",
+     "87b9c2f3e25a507fb2d75b5ca71321cba471bbe2e637bc98e7e71dc2a9b2cf62", "MIT"),
+    ("zugferd-pdf==0.1.2", "zugferd_pdf-0.1.2-py3-none-any.whl",
+     "6c9362f72e95314cc4a44f523ffc4cf8410e3cd1e9365e63f77a4a0d4294909d", "MIT"),
 ]
 # their dependencies, pinned by version (installed with --no-deps: this list is complete)
 PYPI_DEPS = ("Django==3.2.25 asgiref==3.13.0 sqlparse==0.6.1 babel==2.19.0 qrplatba==1.2.0 qrcode==8.2 "
              "reportlab==5.1.0 charset_normalizer==3.5.3 pillow==13.0.0 weasyprint==70.0 pydyf==0.13.0 "
              "cffi==2.1.1 pycparser==3.12 tinycss2==1.5.1 cssselect2==0.10.1 tinyhtml5==2.1.0 pyphen==0.18.1 "
              "fonttools==4.68.0 brotli==1.2.1 zopfli==0.4.3 webencodings==0.6.1 fpdf==1.7.2 pandas==3.1.1 "
-             "numpy==2.4.6 python_dateutil==4.0.0 tzdata==2026.6 openpyxl==3.1.5 et_xmlfile==2.0.0").split()
+             "numpy==2.4.6 python_dateutil==4.0.0 tzdata==2026.6 openpyxl==3.1.5 et_xmlfile==2.0.0 "
+             # for the generators added 2026-11-28
+             "jinja2==3.1.6 markupsafe==3.0.4 pyyaml==6.0.4 factur-x==7.8 iso4217==1.16.20260101 "
+             "python-stdnum==2.2 requests==2.34.2 certifi==2026.10.19.post1 idna==3.20 urllib3==2.8.0 "
+             "pikepdf==10.18.0 lxml==6.1.3 pypdf==7.1.1 packaging==26.4").split()
 # npm tarballs: (name@version, tarball, sha256, licence); their dependencies as npm resolves them
 NPM = [
     ("jspdf-invoice-template-nodejs@1.4.40", "jspdf-invoice-template-nodejs-1.4.40.tgz",
      "fc77637386a96e71eaf89a78e35db1bdadb86eff8ea52dc9af3e7927664c42e8", "ISC"),
     ("@h1dd3nsn1p3r/pdf-invoice@1.0.12", "h1dd3nsn1p3r-pdf-invoice-1.0.12.tgz",
      "2a330da7ee4b07becda29da891eb7d10c9f1647caf1b718b18c476f96374e4c5", "MIT"),
+    ("@htmlbricks/hb-page-invoice@0.76.5", "htmlbricks-hb-page-invoice-0.76.5.tgz",
+     "fe6ba7286b8409fd6677e6e8601e20473b7cbc69ae2ecb0ea0c9b72ff05d5c5e", "Apache-2.0"),
+    ("@htmlbricks/hb-table@0.76.5", "htmlbricks-hb-table-0.76.5.tgz",  # loaded by hb-page-invoice
+     "1b31e6f5e10cc0aeb8ca55cf5ba303210ea25d053b1c2b5ad3c0f2f9b6cdd8fb", "Apache-2.0"),
 ]
 
 # generator (as in make.py's PLAN) -> (package, licence, what draws the PDF, part)
@@ -68,9 +90,17 @@ GENERATORS = {
     "invoice-pdfgen": ("invoice-pdfgen==1.2.3", "MIT", "PyFPDF 1.7.2", "dev"),
     "invoice-generator": ("invoice-generator==0.0.2", "none stated", "Django template + WeasyPrint", "test"),
     "pdf-invoice": ("@h1dd3nsn1p3r/pdf-invoice@1.0.12", "MIT", "pdfmake 0.2", "test"),
+    # added 2026-11-28
+    "dinbrief": ("dinbrief==0.5.2", "BSD-2-Clause OR MIT OR Apache-2.0", "reportlab (platypus)", "dev"),
+    "larzpdf": ("larzpdf==0.1.0", "MIT", "its own PDF writer", "dev"),
+    "erechnung": ("erechnung==0.3.0", "MIT", "reportlab (canvas)", "test"),
+    "yinv": ("yinv==0.2.0", "MIT", "Jinja template + WeasyPrint", "test"),
+    "zugferd-pdf": ("zugferd-pdf==0.1.2", "MIT", "reportlab (platypus)", "test"),
+    "hb-page-invoice": ("@htmlbricks/hb-page-invoice@0.76.5", "Apache-2.0", "Svelte web component + Chromium",
+                        "test"),
 }
 # labels are English whatever the data's locale (the generator has no other language)
-ENGLISH_ONLY = {"invoicegenerator", "pyinvoice", "invoice-pdfgen"}
+ENGLISH_ONLY = {"invoicegenerator", "pyinvoice", "invoice-pdfgen", "larzpdf", "yinv", "zugferd-pdf"}
 
 
 def cache_default() -> Path:
@@ -113,10 +143,20 @@ def fetch(cache: Path) -> None:
 
 
 def check(made: dict) -> tuple[dict, list[str]]:
-    """Keep the truth values printed on the page; ``None`` (never printed by the generator) stays null."""
+    """Keep the truth values printed on the page; ``None`` (never printed by the generator) stays null.
+    A line amount given as a list (a line printed net and gross) is checked on its first value that the
+    page shows, and kept whole (``corpus.visible`` takes one number)."""
     text = pdf_info(Path(made["path"]).read_bytes())[0]
     nulls = [f for f in HEADER if f in made["fields"] and made["fields"][f] is None]
-    kept, dropped = filter_visible({**made["fields"], "line_items": made["line_items"]}, text)
+    items, alts = [], {}
+    for n, it in enumerate(made["line_items"]):
+        if isinstance(it["amount"], list):
+            alts[n] = it["amount"]
+            it = {**it, "amount": next((a for a in alts[n] if amount_visible(a, text)), alts[n][0])}
+        items.append(it)
+    kept, dropped = filter_visible({**made["fields"], "line_items": items}, text)
+    for n, it in enumerate(kept.get("line_items", [])):  # all lines kept: the indices are the same
+        it["amount"] = alts.get(n, it["amount"])
     return {**kept, **dict.fromkeys(nulls)}, dropped
 
 
@@ -126,6 +166,7 @@ def build(cache: Path | None = None) -> list[dict]:
     env = {**os.environ, "PYTHONPATH": str(cache / "site"), "PYTHONDONTWRITEBYTECODE": "1",
            "PYTHONHASHSEED": "0"}  # Faker's it_IT cities come from a set
     run([sys.executable, str(HERE / "make.py"), str(cache)], env=env)
+    run([sys.executable, str(HERE / "more.py"), str(cache)], env=env)
     run(["node", str(HERE / "render.mjs"), str(cache)], stdout=subprocess.DEVNULL)
     cases = []
     for m in json.loads((cache / "made.json").read_text()):

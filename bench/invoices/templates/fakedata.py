@@ -108,7 +108,7 @@ def party(fake: Faker, locale: str, person: bool) -> dict:
     else:
         city_line = f"{fake.postcode()} {fake.city()}"
     return {"name": name, "street": street, "city_line": city_line, "address": f"{street}, {city_line}",
-            "email": fake.email(), "phone": fake.phone_number()}
+            "email": fake.email(), "phone": fake.phone_number(), "person": person}
 
 
 def invoice(locale: str, rng: random.Random, n_items: int, seed: int) -> dict:

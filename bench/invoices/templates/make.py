@@ -3,7 +3,8 @@
     PYTHONPATH=<cache>/site python make.py <cache>
 
 Run by ``bench/invoices/templates.py`` under the build's own site dir. Writes ``<cache>/out/<id>.pdf``
-for the Python generators, ``<cache>/jobs.json`` (payloads for ``render.mjs`` and the HTML ones)
+for the first Python generators, ``<cache>/jobs.json`` (payloads for ``render.mjs``: the npm and the
+HTML ones), ``<cache>/pyjobs.json`` (payloads for ``more.py``: the Python generators added later)
 and ``<cache>/made.json`` (each case's intended truth, before the check against the page).
 """
 
@@ -20,6 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from fakedata import LABELS, fmt_amount, fmt_date, invoice, money, truth  # noqa: E402
+from more import JOBS as MORE  # noqa: E402
+from more import RENDER as MORE_PY  # noqa: E402
 
 SEED = 20261127
 # generator -> locales of its cases, in order (one case each); the part is set in templates.py
@@ -31,6 +34,13 @@ PLAN = {
     "invoice-pdfgen": ("en_US",) * 6,
     "invoice-generator": ("de_DE", "fr_FR", "en_GB", "de_DE", "fr_FR", "en_US", "de_DE", "fr_FR"),
     "pdf-invoice": ("fr_FR", "de_DE", "es_ES", "it_IT", "nl_NL", "en_US", "en_GB", "fr_FR", "nl_NL", "es_ES"),
+    # added 2026-11-28 (more.py), after the others so that their data stay as they were
+    "dinbrief": ("de_DE", "en_GB", "de_DE", "de_DE", "en_US", "de_DE", "en_GB", "de_DE"),
+    "larzpdf": ("en_US", "en_GB", "en_US", "en_GB", "en_US", "en_GB"),
+    "erechnung": ("de_DE", "de_DE", "en_GB", "de_DE", "de_DE", "en_GB", "de_DE"),
+    "yinv": ("en_US", "en_GB", "en_US", "en_GB", "en_US", "en_GB"),
+    "zugferd-pdf": ("de_DE", "fr_FR", "nl_NL", "es_ES", "it_IT", "en_GB", "de_DE", "fr_FR"),
+    "hb-page-invoice": ("it_IT",) * 7,
 }
 
 
@@ -221,7 +231,7 @@ def main(cache: Path) -> None:
     rng = random.Random(SEED)
     out = cache / "out"
     out.mkdir(parents=True, exist_ok=True)
-    made, jobs = [], []
+    made, jobs, pyjobs = [], [], []
     for gen, locales in PLAN.items():
         for k, loc in enumerate(locales):
             cid = f"{gen}-{k + 1:02d}-{loc[:2]}"
@@ -230,11 +240,16 @@ def main(cache: Path) -> None:
             pdf = out / f"{cid}.pdf"
             if gen in PY:
                 t = PY[gen](inv, pdf)
+            elif gen in MORE:  # printed by more.py (Python) or render.mjs (npm)
+                payload, t = MORE[gen](inv)
+                (pyjobs if gen in MORE_PY else jobs).append({"id": cid, "generator": gen, "out": str(pdf),
+                                                             "payload": payload})
             else:
                 t = pdf_invoice_truth(inv) if gen == "pdf-invoice" else truth(inv)
                 jobs.append({"id": cid, "generator": gen, "out": str(pdf), **JOBS[gen](inv)})
             made.append({"id": cid, "generator": gen, "locale": loc, "path": str(pdf), **t})
     (cache / "jobs.json").write_text(json.dumps(jobs, ensure_ascii=False, indent=1))
+    (cache / "pyjobs.json").write_text(json.dumps(pyjobs, ensure_ascii=False, indent=1))
     (cache / "made.json").write_text(json.dumps(made, ensure_ascii=False, indent=1))
 
 
