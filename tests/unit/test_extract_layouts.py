@@ -188,6 +188,21 @@ def test_a_hotel_folio_with_its_details_beside_the_guest_and_a_vat_summary_of_la
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (293.75, 58.75, 352.5)
 
 
+def test_sums_in_a_ruled_cell_of_several_lines_beside_their_amounts() -> None:
+    """Items ruled off under their heads and above the sums, not between rows: the parser reads
+    the sums as one cell "Subtotal / VAT (20%) / TOTAL" beside one cell of their three amounts.
+    Each label goes with the amount on its own line, not the three labels with the three sums."""
+    rows = [["Unit", "Amount"], ["£557.54\n£288.91\n£38.48", "£5,575.40\n£3,466.92\n£384.80"],
+            ["Subtotal\nVAT (20%)\nTOTAL", "£9,427.12\n£1,885.42\n£11,312.54"]]
+    page = PageResult(page_number=1, width=612, height=792, fragments=[
+        Fragment(fragment_type="section_header", content={"content": "INVOICE", "level": 1}, bbox=_box(54, 50, 140, 66)),
+        Fragment(fragment_type="text", content={"content": "Description\nLogo design\nWebsite maintenance (monthly)"},
+                 bbox=_box(54, 276, 210, 343)),
+        Fragment(fragment_type="table", content={"rows": rows}, bbox=_box(418, 276, 566, 397))])
+    data = extract.extract_pages([page], StructuredExtractionOptions(schema_name="s", json_schema=SCHEMA)).data
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (9427.12, 1885.42, 11312.54)
+
+
 def _box(x1: float, y1: float, x2: float, y2: float) -> dict:
     return {"x1": x1, "y1": y1, "x2": x2, "y2": y2}
 

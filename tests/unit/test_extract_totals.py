@@ -68,3 +68,4 @@ def test_a_tax_breakdown_of_small_blocks_labels_over_amounts() -> None:
                  (200, 320, f"591,83{sign}", 7), (340, 350, f"Total with tax: 591,83{sign}", 12)]
         data = run(pdf(lines), TOTALS_SCHEMA)["data"]
         assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (553.11, 38.72, 591.83)
+

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, union_box
+from pipelines.stages.tables import table_rows as cell_rows
 
 
 @dataclass
@@ -36,12 +37,25 @@ def table_lines(page: PageResult) -> list[Line]:
         if f.fragment_type != "table" or not (rows := _table_rows(f)):
             continue
         boxes = _cell_boxes(f, rows)
+        raw = cell_rows(f) if isinstance(f.content.get("rows"), int) and f.content.get("cells") else []
         for r, row in enumerate(rows):
-            text = "  ".join(c for c in row if c)  # "19" "345.10" are two cells, not 19 345.10
             box = union_box(boxes[r])
-            if text and box:
-                out.append(Line(page.page_number, text, box, -1 - fi, r, len(rows)))
+            # a ruled row whose cells hold as many lines each ("Subtotal / VAT (20%) / TOTAL" beside
+            # their three amounts): the rows its rules left out, line by line
+            cells = raw[r] if r < len(raw) and len(raw[r]) == len(row) else row
+            parts = [[ln for ln in c.split("\n") if ln.strip()] for c in cells if c.strip()]
+            n = len(parts[0]) if parts and len({len(p) for p in parts}) == 1 and len(parts) > 1 else 1
+            for k in range(n):
+                text = "  ".join(p[k].strip() for p in parts) if n > 1 else "  ".join(c for c in row if c)
+                if text and box:  # ("19" "345.10" are two cells, not 19 345.10)
+                    out.append(Line(page.page_number, text, _share(box, k, n), -1 - fi, r, len(rows)))
     return out
+
+
+def _share(box: Box, k: int, n: int) -> Box:
+    """Line ``k`` of ``n`` in ``box``: its share of the height."""
+    h = (box["y2"] - box["y1"]) / n
+    return {**box, "y1": box["y1"] + k * h, "y2": box["y1"] + (k + 1) * h}
 
 
 _ROWS: list[tuple[PageResult, list[Row]]] = []  # the last few pages' rows: every finder reads them
