@@ -210,6 +210,19 @@ def test_forms_side_by_side_in_the_cells_of_one_grid() -> None:
     assert (data["buyer_name"], data["buyer_address"]) == ("Greenfield Farms", "4 Mill Lane Exeter EX4 3PU")
 
 
+def test_a_sender_line_wrapped_onto_a_second_line_over_the_window() -> None:
+    """A DIN letter's sender line in small type, too long for the window and wrapped after a dot
+    ("… · Studio 79Q, Foster Roads ·" / "Atkinsonmouth S8 8NZ"), over the address written to: the
+    sender is the seller, and the postcode's line ends the sender's address, not the buyer's name."""
+    lines = [(330, 60, "Invoice No.: S-2025-4052", 10), (68, 150, "Wilson, Bennett and Robertson · Studio 79Q, Foster Roads ·", 6),
+             (68, 158, "Atkinsonmouth S8 8NZ", 6), (68, 172, "Williams-Porter", 11), (68, 186, "292 Carly Haven", 11),
+             (68, 200, "South Rachelchester M8W 3YR", 11), (68, 280, "Invoice S-2025-4052", 12), (420, 400, "Total 1,304.82", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Wilson, Bennett and Robertson",
+                                                             "Studio 79Q, Foster Roads, Atkinsonmouth S8 8NZ")
+    assert (data["buyer_name"], data["buyer_address"]) == ("Williams-Porter", "292 Carly Haven South Rachelchester M8W 3YR")
+
+
 def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
     next label on the line."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import header_text
-from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways
+from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways, union_box
 from pipelines.stages.extract.names import party_words
 from pipelines.stages.extract.roles import BUYER, LEGAL, PAYEE, SELLER, STOP, THIRD, TITLE, WEB, _party_label
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
@@ -207,8 +207,8 @@ def _block(lines: list[Line], post: Line) -> Party | None:
         if SALUTATION.match(up.text.strip()):
             addressed = True
             break
-        if not _name_like(up.text):
-            break
+        if not _name_like(up.text) or postcode_line(up.text):
+            break  # (a postcode's line ends another address: "Atkinsonmouth S8 8NZ" over the name)
         name.insert(0, up)
         cur = up
         if TITLED.match(up.text.strip()) and not LEGAL.search(up.text):
@@ -253,11 +253,20 @@ def blocks(page: PageResult) -> list[Party]:
 
 
 def sender_line(page: PageResult, below: float) -> Party | None:
-    """A one-line sender address above the window: ``Name · Street · Postcode City``."""
-    for ln in page_lines(page):
+    """A one-line sender address above the window: ``Name · Street · Postcode City``, or that
+    line wrapped onto a second one in its small type (``… · Groth-Ring`` / ``7-4 · 70432 Osterode``)."""
+    lines = page_lines(page)
+    for k, ln in enumerate(lines):
         if ln.box is None or ln.box["y1"] >= below:
             continue
-        parts = [p for p in SEPARATORS.split(ln.text.strip()) if p]
+        parts = _parts(ln.text)
+        nxt = lines[k + 1] if k + 1 < len(lines) else None
+        if not POSTCODE.search(ln.text) and DOTS.search(ln.text) and nxt is not None and nxt.box \
+                and nxt.box["y1"] < below and abs(nxt.box["x1"] - ln.box["x1"]) < 2 \
+                and abs((nxt.box["y2"] - nxt.box["y1"]) - (ln.box["y2"] - ln.box["y1"])) < 1 \
+                and nxt.box["y1"] - ln.box["y2"] < 0.5 * (ln.box["y2"] - ln.box["y1"]):
+            ln = Line(ln.page, f"{ln.text.strip()} {nxt.text.strip()}", union_box([ln.box, nxt.box]), ln.frag, ln.idx, ln.n)
+            parts = _parts(ln.text)
         while len(parts) > 3 and (STOP.search(parts[-1]) or WEB.search(parts[-1])):
             parts.pop()  # "… · 1620 København V · CVR 38441209": the firm's number, not its address
         if len(parts) >= 3 and POSTCODE.search(ln.text) and not re.search(r"\d", parts[0]):
@@ -265,6 +274,16 @@ def sender_line(page: PageResult, below: float) -> Party | None:
             rest = Line(ln.page, ", ".join(parts[1:]), ln.box, ln.frag, ln.idx, ln.n)
             return Party([name], [rest])
     return None
+
+
+def _parts(text: str) -> list[str]:
+    """A sender line's parts: between its dots or bars where it has them (a firm's name may
+    hold commas: "Valenzuela, Ritter and Robinson · 634 Clayton Common"), else its commas too."""
+    sep = DOTS if DOTS.search(text) else SEPARATORS
+    return [p for p in sep.split(text.strip()) if p]
+
+
+DOTS = re.compile(r"\s*[·•|]\s*")
 
 
 def _same(a: Party, lines: list[Line]) -> bool:
