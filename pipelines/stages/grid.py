@@ -95,17 +95,21 @@ def _gutters(rows: list[list[Word]], unit: float, ends: list[list[float]], start
 # a number whose thousands a space groups: its first group, then three figures (and its decimals)
 _LEAD_GROUP = re.compile(r"[-+(]?\d{1,3}")
 _NEXT_GROUP = re.compile(r"\d{3}(?:[.,]\d+)?\)?")
+_SIGN = re.compile(r"[€$£¥₹]|EUR|USD|GBP|CHF")
+_FIGURES = re.compile(r"-?\d[\d.,' ]*\d|\d")
 
 
 def _grouped_number(rows: list[list[Word]], a: float, b: float) -> bool:
     """Does a gutter as narrow as a word space run through a number in some row, between its
-    first group of figures and the next ("2 | 932,50 $" over "760,00 $" set flush right)?"""
+    first group of figures and the next ("2 | 932,50 $" over "760,00 $" set flush right), or
+    between a currency's sign and its amount ("€ | 1.108,59")?"""
     for line in rows:
         left = [w for w in line if w.x2 <= a + 0.5]
         right = [w for w in line if w.x1 >= b - 0.5]
         if left and right:
             lw, rw = max(left, key=lambda w: w.x2), min(right, key=lambda w: w.x1)
-            if _LEAD_GROUP.fullmatch(lw.text) and _NEXT_GROUP.fullmatch(rw.text) and rw.x1 - lw.x2 < 0.45 * lw.size:
+            if rw.x1 - lw.x2 < 0.45 * lw.size and (_LEAD_GROUP.fullmatch(lw.text) and _NEXT_GROUP.fullmatch(rw.text)
+                                                   or _SIGN.fullmatch(lw.text) and _FIGURES.fullmatch(rw.text)):
                 return True
     return False
 

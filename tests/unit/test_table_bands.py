@@ -2,11 +2,14 @@
 
 A form's two columns (a seller's fields beside a client's) set a few points over an item
 table that spans the page show no gutter through the whole band: the table closes it. Cut
-apart from the table, the fields keep their columns, and no line reads across both.
+apart from the table, the fields keep their columns, and no line reads across both. And in a
+table's rows, a currency's sign a word space before its amount is no column's edge.
 """
 
 from __future__ import annotations
 
+from pipelines.stages.geometry import Word
+from pipelines.stages.grid import gap_columns
 from pipelines.stages.tables import table_rows
 from tests.support.drawn import drawn_pdf, fragments, grid_rules
 
@@ -51,3 +54,24 @@ def test_fields_set_tight_over_a_ruled_table_keep_their_columns() -> None:
         assert not any(left in ln and right in ln for ln in lines)
     items = [f for f in frags if f.fragment_type == "table" and "Cable" in str(f.content.get("content"))]
     assert len(items) == 1 and "Harbour" not in str(items[0].content.get("content"))
+
+
+
+
+def test_a_currency_sign_a_word_space_before_its_amount_is_no_column() -> None:
+    """Items whose amounts print their sign a word space before the figures ("€ 1.108,59"), that
+    space in line with the one in a head ("Total price") and the other amounts set flush right
+    of it (the words' places as an invoice generator set them): no gutter runs between the sign
+    and its amount, so the head stays one cell and the amount one."""
+    def words(y: float, *placed: tuple[str, float, float]) -> list[Word]:
+        return [Word(t, x1, y, x2, y + 7, 7.0, False) for t, x1, x2 in placed]
+    lines = [words(302, ("Description", 59.5, 104.8), ("Units", 263.6, 284.2), ("Price", 306.1, 326.0),
+                   ("per", 328.4, 341.6), ("one", 344.1, 358.6), ("Total", 382.7, 402.7), ("price", 405.2, 424.9),
+                   ("Tax", 445.0, 459.0)),
+             words(316, ("USB-C", 59.5, 81.3), ("dock", 83.5, 135.0), ("1", 291.0, 295.4), ("€", 337.3, 341.8),
+                   ("128,80", 344.0, 368.5), ("€", 405.4, 409.8), ("128,80", 412.0, 436.5), ("9 %", 451.6, 464.9)),
+             words(330, ("Ontwerp", 59.5, 89.6), ("logo", 91.8, 106.7), ("3", 291.0, 295.4), ("€", 337.3, 341.8),
+                   ("369,53", 344.0, 368.5), ("€", 398.7, 403.1), ("1.108,59", 405.4, 436.5), ("9 %", 451.6, 464.9))]
+    gutters = gap_columns(lines, 7.0, 55, 470)
+    assert not any(403.1 <= x <= 405.4 for x in gutters)  # (between "Total" and "price", "€" and "1.108,59")
+    assert any(375 <= x <= 382.7 for x in gutters) and any(436.5 <= x <= 445 for x in gutters)
