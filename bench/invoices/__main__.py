@@ -1,6 +1,6 @@
 """docklake's extraction beside the regex baseline on the real invoices, one run, both parts.
 
-    python -m bench.invoices [--part dev|test] [--errors] [--set real|templates]
+    python -m bench.invoices [--part dev|test] [--errors] [--set real|templates [--seed N]]
 
 docklake: each PDF through the engine (``convert``) with ``schema.json`` as the extraction
 schema — what ``POST /documents/v2/extract`` does. Baseline: ``baseline.py`` on the PDF's text.
@@ -47,11 +47,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--errors", action="store_true", help="what docklake got wrong, per case")
     ap.add_argument("--set", choices=("real", "templates"), default="real",
                     help="templates: the generated invoices of bench/invoices/templates.py (its own cache)")
+    ap.add_argument("--seed", type=int, help="with --set templates: other fake data in the same layouts")
     args = ap.parse_args(argv)
     if args.set == "templates":
         from bench.invoices import templates
 
-        cases = templates.load(args.part)
+        cases = templates.load(args.part, seed=args.seed)
     else:
         cases = corpus.load(Path(args.cache), args.part)
     ours, parse_s, extract_s, pages_n = docklake(cases)

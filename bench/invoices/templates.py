@@ -160,11 +160,13 @@ def check(made: dict) -> tuple[dict, list[str]]:
     return {**kept, **dict.fromkeys(nulls)}, dropped
 
 
-def build(cache: Path | None = None) -> list[dict]:
+def build(cache: Path | None = None, seed: int | None = None) -> list[dict]:
+    """Make the cases into ``cache``; ``seed``: other fake data in the same layouts (a check that
+    what was learnt on the set holds for other names, numbers and amounts)."""
     cache = Path(cache or cache_default())
     fetch(cache)
     env = {**os.environ, "PYTHONPATH": str(cache / "site"), "PYTHONDONTWRITEBYTECODE": "1",
-           "PYTHONHASHSEED": "0"}  # Faker's it_IT cities come from a set
+           "PYTHONHASHSEED": "0", "INVOICE_SEED": str(seed or "")}  # Faker's it_IT cities come from a set
     run([sys.executable, str(HERE / "make.py"), str(cache)], env=env)
     run([sys.executable, str(HERE / "more.py"), str(cache)], env=env)
     run(["node", str(HERE / "render.mjs"), str(cache)], stdout=subprocess.DEVNULL)
@@ -182,9 +184,16 @@ def build(cache: Path | None = None) -> list[dict]:
     return cases
 
 
-def load(part: str | None = None, cache: Path | None = None, rebuild: bool = False) -> list[dict]:
-    """The cases (built on first use), optionally one part only; the shape of ``corpus.load``."""
+def load(part: str | None = None, cache: Path | None = None, rebuild: bool = False, seed: int | None = None) -> list[dict]:
+    """The cases (built on first use), optionally one part only; the shape of ``corpus.load``.
+    With a ``seed``, in a cache of their own (``…/invoice-templates-seed-N``)."""
     cache = Path(cache or cache_default())
+    if seed:
+        base, cache = cache, cache.with_name(f"{cache.name}-seed-{seed}")
+        cache.mkdir(parents=True, exist_ok=True)
+        for name in ("downloads", "site", "node", ".installed"):  # the packages, installed once
+            if (base / name).exists() and not (cache / name).exists():
+                (cache / name).symlink_to(base / name)
     manifest = cache / "cases.json"
     cases = None
     if manifest.exists() and not rebuild:
@@ -192,7 +201,7 @@ def load(part: str | None = None, cache: Path | None = None, rebuild: bool = Fal
         stale = any(not Path(c["path"]).exists() for c in cases) or any(
             os.path.getmtime(p) > os.path.getmtime(manifest) for p in [Path(__file__), *HERE.iterdir()])
         cases = None if stale else cases
-    cases = cases or build(cache)
+    cases = cases or build(cache, seed)
     return [c for c in cases if part in (None, c["part"])]
 
 
@@ -201,8 +210,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--cache", default=str(cache_default()))
     ap.add_argument("--part", choices=("dev", "test"))
     ap.add_argument("--rebuild", action="store_true", help="make the invoices again even if present")
+    ap.add_argument("--seed", type=int, help="other fake data in the same layouts, in a cache of its own")
     args = ap.parse_args(argv)
-    cases = load(args.part, Path(args.cache), args.rebuild)
+    cases = load(args.part, Path(args.cache), args.rebuild, args.seed)
     print(f"{'id':30} {'part':4} {'lang':4} {'locale':6} {'fields':6} {'null':4} {'lines':5} {'dropped':24} package")
     for c in cases:
         t = c["truth"]
