@@ -133,8 +133,8 @@ def classify(b: Block, body: float) -> str:
         return "table_caption"
     short = len(text) <= 150 and nlines <= 3
     # (an address set large, an invoice's window: lines under the first that hold numbers are
-    # a street and a postcode, not a heading's words)
-    address = nlines >= 2 and any(re.search(r"\d{2}", ln) for ln in lines[1:])
+    # a street and a postcode, not a heading's words; a British postcode has no two figures together)
+    address = nlines >= 2 and any(re.search(r"\d{2}|\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b", ln) for ln in lines[1:])
     if short and b.size >= body * 1.15 and any(c.isalpha() for c in text) and not address:
         return "section_header"
     if short and nlines == 1 and b.bold and not text.endswith((".", ":", ",", ";")) and len(text) <= 90:

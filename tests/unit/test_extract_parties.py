@@ -223,6 +223,20 @@ def test_a_sender_line_wrapped_onto_a_second_line_over_the_window() -> None:
     assert (data["buyer_name"], data["buyer_address"]) == ("Williams-Porter", "292 Carly Haven South Rachelchester M8W 3YR")
 
 
+def test_a_window_address_set_large_with_a_british_postcode_keeps_its_lines() -> None:
+    """The address written to, set larger than the text (a DIN letter's window), its postcode
+    British ("Arthurshire L7A 4NU", no two figures together): an address, not a heading whose
+    lines run into one."""
+    lines = [(330, 60, "Invoice No.: 2024/7324", 8), (330, 74, "Due date: 06/04/2024", 8),
+             (68, 150, "Thompson PLC · 001 Lane Road · Louisfort CV0 6ET", 6), (68, 172, "Geoffrey May", 11),
+             (68, 186, "Flat 4, Leslie Rapid", 11), (68, 200, "Arthurshire L7A 4NU", 11),
+             (80, 320, "1  Office chair, ergonomic  193.28 £  5.00  966.40 £", 8),
+             (80, 334, "2  Printer toner cartridge  55.33 £  20.00  1106.60 £", 8), (420, 360, "Sum (gross)  2072.00 £", 8)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Geoffrey May", "Flat 4, Leslie Rapid Arthurshire L7A 4NU")
+    assert data["seller_name"] == "Thompson PLC"
+
+
 def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
     next label on the line."""
