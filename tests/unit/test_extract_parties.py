@@ -237,6 +237,16 @@ def test_a_window_address_set_large_with_a_british_postcode_keeps_its_lines() ->
     assert data["seller_name"] == "Thompson PLC"
 
 
+def test_an_address_label_alone_on_its_row_reads_the_rows_under_it() -> None:
+    """``Anschrift:`` with nothing beside it, the address on the rows under it: those rows are
+    the address (and nothing fails on the empty row)."""
+    lines = [(60, 60, "Rechnung Nr. 4711", 12), (60, 100, "Verkäufer", 10), (60, 116, "Name:", 9),
+             (260, 116, "Taxi GmbH", 9), (60, 132, "Anschrift:", 9), (260, 146, "Lieferantenstraße 20", 9),
+             (260, 158, "10369 Berlin", 9), (60, 300, "Bruttosumme", 9), (480, 300, "18,08", 9)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Taxi GmbH", "Lieferantenstraße 20 10369 Berlin")
+
+
 def test_a_heading_over_the_customers_details_labels_the_buyer() -> None:
     """"Datos del cliente" heads the buyer's form; its name row ends at the dot leaders before the
     next label on the line."""

@@ -62,8 +62,8 @@ def form_party(page: PageResult, head: Line) -> tuple[list[Line], list[Line]]:
         if NAME_LABEL.match(label) and not name:
             name = values
         elif ADDRESS_LABEL.match(label) and not address:
-            address = values
-            going_on = not POSTCODE.search(values[-1].text)
+            address = values  # (none beside a label alone: the address is on the rows under it)
+            going_on = not values or not POSTCODE.search(values[-1].text)
         elif ADDRESS_PART.match(label) and (parts or not address):
             address += values
             parts = True
