@@ -36,6 +36,7 @@ PAGE_NUMBER = re.compile(r"^(page\s*)?(\d{1,4}|[ivxlc]{1,6})(\s*(of|/)\s*\d{1,4}
                           re.I)
 _TOC_LINE = re.compile(r"(\.\s?){4,}\s*[\divxlc]{1,5}$|\s{2,}[\divxlc]{1,5}$", re.I)
 _LEADER = re.compile(r"^[.·…_]+$")
+_LEAD_GLYPHS = frozenset(".·…_")
 _PAGE_REF = re.compile(r"^([\d]{1,4}|[ivxlc]{1,6})$", re.I)
 MARGIN_BAND = 0.075  # share of the page height treated as header / footer zone
 FOOT_SHARE = 0.85  # the body's font size is measured above this share of the page height
@@ -206,11 +207,12 @@ def glue_markers(words: list[Word], unit: float) -> list[Word]:
             w = line[k]
             gap = line[k + 1].x1 - w.x2 if k + 1 < len(line) else -1.0
             starts = k == 0 or w.x1 - line[k - 1].x2 > 2 * unit
-            marker = ((w.text in BULLETS or _ENUM.match(w.text)) and 0 <= gap <= 4 * unit and starts
+            # (the cheap tests first: this runs for every word of the page)
+            marker = (starts and 0 <= gap <= 4 * unit and (w.text in BULLETS or _ENUM.match(w.text))
                       and not _ends_column(w, lines, at, unit))
             # a dot leader and the page number it leads to (tables of contents)
-            leader = (_LEADER.match(w.text) and 0 <= gap <= 30 * unit
-                      and _PAGE_REF.match(line[k + 1].text) is not None) if gap >= 0 else False
+            leader = (0 <= gap <= 30 * unit and w.text[0] in _LEAD_GLYPHS and _LEADER.match(w.text)
+                      and _PAGE_REF.match(line[k + 1].text) is not None)
             if marker or leader:
                 n = line[k + 1]
                 out.append(Word(f"{w.text} {n.text}", w.x1, min(w.y1, n.y1), n.x2, max(w.y2, n.y2),
