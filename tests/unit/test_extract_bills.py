@@ -77,6 +77,17 @@ def test_a_norwegian_net_sum_eks_mva_and_an_australian_dollar_invoice() -> None:
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (926.98, 92.7, 1019.68)
 
 
+def test_a_bare_kr_is_the_crown_of_the_country_the_bill_is_from() -> None:
+    """"kr" after the amounts names no country: a Norwegian bill (MVA, Forfallsdato) is in NOK, a
+    Danish one (CVR, I alt) in DKK, a Swedish one in SEK."""
+    for words, code in [(("Forfallsdato: 16.11.2017", "MVA 25 %", "Å betale"), "NOK"),
+                        (("Forfaldsdato: 16.11.2017", "CVR 12345678  Moms 25 %", "I alt"), "DKK"),
+                        (("Förfallodatum: 2017-11-16", "Moms 25 %", "Att betala"), "SEK")]:
+        texts = [(45, 50, "Faktura", 14), (300, 90, words[0], 9), (300, 300, words[1], 9),
+                 (500, 300, "4 600.00 kr", 9, "R"), (300, 312, words[2], 9), (500, 312, "27 600.00 kr", 9, "R")]
+        assert run(drawn_pdf(texts), SCHEMA)["data"]["currency"] == code
+
+
 def test_a_rule_under_the_letterhead_does_not_make_the_letter_a_table() -> None:
     """A full-width rule under the letterhead and a short one under the sender's line, then the
     letter down to the items' table drawn with three rules of the same width: the window, the

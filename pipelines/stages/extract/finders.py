@@ -140,10 +140,12 @@ def currency(pages: list[PageResult]) -> Hit | None:
     if not counts:
         return None
     best = max(counts, key=lambda c: counts[c])
-    if best == "USD":  # a bare "$": the dollar of the country the document is from
+    # a bare "$" or "kr": the dollar or crown of the country the document is from
+    if (cues := {"USD": (EXPLICIT_USD, DOLLAR_COUNTRIES), "SEK": (EXPLICIT_SEK, CROWN_COUNTRIES)}.get(best)):
         text = "\n".join(r.text for page in pages for r in rows_of(page))
-        if not EXPLICIT_USD.search(text):
-            for code, cue in DOLLAR_COUNTRIES:
+        explicit, countries = cues
+        if not explicit.search(text):
+            for code, cue in countries:
                 if cue.search(text):
                     return Hit(code, first[best].page, first[best].box)
     return first[best]
@@ -158,6 +160,15 @@ DOLLAR_COUNTRIES = [
     ("SGD", re.compile(r"\bUEN\b|\bSingapore\s\d{6}\b")),
     ("HKD", re.compile(r"\bHong Kong\b")),
     ("MXN", re.compile(r"\bRFC\b|\bCFDI\b|\bM[ée]xico\b")),
+]
+
+
+EXPLICIT_SEK = re.compile(r"\bSEK\b|svenska kronor|\bSverige\b", re.I)
+# what says a document's "kr" is not the Swedish crown: its country's words for VAT and due dates, web domain
+CROWN_COUNTRIES = [
+    ("NOK", re.compile(r"\bMVA\b|\bForfallsdato\b|\bÅ betale\b|\.no\b|\bNorge\b|\bOrg\.? ?nr\b", re.I)),
+    ("DKK", re.compile(r"\bCVR\b|\bForfaldsdato\b|\bI alt\b|\.dk\b|\bDanmark\b|\bMomsbeløb\b", re.I)),
+    ("ISK", re.compile(r"\bVSK\b|\bKennitala\b|\.is\b|\bÍsland\b", re.I)),
 ]
 
 

@@ -193,7 +193,8 @@ _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "R
 _CODES = re.compile(r"(?<![A-Za-z])(EUR|USD|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK|PLN|CZK|HUF|MYR|SGD|CNY|HKD|NZD|ZAR|"
                     r"MXN|BRL|AED|SAR|QAR|KRW|TRY|RON|BGN|ISK|THB|IDR|VND|ILS|EGP|NGN|KES|ARS|CLP|COP|TWD)"
                     r"(?![A-Za-z])")
-_SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)|Kč|zł|(?<=\d )Ft(?![A-Za-z])")
+_SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)|Kč|zł|(?<=\d )Ft(?![A-Za-z])|"
+                     r"(?<=\d )kr(?![A-Za-z])|(?<![A-Za-z])kr(?=\.?\s?\d)")  # (kr: which crown, ``finders.currency``)
 
 
 def currencies(text: str) -> list[str]:
