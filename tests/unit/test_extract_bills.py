@@ -88,6 +88,15 @@ def test_a_bare_kr_is_the_crown_of_the_country_the_bill_is_from() -> None:
         assert run(drawn_pdf(texts), SCHEMA)["data"]["currency"] == code
 
 
+def test_bolivar_amounts_written_bs_before_the_figures() -> None:
+    """A Venezuelan factura writes its sums "Bs.1.836,80": an amount in bolívares (VES)."""
+    texts = [(45, 50, "FACTURA Nº 000001", 14), (300, 300, "Subtotal", 9), (500, 300, "Bs.2.000,00", 9, "R"),
+             (300, 312, "IVA (16 %)", 9), (500, 312, "Bs.320,00", 9, "R"), (300, 324, "TOTAL", 9),
+             (500, 324, "Bs.2.320,00", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["currency"], data["subtotal"], data["tax_amount"], data["total_amount"]) == ("VES", 2000.0, 320.0, 2320.0)
+
+
 def test_a_rule_under_the_letterhead_does_not_make_the_letter_a_table() -> None:
     """A full-width rule under the letterhead and a short one under the sender's line, then the
     letter down to the items' table drawn with three rules of the same width: the window, the

@@ -156,7 +156,7 @@ DATE = re.compile(
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
     r"|[A-Za-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?,? \d{4})(?:\b|(?=\d{1,2}:\d{2})|(?=T\d))")  # a time glued on
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
-AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|[$€£¥₹]|EUR|USD|GBP|CHF|INR|AED|SAR|QAR|MXN|BRL|CAD|AUD|NZD|SGD|"
+AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|Bs\.?|[$€£¥₹]|EUR|USD|GBP|CHF|INR|AED|SAR|QAR|MXN|BRL|CAD|AUD|NZD|SGD|"
                     r"HKD|JPY|CNY|ZAR)(?=\d))?-?"
                     r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,' ]\d{3})+|\d{1,7})"  # lakh grouping: 1,03,900.00
                     r"[.,]\d{2}"
@@ -189,12 +189,12 @@ def priced(text: str) -> bool:
 CURRENCY_NAME = _words("currency", "currency code", "währung", "devise", "monnaie", "valuta", "munt", "moneda",
                       "divisa")
 _SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "¥": "JPY", "₹": "INR", "RM": "MYR", "S$": "SGD", "US$": "USD", "Ft": "HUF",
-            "CHF": "CHF", "Fr.": "CHF", "kr": "SEK", "zł": "PLN", "Kč": "CZK"}
+            "CHF": "CHF", "Fr.": "CHF", "kr": "SEK", "Bs": "VES", "zł": "PLN", "Kč": "CZK"}
 _CODES = re.compile(r"(?<![A-Za-z])(EUR|USD|GBP|CHF|JPY|CAD|AUD|INR|SEK|NOK|DKK|PLN|CZK|HUF|MYR|SGD|CNY|HKD|NZD|ZAR|"
                     r"MXN|BRL|AED|SAR|QAR|KRW|TRY|RON|BGN|ISK|THB|IDR|VND|ILS|EGP|NGN|KES|ARS|CLP|COP|TWD)"
                     r"(?![A-Za-z])")
 _SYMBOL = re.compile(r"US\$|S\$|[€$£¥₹]|(?<![A-Za-z])RM(?=\s?\d)|Kč|zł|(?<=\d )Ft(?![A-Za-z])|"
-                     r"(?<=\d )kr(?![A-Za-z])|(?<![A-Za-z])kr(?=\.?\s?\d)")  # (kr: which crown, ``finders.currency``)
+                     r"(?<=\d )kr(?![A-Za-z])|(?<![A-Za-z])kr(?=\.?\s?\d)|(?<![A-Za-z])Bs(?=\.?\s?\d)")  # (kr: which crown, ``finders.currency``)
 
 
 def currencies(text: str) -> list[str]:
