@@ -80,7 +80,8 @@ BUYER_HEADING = re.compile(r"(?:datos|details?|informations?|données|dati|gegev
                            r"of the|of|dello|van de|des|zum))? (?:cliente|client|customer|buyer|kunden?|klant|"
                            r"acquirente)|(?:customer|client|buyer) (?:details|information|data)|kundendaten|"
                            r"klantgegevens", re.I)
-SEPARATORS = re.compile(r"\s*[·•|]\s*|\s+-\s+|\s*,\s+")
+DOTS = re.compile(r"\s*[·•|]\s*")  # a sender line's own separators
+SEPARATORS = re.compile(DOTS.pattern + r"|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
 
@@ -281,9 +282,6 @@ def _parts(text: str) -> list[str]:
     hold commas: "Valenzuela, Ritter and Robinson · 634 Clayton Common"), else its commas too."""
     sep = DOTS if DOTS.search(text) else SEPARATORS
     return [p for p in sep.split(text.strip()) if p]
-
-
-DOTS = re.compile(r"\s*[·•|]\s*")
 
 
 def _same(a: Party, lines: list[Line]) -> bool:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, union_box
+from pipelines.stages.extract.lines import Box, Line, _line_box, header_lines, lines_of, per_page, union_box
 from pipelines.stages.tables import table_rows as cell_rows
 
 
@@ -48,14 +48,8 @@ def table_lines(page: PageResult) -> list[Line]:
             for k in range(n):
                 text = "  ".join(p[k].strip() for p in parts) if n > 1 else "  ".join(c for c in row if c)
                 if text and box:  # ("19" "345.10" are two cells, not 19 345.10)
-                    out.append(Line(page.page_number, text, _share(box, k, n), -1 - fi, r, len(rows)))
+                    out.append(Line(page.page_number, text, _line_box(box, k, n), -1 - fi, r, len(rows)))
     return out
-
-
-def _share(box: Box, k: int, n: int) -> Box:
-    """Line ``k`` of ``n`` in ``box``: its share of the height."""
-    h = (box["y2"] - box["y1"]) / n
-    return {**box, "y1": box["y1"] + k * h, "y2": box["y1"] + (k + 1) * h}
 
 
 _ROWS: list[tuple[PageResult, list[Row]]] = []  # the last few pages' rows: every finder reads them
