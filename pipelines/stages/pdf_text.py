@@ -24,6 +24,7 @@ from pipelines.stages import bidi
 from pipelines.stages.bidi import page_text as _page_text
 from pipelines.stages.geometry import PageContent, Rule, Word
 from pipelines.stages.word_gaps import HYPHEN as _HYPHEN
+from pipelines.stages.word_gaps import glyph_boxes as _glyph_boxes
 from pipelines.stages.word_gaps import split_on_gaps as _split_on_gaps
 from pipelines.stages.word_gaps import token as _token
 
@@ -91,14 +92,17 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
             last = j
             while not text[last]:
                 last -= 1  # a character PDFium left out of the text: not part of the box
-            box(tr, i, r)
-            x1, x2, t, b = r.left, r.right, r.top, r.bottom
-            if last != i:
-                box(tr, last, r)
-                x1, x2 = min(x1, r.left), max(x2, r.right)
-                t, b = max(t, r.top), min(b, r.bottom)
+            if last != i:  # the box of the first and last glyphs, asked with the others' once
+                glyphs = _glyph_boxes(tr, text, i, last, r)
+                _, lefts, rights, tops, bottoms = glyphs
+                x1, x2 = min(lefts[0], lefts[-1]), max(rights[0], rights[-1])
+                t, b = max(tops[0], tops[-1]), min(bottoms[0], bottoms[-1])
                 if rtl:
                     x1, x2 = bidi.mend_ltr_word(text, i, last, lambda k: bidi.char_x(tp, k, r), x1, x2)
+            else:
+                glyphs = None
+                box(tr, i, r)
+                x1, x2, t, b = r.left, r.right, r.top, r.bottom
             size = raw.FPDFText_GetFontSize(tr, i)
             raw.FPDFText_GetFontInfo(tr, i, name, 96, flags)
             fname = name.value.decode("latin-1", "replace")
@@ -109,9 +113,11 @@ def read_words(page: pdfium.PdfPage, left: float, top: float, meta: dict | None 
             mid = top - (t + b) / 2
             across = [x for x, y1, y2 in walls[bisect.bisect_right(wall_xs, x1 - left):bisect.bisect_left(wall_xs, x2 - left)]
                       if y1 < mid < y2] if walls and last != i else []
-            found = _split_on_gaps(tr, text, i, last, x1 - left, top - t, x2 - left, top - b, size, r, left, across)
-            if meta is not None and (len(found) > 1 or found[0][0] != _token(text[i: last + 1])):
-                meta["split_words"].append((_token(text[i: last + 1]), [w[0] for w in found]))
+            whole = _token(text[i: last + 1])
+            found = _split_on_gaps(text, i, last, whole, x1 - left, top - t, x2 - left, top - b, size, glyphs, left,
+                                   across)
+            if meta is not None and (len(found) > 1 or found[0][0] != whole):
+                meta["split_words"].append((whole, [w[0] for w in found]))
             words += [Word(tok, a, top - t, z, top - b, size, bold) for tok, a, z in found if tok]
             i = j + 1
         if rtl and meta is not None:

@@ -43,42 +43,54 @@ KEPT = ("<super>", "<sub>", "<fraction>")
 WORD_GAP = 0.2  # ems: a gap this wide between two glyphs of one token is a word space the layer left out
 
 
-def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, y2: float, size: float,
-                  r, left: float, walls: list[float] | None = None) -> list[tuple[str, float, float]]:
+def glyph_boxes(tp, text, i: int, last: int, r) -> tuple[range | list[int], list[float], list[float],
+                                                        list[float], list[float]]:
+    """The glyphs of the token ``text[i:last + 1]`` (the indices of those with a character) and
+    their loose boxes' left, right, top and bottom edges in PDF space: one call a glyph, made
+    once for both the token's box and its gaps."""
+    ks = range(i, last + 1) if isinstance(text, str) else [k for k in range(i, last + 1) if text[k]]
+    lefts, rights, tops, bottoms = [], [], [], []
+    get = raw.FPDFText_GetLooseCharBox
+    for k in ks:
+        get(tp, k, r)
+        lefts.append(r.left)
+        rights.append(r.right)
+        tops.append(r.top)
+        bottoms.append(r.bottom)
+    return ks, lefts, rights, tops, bottoms
+
+
+def split_on_gaps(text, i: int, last: int, whole: str, x1: float, y1: float, x2: float, y2: float, size: float,
+                  glyphs: tuple | None, left: float, walls: list[float] | None = None) -> list[tuple[str, float, float]]:
     """The words of the token ``text[i:last + 1]`` with their left and right edges. A token wider
     than its characters can be has no space in a column gap (cells placed without one, or letter
     spacing): split it where a gap is wider than 0.6 em and stands out from the token's letter
     spacing (a tracked "W I D E" stays whole). Any other token is split at a gap of a word space
     (``WORD_GAP``) that also stands out from its letter spacing. The em is the font size or, when
     the text matrix scales a unit-size font (Type 3 ones report size 1), the boxes' height.
-    ``walls``: the x of vertical rules across the token's line, a cut wherever one runs between
-    two glyphs."""
+    ``whole``: the token as read (``token``); ``glyphs``: its ``glyph_boxes`` (``None`` for one
+    glyph). ``walls``: the x of vertical rules across the token's line, a cut wherever one runs
+    between two glyphs."""
     em = max(size, y2 - y1)
     if last - i < 1:
-        return [(token(text[i: last + 1]), x1, x2)]
+        return [(whole, x1, x2)]
     wide = (x2 - x1) >= (last - i + 1) * em * 1.2
-    ks = [k for k in range(i, last + 1) if text[k]]
-    lefts, rights, boxes = [], [], []
-    get, widest = raw.FPDFText_GetLooseCharBox, 0.0
-    for k in ks:
-        get(tp, k, r)
-        a = r.left - left
-        if rights and a - rights[-1] > widest:
-            widest = a - rights[-1]
-        lefts.append(a)
-        rights.append(r.right - left)
-        boxes.append((r.top, r.bottom))
+    assert glyphs is not None
+    ks, lefts, rights, tops, bottoms = glyphs
+    lefts = [a - left for a in lefts]
+    rights = [a - left for a in rights]
+    widest = max(0.0, max(a - b for a, b in zip(lefts[1:], rights))) if len(ks) > 1 else 0.0
     # a glyph drawn again a fraction of a point off itself (a browser's text shadow:
     # "ddoouubbllee") is one letter, as a reader sees it; the letters of a ligature ("ff") share
     # one box exactly, and those of a line set upright each have their own height: they stay
     twice = {m for m in range(1, len(ks)) if text[ks[m]] == text[ks[m - 1]] and ks[m] == ks[m - 1] + 1
              and abs(lefts[m] - lefts[m - 1]) < 0.25 * max(rights[m - 1] - lefts[m - 1], 0.1)
-             and abs(boxes[m][0] - boxes[m - 1][0]) < 0.25 * max(boxes[m - 1][0] - boxes[m - 1][1], 0.1)
-             and (abs(boxes[m][0] - boxes[m - 1][0]) > 0.05 or abs(lefts[m] - lefts[m - 1]) > 0.05)}
+             and abs(tops[m] - tops[m - 1]) < 0.25 * max(tops[m - 1] - bottoms[m - 1], 0.1)
+             and (abs(tops[m] - tops[m - 1]) > 0.05 or abs(lefts[m] - lefts[m - 1]) > 0.05)}
     # no gap between two glyphs as wide as a word space: no cut (no cut's gap is wider than the
     # two glyphs' own), unless a rule parts the token
     if not twice and not walls and widest <= WORD_GAP * em:
-        return [(token(text[i: last + 1]), x1, x2)]
+        return [(whole, x1, x2)]
     if twice:
         ks, lefts, rights = ([v[m] for m in range(len(ks)) if m not in twice] for v in (ks, lefts, rights))
         if len(ks) == 1:
@@ -100,7 +112,7 @@ def split_on_gaps(tp, text, i: int, last: int, x1: float, y1: float, x2: float, 
         cut = sorted({*cut, *(m for m in range(1, len(ks))
                               if any(rights[m - 1] - 0.5 <= x <= lefts[m] + 0.5 for x in walls))})
     if not cut:
-        return [(token([text[k] for k in ks]) if twice else token(text[i: last + 1]), x1, x2)]
+        return [(token([text[k] for k in ks]) if twice else whole, x1, x2)]
     if twice:
         return [(token([text[k] for k in ks[a:z]]), lefts[a], rights[z - 1]) for a, z in zip([0, *cut], [*cut, len(ks)])]
     return [(token(text[ks[a]: ks[z - 1] + 1]), lefts[a], rights[z - 1])
