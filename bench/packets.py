@@ -49,7 +49,28 @@ CLASSES = [
     PageClassConfig(name="manual", description="A page of technical documentation: explanations, commands, "
                                                "options and examples."),
 ]
-RECEIPTS = {"test": range(140, 200, 2), "dev": range(0, 140, 5)}
+RECEIPTS = {"test": range(140, 200, 2), "dev": range(0, 140, 5), "dev2": range(2, 140, 5)}
+# dev2's manuals: other producers than LaTeX (DocBook, Texinfo, Sphinx, groff, Doxygen, Erlang's
+# own), each a Debian package pinned by version, two pages of each from its middle
+OTHER_MANUALS = [
+    ("graphviz-doc", "2.42.2-7+deb12u1", "usr/share/doc/graphviz/pdf/dotguide.pdf.gz"),
+    ("erlang-doc", "1:25.2.3+dfsg-1+deb12u4", "usr/share/doc/erlang-doc/erts-13.1.5/doc/pdf/erts-13.1.5.pdf"),
+    ("installation-guide-amd64", "20230508+deb12u1", "usr/share/doc/installation-guide-amd64/de/install.de.pdf.gz"),
+    ("gnucash-docs", "4.13-1", "usr/share/doc/gnucash-docs/gnucash-help-en.pdf.gz"),
+    ("octave-doc", "7.3.0-2", "usr/share/doc/octave/octave.pdf"),
+    ("bash-doc", "5.2.15-2", "usr/share/doc/bash/bashref.pdf"),
+    ("debian-policy", "4.6.2.0", "usr/share/doc/debian-policy/policy.pdf.gz"),
+    ("debian-faq", "11.1", "usr/share/doc/debian/FAQ/debian-faq.en.pdf.gz"),
+    ("autoconf-doc", "2.71-3", "usr/share/doc/autoconf/autoconf.pdf.gz"),
+    ("zsh-doc", "5.9-4", "usr/share/doc/zsh-common/zsh.pdf"),
+    ("maxima-doc", "5.46.0-11", "usr/share/doc/maxima-doc/maximabook-19-Sept-2004.pdf.gz"),
+    ("gnuplot-doc", "5.4.4+dfsg1-2", "usr/share/doc/gnuplot/gnuplot.pdf"),
+    ("flex-doc", "2.6.4-8.2", "usr/share/doc/flex-doc/flex.pdf.gz"),
+    ("doxygen-doc", "1.9.4-4", "usr/share/doc/doxygen/doxygen_manual.pdf"),
+    ("developers-reference", "12.18", "usr/share/developers-reference/developers-reference.pdf"),
+    ("debian-reference-en", "2.100", "usr/share/debian-reference/debian-reference.en.pdf"),
+    ("groff", "1.22.4-10", "usr/share/doc/groff-base/pdf/mom-pdf.pdf.gz"),
+]
 # the packages whose manual pages are the test packet's (tests/realworld): not in the dev packet
 TEST_MANUALS = ("beamer", "booktabs", "ctable", "fontspec", "listings", "memman", "memoir", "microtype",
                 "xcolor")
@@ -57,7 +78,34 @@ DEV_MANUALS = 20
 NOT_MANUALS = ("test", "example", "sample", "outline")  # the packages' test and example prints
 
 
+def _other_manual_pages() -> list[tuple[str, PageResult]]:
+    import io
+    import os
+
+    import pypdfium2 as pdfium
+
+    from bench.realworld import fetch
+
+    root = Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))) / "docklake-bench"
+    out = []
+    for name, version, rel in OTHER_MANUALS:
+        folder = fetch.package(name, root, version)
+        if folder is None or not (folder / rel).exists():
+            print(f"  missing: {name} {rel}")
+            continue
+        src = pdfium.PdfDocument(fetch.read_pdf(folder / rel))
+        for at in (0.4, 0.6):
+            one = pdfium.PdfDocument.new()
+            one.import_pages(src, [int(len(src) * at)])
+            buf = io.BytesIO()
+            one.save(buf)
+            out.append((f"{name}-p{int(len(src) * at) + 1}", convert(DocumentInput(data=buf.getvalue())).pages[0]))
+    return out
+
+
 def _manual_pages(part: str) -> list[tuple[str, PageResult]]:
+    if part == "dev2":
+        return _other_manual_pages()
     if part == "test":
         return [(f.stem, convert(DocumentInput(data=f.read_bytes())).pages[0])
                 for f in sorted((ROOT / "tests" / "realworld").glob("*.pdf"))]
@@ -87,7 +135,12 @@ def packet(part: str, data: Path, receipt_pages: Path | None) -> list[tuple[str,
     from bench.invoices import corpus
 
     out = []
-    for c in corpus.load(part=part):
+    if part == "dev2":  # the made invoices of bench.invoices' second set, from other people's generators
+        from bench.invoices import templates
+        invoices = templates.load("dev")
+    else:
+        invoices = corpus.load(part=part)
+    for c in invoices:
         pages = convert(DocumentInput(data=Path(c["path"]).read_bytes())).pages
         out.append((c["id"], "invoice", pages[0]))
     for i in RECEIPTS[part]:
@@ -110,7 +163,7 @@ def baseline(page: PageResult) -> str | None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.packets", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=("dev", "test"), default="test")
+    ap.add_argument("--part", choices=("dev", "dev2", "test"), default="test")
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "receipts-dev"))
     ap.add_argument("--receipts-pages", default="", help="parsed receipt pages from bench.receipts --pages")
     args = ap.parse_args(argv)
