@@ -5,7 +5,7 @@ the layout joined into one row."""
 
 from __future__ import annotations
 
-from tests.support.extract_pdf import RECEIPT_SCHEMA, TOTALS_SCHEMA, pages_pdf, pdf, run
+from tests.support.extract_pdf import RECEIPT_SCHEMA, TOTALS_SCHEMA, drawn_pdf, pages_pdf, pdf, run
 
 HEAD = [(200, 60, "KEDAI RUNCIT MAJU JAYA SDN BHD", 14), (190, 90, "NO. 12, JALAN MERANTI 3,", 10),
         (190, 104, "TAMAN SRI MUDA, 40400 SHAH ALAM.", 10), (100, 200, "Date: 25/12/2018  20:13", 10),
@@ -69,3 +69,18 @@ def test_a_tax_breakdown_of_small_blocks_labels_over_amounts() -> None:
         data = run(pdf(lines), TOTALS_SCHEMA)["data"]
         assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (553.11, 38.72, 591.83)
 
+
+
+def test_a_net_total_without_a_label_is_the_amount_that_is_the_total_less_the_tax() -> None:
+    """An insurer's notice prints the premium without a net label over its tax and the total:
+    the amount that is the total less the tax is the subtotal; with no such amount, none."""
+    def notice(premium: str) -> dict:
+        texts = [(60, 60, "Nordsee Versicherung AG", 14), (60, 80, "Hafenstraße 4, 20457 Hamburg", 9),
+                 (60, 140, "Beitragsrechnung Nr. 2024-1181", 11),
+                 (60, 200, "Privathaftpflicht, Tarif Komfort", 9), (480, 200, premium, 9, "R"),
+                 (60, 220, "Versicherungsteuer 19 %", 9), (480, 220, "9,50", 9, "R"),
+                 (60, 240, "Gesamtbeitrag", 9), (480, 240, "59,50", 9, "R")]
+        return run(drawn_pdf(texts), TOTALS_SCHEMA)["data"]
+    data = notice("50,00")
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (50.0, 9.5, 59.5)
+    assert notice("48,00")["subtotal"] is None  # (no amount adds up: none is taken for the net)

@@ -271,5 +271,25 @@ def find(pages: list[PageResult], role: Role) -> Hit | None:
     found = amount(pages, role)
     if found is None and role.kind == "subtotal" and (total := amount(pages, Role("total"))) is not None:
         under = parts_under_net(pages, parse_number(total.text) or 0.0)  # a net sum ruled off, no label
-        return under[0] if under else None
+        return under[0] if under else net_by_difference(pages, total)
     return found
+
+
+def net_by_difference(pages: list[PageResult], total: Hit) -> Hit | None:
+    """The subtotal no label names (``Beitrag``, ``Summe``, a bare figure over the tax): an
+    amount the page prints that is the total less the tax, both found by their labels; the
+    last one printed above the total. The arithmetic says what it is, as for a tax split in
+    parts (``amounts.split_tax``)."""
+    tax = find(pages, Role("tax"))
+    tot, tx = parse_number(total.text), parse_number(tax.text) if tax is not None else None
+    if tot is None or tx is None or tx <= 0 or tot - tx <= 0:
+        return None
+    out = None
+    for page in pages:
+        for r in rows_of(page):
+            if (r.page, (r.box or {}).get("y1", 0.0)) >= (total.page, (total.box or {}).get("y1", 0.0)):
+                break
+            for a in AMOUNT.findall(r.text):
+                if (v := parse_number(a)) is not None and abs(v - (tot - tx)) <= 0.011:
+                    out = Hit(a.strip(), r.page, r.box)
+    return out
