@@ -293,3 +293,18 @@ def test_the_last_word_of_a_wrapped_item_is_no_buyer_label() -> None:
             rules.append((269.0, 537.0, y + 15 * k + 4))
     data = run(drawn_pdf(texts, rules, uprights=uprights), SCHEMA)["data"]
     assert data["buyer_name"] == "Edil Mugello S.r.l."
+
+
+def test_a_beleg_nr_is_the_document_s_number_and_an_ursprungsbeleg_nr_is_not() -> None:
+    """German accounting software labels the invoice's number "Beleg-Nr" (the voucher's); an
+    "Ursprungsbeleg-Nr" is the original document's, which a correction names."""
+    texts = [(45, 40, "Lieferant", 8), (190, 40, "Käufer", 8), (330, 40, "RECHNUNGS-KORREKTUR", 11),
+             (45, 64, "MUSTERLIEFERANT GMBH", 8), (190, 64, "MUSTER-KUNDE GMBH", 8), (330, 64, "Beleg-Nr", 8), (420, 64, ":", 8), (430, 64, "RK21012345", 8),
+             (330, 76, "Beleg-Datum", 8), (420, 76, ":", 8), (430, 76, "16.09.2013", 8),
+             (45, 88, "BAHNHOFSTRASSE 99", 8), (190, 88, "KUNDENWEG 88", 8),
+             (45, 100, "99199 MUSTERHAUSEN", 8), (190, 100, "40235 DUESSELDORF", 8),
+             (330, 100, "Ursprungsbeleg-Nr", 8), (420, 100, ":", 8), (430, 100, "R87654321012345", 8),
+             (330, 300, "Nettowert", 9), (500, 300, "100,00", 9, "R"), (330, 314, "MwSt 19 %", 9), (500, 314, "19,00", 9, "R"),
+             (330, 328, "Gesamtbetrag", 9), (500, 328, "119,00", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_number"], data["invoice_date"]) == ("RK21012345", "2013-09-16")

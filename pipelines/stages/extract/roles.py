@@ -221,7 +221,7 @@ NUMBER_NAME = re.compile(r"(?:invoice|receipt|bill|document|credit ?note|rechnun
 # an identifier after the document's own word and a number word: "Facture n°562044387",
 # "Invoice # INV/2023/03/0008", "Rechnungsnummer: 471102", "Factuurnummer 16117778"
 DOC_NUMBER = re.compile(
-    r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|"
+    r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|(?<![a-zäöüß])beleg|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
     r"preventivo|pro-?forma|laskun?|arve|r[ēe][kķ]ins|s[ąa]skaita|sz[áa]mla|factur[aă]|ra[čc]un|fakt[úu]ra|reikningur|"
     r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.|num[ée]ro|número|numero|n[uú]m\.?|id|#)?\s*[:#.]?\s*"
