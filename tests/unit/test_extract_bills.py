@@ -308,3 +308,19 @@ def test_a_beleg_nr_is_the_document_s_number_and_an_ursprungsbeleg_nr_is_not() -
              (330, 328, "Gesamtbetrag", 9), (500, 328, "119,00", 9, "R")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["invoice_number"], data["invoice_date"]) == ("RK21012345", "2013-09-16")
+
+
+def test_the_day_a_direct_debit_is_drawn_is_the_due_date() -> None:
+    """"Der Betrag … wird am 20.03.2014 von Ihrem Konto … eingezogen": the day the amount is
+    drawn is the day it is due; a day something else happens on ("Lieferung am …") is not."""
+    def bill(sentence: list[str]) -> dict:
+        texts = [(45, 50, "Musterlieferant GmbH", 11), (45, 64, "Bahnhofstraße 99", 9), (45, 76, "99199 Musterhausen", 9),
+                 (330, 64, "Rechnung Nr. 471102", 9), (330, 76, "Rechnungsdatum: 05.03.2014", 9),
+                 (330, 300, "Nettobetrag", 9), (500, 300, "445,27", 9, "R"), (330, 314, "MwSt 19 %", 9),
+                 (500, 314, "84,60", 9, "R"), (330, 328, "Gesamtbetrag", 9), (500, 328, "529,87", 9, "R"),
+                 *((45, 380 + 12 * k, t, 8) for k, t in enumerate(sentence))]
+        return run(drawn_pdf(texts), SCHEMA)["data"]
+    data = bill(["Der Betrag in Höhe von EUR 529,87 wird am 20.03.2014 von Ihrem Konto mit IBAN DE21860000000086001055",
+                 "und BIC MARKDEF1860 per SEPA-Lastschrift eingezogen."])
+    assert (data["invoice_date"], data["due_date"]) == ("2014-03-05", "2014-03-20")
+    assert bill(["Die Lieferung erfolgte am 04.03.2014 an Ihre Anschrift."])["due_date"] is None

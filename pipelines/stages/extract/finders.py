@@ -47,6 +47,12 @@ BY = re.compile(r"(?<![a-zà-ÿ])(?:by|bis|bis zum|bis spätestens|spätestens(?
 PAY_REQUEST = re.compile(r"(?<![a-zà-ÿ])(?:pay|paid|payment|remit|transfer|settle|überweisen|zahlen|bezahlen|begleichen|"
                          r"zahlung|r[ée]gler|payer|virement|r[èe]glement|betalen|overmaken|betaling|pagar|abonar|pago|"
                          r"pagare|pagamento|versare|betale|betala|betalning|maksa\w*)(?![a-zà-ÿ])", re.I)
+# a direct debit's date ("wird am 20.03.2014 von Ihrem Konto … eingezogen", "will be debited from
+# your account on 3 May", "sera prélevé le 5 avril"): the day the amount is due
+DEBIT = re.compile(r"(?<![a-zà-ÿ])(?:eingezogen|einziehen|abgebucht|abbuchen|lastschrift|debited|collected by direct "
+                   r"debit|pr[ée]lev[ée]e?s?|afgeschreven|ge[iï]ncasseerd|cargar[áa]|cargado|addebitat[oa])(?![a-zà-ÿ])",
+                   re.I)
+ON_DAY = re.compile(r"(?<![a-zà-ÿ])(?:am|on|le|op|el|il)\s*$", re.I)
 DISCOUNT = re.compile(r"(?<![a-zà-ÿ])(?:skonto|discount|abz[üu]glich|escompte|descuento|sconto|korting)(?![a-zà-ÿ])",
                       re.I)
 
@@ -88,6 +94,8 @@ def date(pages: list[PageResult], role: Role) -> Hit | None:
                 if not due and (terms or PAY_REQUEST.search(before)) and BY.search(before) \
                         and not DISCOUNT.search(r.text[m.end():m.end() + 40]):
                     due = BY.search(before)
+                if not due and ON_DAY.search(before) and DEBIT.search(" ".join(o.text for o in rows[i:i + 2])):
+                    due = ON_DAY.search(before)
                 if not (due or other or labelled) and len(above) == len(dates):
                     kind = above[k]
                     due, other, labelled = kind == "due", kind == "other", True
