@@ -324,3 +324,20 @@ def test_the_day_a_direct_debit_is_drawn_is_the_due_date() -> None:
                  "und BIC MARKDEF1860 per SEPA-Lastschrift eingezogen."])
     assert (data["invoice_date"], data["due_date"]) == ("2014-03-05", "2014-03-20")
     assert bill(["Die Lieferung erfolgte am 04.03.2014 an Ihre Anschrift."])["due_date"] is None
+
+
+def test_a_hyphenated_service_date_is_not_the_invoice_date() -> None:
+    """"Leistungs-Datum" and an item's "Liefer-Datum", written with a hyphen as German ERP prints
+    do, date the service and the delivery, not the invoice: "Beleg-Datum" does."""
+    texts = [(45, 40, "Lieferant", 8), (190, 40, "Käufer", 8), (330, 40, "K O S T E N R E C H N U N G", 11),
+             (45, 64, "KOSTENLIEFERANT GMBH", 8), (190, 64, "MUSTER-KUNDE GMBH", 8),
+             (330, 64, "Beleg-Nr", 8), (420, 64, ":", 8), (430, 64, "KR87654321012", 8),
+             (45, 76, "BAHNHOFSTRASSE 99", 8), (190, 76, "KUNDENWEG 88", 8),
+             (330, 76, "Beleg-Datum", 8), (420, 76, ":", 8), (430, 76, "06.10.2013", 8),
+             (45, 88, "99199 MUSTERHAUSEN", 8), (190, 88, "40235 DUESSELDORF", 8),
+             (330, 88, "Leistungs-Datum", 8), (420, 88, ":", 8), (430, 88, "01.09.13 - 30.09.13", 8),
+             (45, 200, "Kopierpapier A4", 8), (300, 200, "1210", 8), (500, 200, "12,10", 8, "R"),
+             (45, 212, "Liefer-Datum: 01.09.2013 - 30.09.2013", 8),
+             (330, 300, "Nettowert", 9), (500, 300, "100,00", 9, "R"), (330, 314, "MwSt 19 %", 9), (500, 314, "19,00", 9, "R"),
+             (330, 328, "Gesamtbetrag", 9), (500, 328, "119,00", 9, "R")]
+    assert run(drawn_pdf(texts), SCHEMA)["data"]["invoice_date"] == "2013-10-06"

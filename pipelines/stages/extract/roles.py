@@ -114,8 +114,9 @@ DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéa
              "förfallo\\w*", "splatnost\\w*", "termin płatności", "eräpäivä", "date limite(?: de paiement)?",
              "fizet[ée]si hat[áa]rid[őo]", "(?:makse)?t[äa]htaeg", "gjalddagi", "eindagi", "apmaksas termi[ņn]š",
              "mok[ėe]jimo terminas", "rok pla[ćc]anja", "scaden[țt][ăa]")
-OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires", "lieferdatum",
-                    "leistungsdatum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
+OTHER_DATE = _words("delivery", "delivered", "shipped", "order", "period", "valid", "expiry", "expires",
+                    # German compounds, written whole or hyphenated: "Leistungs-Datum", "Lieferschein-Datum"
+                    "(?:liefer(?:schein)?|leistungs|vertrags|bestell|auftrags?)-?datum", "livraison", "commande", "levering", "entrega", "consegna", "pedido", "ordine")
 AS_PRINTED = _words("as printed", "as written", "as shown", "as it appears", "verbatim", "exactly", "copied",
                     "original format", "own format", "wie gedruckt", "wörtlich", "tel qu'imprimé",
                     "tel quel", "zoals gedrukt", "letterlijk", "tal cual", "tal como", "come stampato")
