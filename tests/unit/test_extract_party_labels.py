@@ -261,3 +261,16 @@ def test_a_polish_faktura_vat_with_sprzedawca_beside_nabywca() -> None:
     assert data["invoice_number"] == "FV/2024/03/017"
     assert (data["seller_name"], data["buyer_name"]) == ("Wisniewski Serwis Sp. z o.o.", "Kowalczyk i Synowie S.A.")
     assert data["buyer_address"].replace(",", "") == "al. Jana Pawla II 41A 31-864 Krakow"
+
+
+def test_a_four_figure_house_number_over_the_town_line_is_the_street_not_the_postcode() -> None:
+    """"1997 Linda Throughway" reads like a postcode and a town; the line under it, "West
+    Heather, LA 53492", is the town's: the address runs to it."""
+    lines = [(40, 50, "Provider", 9), (40, 62, "Oliver LLC", 9), (40, 74, "542 Rodriguez Islands", 9),
+             (40, 86, "South Ricardochester, PA 64294", 9), (330, 50, "Invoice num.: 2024/8321", 9),
+             (330, 62, "Date: Jul 27, 2024", 9),
+             (330, 140, "Customer", 9), (330, 152, "Douglas Group", 9), (330, 164, "1997 Linda Throughway", 9),
+             (330, 176, "West Heather, LA 53492", 9),
+             (300, 300, "Total", 9), (500, 300, "$642.95", 9, "R")]
+    data = run(drawn_pdf(lines), SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Douglas Group", "1997 Linda Throughway West Heather, LA 53492")

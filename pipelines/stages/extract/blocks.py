@@ -1,7 +1,6 @@
-"""A party's name and address as printed, read from a page's lines: the seller's name and address
-at the head of a receipt or a letterhead (``seller_block``), the lines under a party's label
-(``buyer_block``), and which of them a document's seller or buyer is (``party``). Split from
-``finders``, which reads the other roles; none of it names a vendor."""
+"""A party's name and address as printed, read from a page's lines: the seller's at the head of a
+receipt or a letterhead (``seller_block``), the lines under a party's label (``buyer_block``);
+``sides`` says which is the seller or buyer. None of it names a vendor."""
 
 from __future__ import annotations
 
@@ -66,8 +65,7 @@ def _name_like(text: str) -> bool:
     return sum(ch.isdigit() for ch in t) <= (4 if LEGAL.search(t) else 2)  # "TRIPLE SIX ENTERPRISE 666"
 
 
-# words that say what a business does, not which one it is: "RESTAURANT SDN BHD" under "LIAN CHI
-# PU TIAN VEGETARIAN" is the end of a name, not a name
+# words that say what a business does, not which one ("RESTAURANT SDN BHD" under a name ends it)
 TRADE_WORDS = re.compile(r"(?:restaurant|restoran|cafe|café|bakery|hardware|stationery|trading|enterprises?|stores?|"
                          r"mart|supermarket|market|pharmacy|farmasi|electrical|electronics?|services?|holdings?|"
                          r"industries|marketing|motors?|books?|group|international|\(m\)|malaysia|&|and)", re.I)
@@ -347,6 +345,8 @@ def _street_and_town(block: Block) -> Block:
     k = next((i for i, (t, _) in enumerate(block) if parties.postcode_line(t)), None)
     if k is None:
         return block
+    while k + 1 < len(block) and parties.postcode_line(block[k + 1][0]):
+        k += 1  # "1997 Linda Throughway" over "West Heather, LA 53492": a house number, then the town
     start = k
     # up over the street and town lines (a figure or a comma: not a person), and over the town
     # above a postcode printed alone (``Clonakilty, Co. Cork`` / ``P85 YK30``, ``Glasgow`` / ``G1 1LH``)
