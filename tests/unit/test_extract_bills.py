@@ -341,3 +341,13 @@ def test_a_hyphenated_service_date_is_not_the_invoice_date() -> None:
              (330, 300, "Nettowert", 9), (500, 300, "100,00", 9, "R"), (330, 314, "MwSt 19 %", 9), (500, 314, "19,00", 9, "R"),
              (330, 328, "Gesamtbetrag", 9), (500, 328, "119,00", 9, "R")]
     assert run(drawn_pdf(texts), SCHEMA)["data"]["invoice_date"] == "2013-10-06"
+
+
+
+def test_a_number_read_by_its_label_leaves_the_date_read_with_it() -> None:
+    """"Invoice #" over "Date", right-aligned beside their values, read as one cell of two lines:
+    the number is "2023/2210", not "2023/2210 08/10/2023"; a series before a number stays."""
+    number = roles.Role("number")
+    assert names.tidy(number, "2023/2210 08/10/2023") == "2023/2210"
+    assert names.tidy(number, "FT 2024A/153") == "FT 2024A/153"
+    assert names.tidy(number, "INV 2024 07") == "INV 2024 07"

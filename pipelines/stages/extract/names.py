@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from pipelines.stages.extract.roles import AMOUNT, BUYER, LEGAL, SELLER, TITLE, Role
+from pipelines.stages.extract.roles import AMOUNT, BUYER, DATE, LEGAL, SELLER, TITLE, Role
 
 # which copy of the document this is: "(ORIGINAL FOR RECIPIENT)", "DUPLICATE FOR TRANSPORTER"
 COPY_LINE = re.compile(r"^\(?\s*(?:original|duplicate|triplicate|copy|copie|kopie|copia|duplicado)\b[^()]*\)?$", re.I)
@@ -25,13 +25,16 @@ def thanked(text: str) -> str | None:
 
 def tidy(role: Role, text: str) -> str | None:
     """A value read by label, cut to what the role takes: the amount itself for an amount
-    (``Total incl. GST 52.00`` → ``52.00``), the name alone for a name (``bare_name``); ``None``
-    when there is none."""
+    (``Total incl. GST 52.00`` → ``52.00``), the name alone for a name (``bare_name``), a
+    document's number without the date read after it; ``None`` when there is none."""
     if role.kind in ("total", "subtotal", "tax"):
         found = AMOUNT.findall(text)
         return found[-1].strip() if found else None
     if role.kind == "name":
         return bare_name(text) or None
+    if role.kind == "number" and (dates := [k for k, w in enumerate(text.split())
+                                            if k and DATE.fullmatch(w) and len(re.findall(r"\d+", w)) == 3]):
+        return " ".join(text.split()[:dates[0]])  # "2023/2210 08/10/2023": the date's cell read with it
     return text
 
 
