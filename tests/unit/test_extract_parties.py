@@ -223,6 +223,16 @@ def test_a_sender_line_wrapped_onto_a_second_line_over_the_window() -> None:
     assert (data["buyer_name"], data["buyer_address"]) == ("Williams-Porter", "292 Carly Haven South Rachelchester M8W 3YR")
 
 
+def test_a_sender_line_wrapped_after_its_postcode_is_not_the_buyer_s_name() -> None:
+    """The sender line wrapped between its postcode and town ("… · 48052" / "Groß-Gerau"), in
+    small print right over the window: its tail is no line of the buyer's name."""
+    lines = [(330, 60, "Rechnungsnummer: RG202509972", 10), (68, 150, "Jacobi Jäckel e.G. · Heidelinde-Krause-Straße 4-5 · 48052", 7),
+             (68, 158.7, "Groß-Gerau", 7), (68, 172, "Kranz KG", 11), (68, 186, "Linkering 678", 11), (68, 200, "98313 Ilmenau", 11),
+             (68, 280, "Rechnung RG202509972", 12), (420, 400, "Gesamtbetrag 5011,39 €", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert data["seller_name"] == "Jacobi Jäckel e.G."
+    assert (data["buyer_name"], data["buyer_address"]) == ("Kranz KG", "Linkering 678 98313 Ilmenau")
+
 def test_a_window_address_set_large_with_a_british_postcode_keeps_its_lines() -> None:
     """The address written to, set larger than the text (a DIN letter's window), its postcode
     British ("Arthurshire L7A 4NU", no two figures together): an address, not a heading whose

@@ -210,6 +210,8 @@ def _block(lines: list[Line], post: Line) -> Party | None:
             break
         if not _name_like(up.text) or postcode_line(up.text):
             break  # (a postcode's line ends another address: "Atkinsonmouth S8 8NZ" over the name)
+        if name and up.box and name[0].box and up.box["y2"] - up.box["y1"] < 0.75 * (name[0].box["y2"] - name[0].box["y1"]):
+            break  # small print over the name: the sender line's tail ("… · 48052" / "Groß-Gerau")
         name.insert(0, up)
         cur = up
         if TITLED.match(up.text.strip()) and not LEGAL.search(up.text):
