@@ -84,3 +84,22 @@ def test_a_net_total_without_a_label_is_the_amount_that_is_the_total_less_the_ta
     data = notice("50,00")
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (50.0, 9.5, 59.5)
     assert notice("48,00")["subtotal"] is None  # (no amount adds up: none is taken for the net)
+
+
+
+def test_a_total_whose_label_words_are_set_apart_and_an_italian_due_month() -> None:
+    """"Total  with  tax:", its words set wider apart than a space by the layout, labels the
+    total as "Total with tax:" does; "21 set 2023" is a date, the 21st of September (Italian)."""
+    from pipelines.core.models import DocumentInput
+    from pipelines.engine.document import convert
+    from pipelines.stages.extract import finders, roles
+
+    texts = [(40, 40, "Provider", 9), (40, 52, "Scaduto-Biagiotti s.r.l.", 9), (40, 64, "Strada Gioacchino, 16", 9),
+             (40, 76, "06046 Ruffano", 9), (330, 40, "Taxable invoice num.: FT-03110", 9),
+             (330, 52, "Date of exposure taxable invoice: 22 ago 2023", 9), (330, 64, "Due date: 21 set 2023", 9),
+             (40, 226, "Net 4 096,68 €", 8), (40, 238, "VAT 10 % 409,67 €", 8),
+             (330, 260, "Total", 9), (380, 260, "with", 9), (425, 260, "tax:", 9), (540, 260, "4 506,35 €", 9, "R")]
+    data = run(drawn_pdf(texts), TOTALS_SCHEMA)["data"]
+    assert (data["subtotal"], data["total_amount"]) == (4096.68, 4506.35)
+    pages = convert(DocumentInput(data=drawn_pdf(texts))).pages
+    assert finders.date(pages, roles.Role("date", which="due")).text == "21 set 2023"

@@ -35,7 +35,10 @@ from pipelines.stages.extract.schema import Field, _type
 
 
 def _words(*alts: str) -> re.Pattern[str]:
-    return re.compile(r"(?<![a-zà-ÿ])(?:" + "|".join(alts) + r")(?![a-zà-ÿ])", re.I)
+    """One pattern for the words of ``alts``, each whole; a space between words matches any run of
+    spaces, as a label whose words a layout set apart prints them ("Total  with  tax:")."""
+    spaced = [re.sub(r" (?![^\[]*\])", r"\\s+", a.replace(" ?", r"\s*")) for a in alts]
+    return re.compile(r"(?<![a-zà-ÿ])(?:" + "|".join(spaced) + r")(?![a-zà-ÿ])", re.I)
 
 
 SELLER = _words("bill(?:ed)? from", "invoice from", "sold by", "billed by", "invoiced by", "issued by",
@@ -171,7 +174,7 @@ WHOLE_AMOUNT = re.compile(rf"(?<![\w.,])-?(?:{_WHOLE})\s*(?:{_MARK})(?!\w)|"
                           rf"(?<!\w)(?:{_MARK})\s*-?(?:{_WHOLE})(?![\d%]|[.,]\d)")
 PHONE = re.compile(r"^[\s()+\d/-]{7,}$|\(?\d{2,4}\)?[ -]?\d{3,4}[ -]\d{3,4}\b|\b0\d{1,3}-\d{6,8}\b")
 MONTHS = re.compile(r"jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|janv|févr|mars|avr|mai|juin|juil|août|"
-                    r"sept|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei|jän|feber", re.I)
+                    r"sept|set|déc|mär|mrt|okt|dez|ene|abr|ago|dic|gen|mag|giu|lug|ott|maa|mei|jän|feber", re.I)
 
 
 def dated(text: str) -> bool:
@@ -293,6 +296,7 @@ def label_says(role: Role, label: str) -> bool:
     date``)? Then the value beside it is kept over what the role's finder reads elsewhere."""
     from pipelines.stages.extract.lexicon import gloss
 
+    label = " ".join(label.split())  # ("Total  with  tax": words a layout set apart)
     text = f"{label} {gloss(label)}"
     if "%" in label and role.kind in ("total", "subtotal", "tax"):  # a rate, not an amount
         return False
