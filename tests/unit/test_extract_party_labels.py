@@ -274,3 +274,32 @@ def test_a_four_figure_house_number_over_the_town_line_is_the_street_not_the_pos
              (300, 300, "Total", 9), (500, 300, "$642.95", 9, "R")]
     data = run(drawn_pdf(lines), SCHEMA)["data"]
     assert (data["buyer_name"], data["buyer_address"]) == ("Douglas Group", "1997 Linda Throughway West Heather, LA 53492")
+
+
+def test_a_dutch_postcode_with_its_letters_set_close_ends_the_address() -> None:
+    """"7232WP Beilen" is a postcode and its town as "7232 WP Beilen" is: the seller's address
+    under "Provider" ends there, not with the payment lines under it."""
+    lines = [(311, 45, "Taxable invoice num.: INV202400698", 12), (62, 74, "Provider", 10),
+             (314, 74, "Date of exposure taxable invoice: 23 mei 2024", 8), (314, 89, "Due date: 22 jun 2024", 8),
+             (62, 88, "Hexspoor Groep", 7), (62, 96, "Mohameddreef 47", 7), (62, 105, "7232WP Beilen", 7),
+             (312, 142, "Customer", 10), (312, 156, "Kyra Corstiaens-Mater", 7), (312, 164, "Ashleysingel 289", 7),
+             (312, 173, "8582 CM Belt-Schutsloot", 7), (65, 178, "Payment information", 7), (65, 199, "Account n.: 11062843", 7),
+             (300, 300, "Totaal", 9), (500, 300, "€ 642,95", 9, "R")]
+    from pipelines.stages.extract import parties
+
+    assert parties.postcode_line("7232WP Beilen") and parties.postcode_line("7232 WP Beilen")
+    assert not parties.postcode_line("Account n.: 11062843")
+    data = run(drawn_pdf(lines), SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Hexspoor Groep", "Mohameddreef 47 7232WP Beilen")
+
+
+def test_a_generator_s_mark_on_a_bill_that_names_nobody_is_no_buyer() -> None:
+    """A generator's mark set large near the head of a bill that names nobody: it is read as
+    the letterhead, the sender's, never as the buyer."""
+    lines = [(31, 36, "Invoice no.", 11), (116, 36, "20253853", 11), (31, 59, "Date:", 11), (116, 59, "2025.2.21", 11),
+             (31, 104, "Product Id", 8), (138, 104, "Product Name", 8), (246, 104, "Amount Purchased", 8),
+             (354, 104, "Price Per Unit", 8), (462, 104, "Total Price", 8),
+             (31, 127, "1000", 7), (138, 127, "Network cabling per metre", 7), (246, 127, "120", 7), (354, 127, "3.79", 7),
+             (462, 127, "454.8", 7), (462, 150, "454.8", 7), (31, 195, "Total Amount Due:", 11), (160, 195, "$454.8", 11),
+             (31, 150, "HardCode E>", 14)]
+    assert run(drawn_pdf(lines), SCHEMA)["data"]["buyer_name"] is None

@@ -93,7 +93,8 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
     found = match(fields, cands)
     for f in fields:  # a value taken by label that is not of the field's role is no value
         got, role = found.get(f.dotted()), roles.role_of(f)
-        if isinstance(got, Found) and role is not None and not roles.fits(role, got.citation.text or ""):
+        if isinstance(got, Found) and role is not None and (not roles.fits(role, got.citation.text or "") or (
+                role.party == "buyer" and got.label == LETTERHEAD)):  # (the letterhead is the sender's)
             del found[f.dotted()]
         elif isinstance(got, Found) and role is not None and isinstance(got.value, str):
             cut = names.tidy(role, got.value)
