@@ -351,3 +351,15 @@ def test_a_number_read_by_its_label_leaves_the_date_read_with_it() -> None:
     assert names.tidy(number, "2023/2210 08/10/2023") == "2023/2210"
     assert names.tidy(number, "FT 2024A/153") == "FT 2024A/153"
     assert names.tidy(number, "INV 2024 07") == "INV 2024 07"
+    # a column head of the items read with it, where the layout joined the two
+    assert names.tidy(number, "INV-04260 Prijs per stuk") == "INV-04260"
+
+
+def test_a_us_territory_s_address_says_dates_are_written_month_first() -> None:
+    """Puerto Rico, the Virgin Islands, Guam, American Samoa and the Northern Marianas write
+    dates as the States do: 01/03/2025 is the 3rd of January there."""
+    from pipelines.stages.extract import values
+
+    assert values.month_first("Robles LLC\n96348 Christopher Mill Suite 969, Haneyhaven, MP 92914\nDate 01/03/2025")
+    assert values.month_first("Calle Luna 5, San Juan, PR 00901")
+    assert not values.month_first("Musterstraße 1, 80333 München\n01/03/2025")

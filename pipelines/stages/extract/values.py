@@ -84,7 +84,7 @@ def _english_months(s: str) -> str:
 MONTH_FIRST: ContextVar[bool] = ContextVar("month_first", default=False)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(?:\d{4}|\d{2})(?![\d/])")
 _US_ADDRESS = re.compile(r"\b(?:A[LKZR]|C[AOT]|D[EC]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|"
-                         r"S[CD]|T[NX]|UT|V[AT]|W[AIVY]),? \d{5}(?:-\d{4})?\b")
+                         r"S[CD]|T[NX]|UT|V[AT]|W[AIVY]|PR|VI|GU|AS|MP),? \d{5}(?:-\d{4})?\b")  # (and the territories)
 
 
 def month_first(text: str) -> bool:
