@@ -233,6 +233,15 @@ def test_a_sender_line_wrapped_after_its_postcode_is_not_the_buyer_s_name() -> N
     assert data["seller_name"] == "Jacobi Jäckel e.G."
     assert (data["buyer_name"], data["buyer_address"]) == ("Kranz KG", "Linkering 678 98313 Ilmenau")
 
+def test_a_sender_line_ending_in_its_separator_goes_on_even_after_a_house_number() -> None:
+    """"Love, Cain and Swanson · 96865 Heather Square Apt. 261 ·" / "Cherylhaven, NH 62710": the
+    line ends in its separator, so it goes on, though its house number reads like a postcode."""
+    lines = [(330, 60, "Invoice No.: IN-07300", 10), (68, 150, "Love, Cain and Swanson · 96865 Heather Square Apt. 261 ·", 7),
+             (68, 158.7, "Cherylhaven, NH 62710", 7), (68, 172, "Melinda Shelton", 11), (68, 186, "889 Christopher Groves", 11),
+             (68, 200, "East Caroline, PW 58857", 11), (68, 280, "Invoice IN-07300", 12), (420, 400, "Sum (gross) 5569.51 $", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Love, Cain and Swanson", "Melinda Shelton")
+
 def test_a_window_address_set_large_with_a_british_postcode_keeps_its_lines() -> None:
     """The address written to, set larger than the text (a DIN letter's window), its postcode
     British ("Arthurshire L7A 4NU", no two figures together): an address, not a heading whose

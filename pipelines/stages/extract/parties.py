@@ -265,7 +265,8 @@ def sender_line(page: PageResult, below: float) -> Party | None:
             continue
         parts = _parts(ln.text)
         nxt = lines[k + 1] if k + 1 < len(lines) else None
-        if not POSTCODE.search(ln.text) and DOTS.search(ln.text) and nxt is not None and nxt.box \
+        ends_open = DOTS.fullmatch(ln.text.rstrip()[-1:] or "x") is not None  # "… Apt. 261 ·": it goes on
+        if (not POSTCODE.search(ln.text) or ends_open) and DOTS.search(ln.text) and nxt is not None and nxt.box \
                 and nxt.box["y1"] < below and abs(nxt.box["x1"] - ln.box["x1"]) < 2 \
                 and abs((nxt.box["y2"] - nxt.box["y1"]) - (ln.box["y2"] - ln.box["y1"])) < 1 \
                 and nxt.box["y1"] - ln.box["y2"] < 0.5 * (ln.box["y2"] - ln.box["y1"]):
