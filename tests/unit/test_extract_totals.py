@@ -103,3 +103,22 @@ def test_a_total_whose_label_words_are_set_apart_and_an_italian_due_month() -> N
     assert (data["subtotal"], data["total_amount"]) == (4096.68, 4506.35)
     pages = convert(DocumentInput(data=drawn_pdf(texts))).pages
     assert finders.date(pages, roles.Role("date", which="due")).text == "21 set 2023"
+
+
+def test_a_vat_breakdown_whose_heads_stand_over_no_column_is_read_by_its_arithmetic() -> None:
+    """"VAT rate Tax Without VAT With VAT" over "10.00% 510,46 € 5 104,57 € 5 615,03 €", set as
+    tightly as one line of text: the net times the rate is the tax, the two make the gross, and
+    the gross is the total. An item whose unit price is by chance its net's 10 % is no breakdown."""
+    texts = [(40, 40, "Provider", 9), (40, 52, "Lenoir Guyot SARL", 9), (40, 64, "12 rue de la Paix", 9),
+             (40, 76, "75002 Paris", 9), (330, 40, "Taxable invoice num.: 2024-0042", 9),
+             (40, 150, "Description", 8), (200, 150, "Units", 8), (250, 150, "Price per one", 8), (330, 150, "Total price", 8),
+             (400, 150, "Tax", 8), (450, 150, "Total price with tax", 8),
+             (40, 164, "Hébergement cloud", 8), (200, 164, "10", 8), (250, 164, "35,18 €", 8), (330, 164, "351,80 €", 8),
+             (400, 164, "10 %", 8), (450, 164, "386,98 €", 8),
+             (40, 178, "Licence logicielle", 8), (200, 178, "1", 8), (250, 178, "4 752,77 €", 8), (330, 178, "4 752,77 €", 8),
+             (400, 178, "10 %", 8), (450, 178, "5 228,05 €", 8),
+             (40, 220, "Breakdown VAT", 9), (40, 234, "VAT rate Tax Without VAT With VAT", 8),
+             (40, 246, "10.00% 510,46 € 5 104,57 € 5 615,03 €", 8),
+             (330, 280, "Total with tax: 5 615,03 €", 9)]
+    data = run(drawn_pdf(texts), TOTALS_SCHEMA)["data"]
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (5104.57, 510.46, 5615.03)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
+from pipelines.stages.extract import breakdown
 from pipelines.stages.extract.amounts import amount, parts_under_net, split_tax
 from pipelines.stages.extract.lines import Hit, Line
 from pipelines.stages.extract.roles import (
@@ -273,6 +274,8 @@ def find(pages: list[PageResult], role: Role) -> Hit | None:
         return party(pages, role)
     if role.kind == "date":
         return date(pages, role)
+    if role.kind in ("tax", "subtotal") and (split := _by_rate(pages)) is not None:
+        return split[0] if role.kind == "subtotal" else split[1]
     if role.kind == "tax":
         one = amount(pages, role)
         return split_tax(pages, one, amount(pages, Role("subtotal")), amount(pages, Role("total"))) or one
@@ -281,6 +284,20 @@ def find(pages: list[PageResult], role: Role) -> Hit | None:
         under = parts_under_net(pages, parse_number(total.text) or 0.0)  # a net sum ruled off, no label
         return under[0] if under else net_by_difference(pages, total)
     return found
+
+
+def _by_rate(pages: list[PageResult]) -> tuple[Hit, Hit] | None:
+    """The net and the tax of a VAT breakdown by rate (``breakdown``) whose rows add up to the
+    total, where the net and tax read by their labels do not."""
+    total = amount(pages, Role("total"))
+    tot = parse_number(total.text) if total is not None else None
+    if tot is None:
+        return None
+    sub, tax = amount(pages, Role("subtotal")), amount(pages, Role("tax"))
+    if sub is not None and tax is not None and abs((parse_number(sub.text) or 0.0) + (parse_number(tax.text) or 0.0)
+                                                   - tot) <= 0.011:
+        return None  # (the labelled ones agree with the total)
+    return breakdown.by_rate(pages, tot)
 
 
 def net_by_difference(pages: list[PageResult], total: Hit) -> Hit | None:
