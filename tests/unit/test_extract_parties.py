@@ -242,6 +242,15 @@ def test_a_sender_line_ending_in_its_separator_goes_on_even_after_a_house_number
     data = run(pdf(lines), PARTY_SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("Love, Cain and Swanson", "Melinda Shelton")
 
+def test_the_sender_line_over_a_person_written_to_is_not_the_person_s_firm() -> None:
+    """"Ms Tina Harris" in the window under the sender line "Jenkins Ltd · 5 Sharp Pike · …":
+    a firm's line over the person written to is the person's firm, but a sender line is not."""
+    lines = [(330, 60, "Invoice No.: 2024-03-1929", 10), (68, 150, "Jenkins Ltd · 5 Sharp Pike · South Marilyn RM6W 7GF", 8),
+             (68, 172, "Ms Tina Harris", 11), (68, 186, "385 Connor Rapid", 11), (68, 200, "Walkerville E12 5GF", 11),
+             (68, 280, "Invoice 2024-03-1929", 12), (420, 400, "Sum (gross) 1,569.51 £", 10)]
+    data = run(pdf(lines), PARTY_SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Jenkins Ltd", "Ms Tina Harris")
+
 def test_a_window_address_set_large_with_a_british_postcode_keeps_its_lines() -> None:
     """The address written to, set larger than the text (a DIN letter's window), its postcode
     British ("Arthurshire L7A 4NU", no two figures together): an address, not a heading whose

@@ -303,3 +303,14 @@ def test_a_generator_s_mark_on_a_bill_that_names_nobody_is_no_buyer() -> None:
              (462, 127, "454.8", 7), (462, 150, "454.8", 7), (31, 195, "Total Amount Due:", 11), (160, 195, "$454.8", 11),
              (31, 150, "HardCode E>", 14)]
     assert run(drawn_pdf(lines), SCHEMA)["data"]["buyer_name"] is None
+
+
+def test_a_street_named_without_a_house_number_is_part_of_the_address() -> None:
+    """"rue Emmanuel Boulanger" over "97474 Sainte Zoé": a street named by its kind, with no
+    number, is the address's first line."""
+    lines = [(40, 50, "Provider", 9), (40, 62, "Bouchet", 9), (40, 74, "rue Emmanuel Boulanger", 9),
+             (40, 86, "97474 Sainte Zoé", 9), (330, 50, "Facture n°: 2024-11-6469", 9),
+             (42, 150, "Payment information", 9), (42, 162, "Account n.: 05654166", 9),
+             (300, 300, "Total", 9), (500, 300, "1 250,00 €", 9, "R")]
+    data = run(drawn_pdf(lines), SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Bouchet", "rue Emmanuel Boulanger 97474 Sainte Zoé")

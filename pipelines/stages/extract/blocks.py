@@ -351,7 +351,7 @@ def _street_and_town(block: Block) -> Block:
     # up over the street and town lines (a figure or a comma: not a person), and over the town
     # above a postcode printed alone (``Clonakilty, Co. Cork`` / ``P85 YK30``, ``Glasgow`` / ``G1 1LH``)
     def street(i: int) -> bool:
-        return i >= 0 and re.search(r"\d|,", block[i][0]) is not None
+        return i >= 0 and (re.search(r"\d|,", block[i][0]) is not None or parties.STREET_WORD.match(block[i][0]) is not None)
 
     while start > 0 and k - start < 3 and (street(start - 1)
                                            or (start == k and _letters(POSTCODE.sub("", block[k][0])) == 0)

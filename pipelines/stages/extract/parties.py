@@ -56,6 +56,11 @@ STREET_LINE = re.compile(r"^\s*\d{1,5}[A-Za-z]?\s+.*\b(?:st|street|ave|avenue|rd
 STREET_NUMBER_LAST = re.compile(r"^\s*[^\W\d_][^\d,:@]{2,40}\s\d{1,4}\s?[a-zA-Z]?(?:\s?[-/]\s?\d{1,4}[a-zA-Z]?)?,?\s*$")
 
 
+# a street named by its kind first, with no house number ("rue Emmanuel Boulanger", "Calle Mayor")
+STREET_WORD = re.compile(r"(?i:rue|avenue|boulevard|chemin|all[ée]e|impasse|quai|route|calle|avenida|via|viale|"
+                         r"piazza|corso|strada|rua|travessa)\s+\S")
+
+
 def postcode_line(text: str) -> bool:
     """Does ``text`` hold a postcode with its town (``80333 München``, ``Springfield, IL 62704``),
     not a street line whose number looks like one (``2210 Alder St``)?"""
@@ -218,7 +223,8 @@ def _block(lines: list[Line], post: Line) -> Party | None:
         if TITLED.match(up.text.strip()) and not LEGAL.search(up.text):
             addressed = True  # the person written to; a firm above is the party, the person its contact
             firm = _above(lines, up)
-            if firm is not None and LEGAL.search(firm.text) and _name_like(firm.text) and not labelled(firm.text):
+            if firm is not None and LEGAL.search(firm.text) and _name_like(firm.text) and not labelled(firm.text) \
+                    and not DOTS.search(firm.text):  # (not the sender's line over the window: "Jenkins Ltd · 5 …")
                 name.insert(0, firm)
             break
         if len(name) == 1 and (before := _above(lines, up)) is not None and SALUTATION.match(before.text.strip()):
