@@ -110,8 +110,9 @@ def narrow_columns(items: list[Any], unit: float, wide: float) -> list[list[Any]
         starts = [s for _, s in crossing.values()]
         # words of one size on both sides down the lines (``int alpha;`` in a fixed-width font,
         # lines made from one pattern) line up whatever they are: no evidence either
+        # (on as few lines as the least, every one of them: three ends of four meet by chance)
         if n >= LINES and n >= CROSSED * len(lines) and len(sizes) >= n / 2 and \
-                max(_lined_up([e for e, _ in crossing.values()], a), _lined_up(starts, b)) >= ALIGNED * n:
+                max(_lined_up([e for e, _ in crossing.values()], a), _lined_up(starts, b)) >= (n if n == LINES else ALIGNED * n):
             cuts.append((a + b) / 2)
         # values wrapped under themselves (a label centred on its value's lines) start at the
         # gutter too: three lines across it are enough when those make up the count

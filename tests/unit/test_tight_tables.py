@@ -217,3 +217,28 @@ def test_labels_close_to_their_values_in_rows_set_apart() -> None:
     assert len(tables) == 1
     assert [[" ".join(c.split()) for c in row] for row in tables[0]] == [
         [label, " ".join(lines)] for label, lines in rows]
+
+
+def test_four_lines_whose_word_spaces_meet_by_chance_are_no_table() -> None:
+    """A letter's address block: three of its four lines happen to end a word within 0.9 pt of
+    one place, a word space before the next word. On as few lines as a narrow table needs,
+    every one of them must line up: three of four is chance, and the block stays text."""
+    lines = [(("Thompson,", "Baker", "and"), ("Ramos", "·", "499", "Miranda", "Mountains")), (("TN", "90888"), ()),
+             (("Howell,", "Allison"), ("and", "Shannon")), (("0074", "Hamilton"), ("Place", "Suite", "361")),
+             (("Haleyland,", "MP"), ("70246",))]
+    ends, starts = [146.8, None, 146.3, 145.7, 146.3], [148.9, None, 149.7, 149.0, 149.7]
+
+    def draw(c):  # type: ignore[no-untyped-def]
+        c.setFont("Helvetica", 9)
+        space = stringWidth(" ", "Helvetica", 9)
+        for k, ((left, right), end, start) in enumerate(zip(lines, ends, starts)):
+            y = 700 - 14 * k
+            x = 68.3
+            if end is not None:  # the left part set so that its last word ends at ``end``
+                x = end - stringWidth(" ".join(left), "Helvetica", 9)
+            c.drawString(x, y, " ".join(left))
+            x = start if start is not None else 0
+            for w in right:
+                c.drawString(x, y, w)
+                x += stringWidth(w, "Helvetica", 9) + space
+    assert read_tables(drawn_pdf(draw)) == []
