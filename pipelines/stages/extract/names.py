@@ -32,12 +32,12 @@ def tidy(role: Role, text: str) -> str | None:
         return found[-1].strip() if found else None
     if role.kind == "name":
         return bare_name(text) or None
-    if role.kind == "number" and (dates := [k for k, w in enumerate(text.split())
-                                            if k and DATE.fullmatch(w) and len(re.findall(r"\d+", w)) == 3]):
-        return " ".join(text.split()[:dates[0]])  # "2023/2210 08/10/2023": the date's cell read with it
-    if role.kind == "number" and len(words := text.split()) > 1 and re.search(r"\d", words[0]) \
-            and not any(re.search(r"\d", w) for w in words[1:]):
-        return words[0]  # "INV-04260 Prijs per stuk": a column head the layout read with it
+    if role.kind == "number" and len(words := text.split()) > 1:
+        dates = [k for k, w in enumerate(words) if k and DATE.fullmatch(w) and len(re.findall(r"\d+", w)) == 3]
+        if dates:
+            return " ".join(words[:dates[0]])  # "2023/2210 08/10/2023": the date's cell read with it
+        if re.search(r"\d", words[0]) and not any(re.search(r"\d", w) for w in words[1:]):
+            return words[0]  # "INV-04260 Prijs per stuk": a column head the layout read with it
     return text
 
 
