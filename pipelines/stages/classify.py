@@ -58,6 +58,7 @@ SLIP_RATIO = 0.62
 LARGE_TYPE = 0.025
 SLIP = "a long narrow slip of paper, like a till receipt"
 SLIP_WEIGHT = 1.0
+PROSE = "a page of a book or article: dense running text in paragraphs"
 SLIP_CHARS = 45
 # ... and prints prices on three lines at least (an item, the total, the payment: the dev receipts
 # 3-23 such lines; a narrow column of a manual page, 65 dev pages of 165: at most 2)
@@ -139,7 +140,9 @@ def layout_caption(page: PageResult) -> str:
     elif len(words) < 120:
         parts.append("few words in large type, bullet points" if _large_type(page) else "a short page of text")
     elif len(words) > 350:
-        parts.append("dense running text in paragraphs")
+        # (as books and articles are set: descriptions say what such a page is, "documentation",
+        # "a chapter", "terms and conditions", more often than how it is set)
+        parts.append(PROSE)
     if tables > 0.45:
         parts.append("mostly tables: rows and columns of figures")
     elif tables > 0.2:

@@ -122,3 +122,57 @@ def test_few_words_read_as_large_type_only_when_the_type_is_large_for_the_page()
         c.drawString(30, 360 - 28 * i, line)
     c.save()
     assert "few words in large type" in classify.layout_caption(convert(DocumentInput(data=buf.getvalue())).pages[0])
+
+
+def _prose_page(paragraphs: list[str]) -> classify.PageResult:
+    buf = io.BytesIO()
+    c = canvas.Canvas(buf, pagesize=A4)
+    text = c.beginText(60, 790)
+    text.setFont("Times-Roman", 10)
+    for para in paragraphs:
+        words, line = para.split(), ""
+        for w in words:
+            if len(line) + len(w) > 95:
+                text.textLine(line)
+                line = ""
+            line = f"{line} {w}".strip()
+        text.textLine(line)
+        text.textLine("")
+    c.drawText(text)
+    c.save()
+    return convert(DocumentInput(data=buf.getvalue())).pages[0]
+
+
+def test_a_page_of_running_prose_from_a_guide_is_the_documentation_class() -> None:
+    """A guide's page of paragraphs names no command, option or example: its layout (set as
+    books are) speaks for it, where its words alone resemble no description well enough."""
+    classes = [PageClassConfig(name="invoice", description="An invoice or bill from a supplier: invoice number, "
+                                                           "billing address, amounts, VAT and the total due."),
+               PageClassConfig(name="receipt", description="A shop receipt or till slip: items bought, total paid, "
+                                                           "cash and change."),
+               PageClassConfig(name="manual", description="A page of technical documentation: explanations, "
+                                                          "commands, options and examples.")]
+    paragraphs = [
+        "When the archive of the previous release has been unpacked, the installer looks for the disks of the "
+        "machine and asks which one of them should hold the new system. If more than one disk is present, the "
+        "first one found is offered, but any other may be chosen; the choice can be changed later in the same "
+        "dialogue until the partitions are written, after which the old contents of the disk are lost.",
+        "Partitioning divides a disk into sections that the system treats as separate devices. Most people are "
+        "well served by the guided method, which proposes a layout suited to the size of the disk and the amount "
+        "of memory of the machine. Those who keep data of their own on the same disk, or who share it with "
+        "another system, will want to look at the proposal closely before they accept it, and may prefer to "
+        "set out the sections by hand.",
+        "The size of the swap area has been the subject of much advice over the years. On a machine with plenty "
+        "of memory it is rarely used, yet it is still worth having, since the system can move pages that are "
+        "seldom touched out of the way and keep more room for files it reads often. Laptops that are suspended "
+        "to disk need an area at least as large as their memory.",
+        "Encryption of the disk protects its contents when the machine is lost or stolen. The installer sets it "
+        "up before the sections are formatted and asks for a passphrase, which has to be typed each time the "
+        "machine starts. Losing the passphrase means losing the data, so it should be kept somewhere safe, "
+        "apart from the machine itself. The cost in speed is small on recent processors.",
+        "Once the layout is settled, the base system is copied to the disk from the installation medium or from "
+        "a mirror on the network. This takes some minutes, during which the progress of each package is shown. "
+        "The remaining steps concern the software to be added, the language and the time zone, and the loader "
+        "that starts the system when the machine is switched on."]
+    page = _prose_page(paragraphs)
+    assert classify.assign([page], classes)[1][0] == "manual"
