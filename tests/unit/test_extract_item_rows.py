@@ -295,3 +295,16 @@ def test_item_columns_known_by_their_arithmetic_where_their_heads_mislead() -> N
     assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in data["line_items"]] == [
         ("Annual software licence", 12, 738.13, 8857.56), ("Printer toner cartridge", 4, 47.31, 189.24),
         ("Delivery and handling", 4, 18.5, 74.0)]
+
+
+def test_a_day_and_month_written_with_their_dots_are_no_amount_of_a_row() -> None:
+    """German writes a date without its year as ``19.12.``: a notice under an items table ("Bei
+    Bestellungen bis zum 19.12. ist die Auslieferung bis 23.12. garantiert") has no amount and
+    is no item; the same figures without the trailing dot are prices."""
+    from pipelines.stages.extract.items import parse_row
+
+    assert parse_row("Wichtige Information: Bei Bestellungen bis zum 19.12. ist die Auslieferung "
+                     "bis spätestens 23.12. garantiert.") is None
+    assert parse_row("Kerzenhalter  2  19.12  38.24") == {"amount": "38.24", "unit_price": "19.12", "quantity": "2",
+                                                         "description": "Kerzenhalter"}
+    assert parse_row("Lieferung am 03.11. Heizöl 1000 l  0,95  950,00")["amount"] == "950,00"

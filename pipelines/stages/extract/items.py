@@ -63,6 +63,7 @@ MAX_ITEM_WORDS = 30  # a paragraph that ends in an amount is not an item
 MAX_CONTINUATION_WORDS = 10
 SPACED = re.compile(r"(\d{1,3}) (\d{3}[.,]\d{2})")  # a count and a price, or one amount in groups
 YEAR = re.compile(r"^(?:19|20)\d\d$")
+DAY_MONTH = re.compile(r"(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.")  # "bis zum 19.12. geliefert": a date
 
 
 def kind_of(f: Field) -> str | None:
@@ -117,7 +118,8 @@ def _ends(row: Row) -> bool:
 def row_amounts(text: str) -> list[re.Match[str]]:
     """The amounts of a row, rates left out (``15.00%`` is a tax rate); whole amounts with their
     currency ("53 EUR", "$ 120", "2 890 Ft") where it has no other."""
-    found = [m for m in AMOUNT.finditer(text) if not text[m.end():].lstrip().startswith("%")]
+    found = [m for m in AMOUNT.finditer(text) if not text[m.end():].lstrip().startswith("%")
+             and not DAY_MONTH.fullmatch(text[m.start():m.end() + 1])]
     return found or list(WHOLE_AMOUNT.finditer(text))
 
 
