@@ -23,6 +23,10 @@ from pipelines.stages.band_rules import FIG_CAPTION, TABLE_CAPTION
 from pipelines.stages.geometry import Box, Rule, Word, inside, union
 from pipelines.stages.layout import group_lines
 
+# a table's head between its top rule and the next holds a few lines (heads wrapped): five or
+# more there are blocks of text over the head
+HEAD_LINES = 5
+
 
 def _touch(a: Rule, b: Rule, tol: float = 2.5) -> bool:
     return (a.x1 - tol <= b.x2 and b.x1 - tol <= a.x2 and a.y1 - tol <= b.y2 and b.y1 - tol <= a.y2)
@@ -118,7 +122,10 @@ def ruled_regions(rules: list[Rule], words: list[Word]) -> list[Box]:
         if len(members) < 3:
             continue
         used.update(members)
-        regions.append(union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members]))
+        box = union([(free[k].x1, free[k].y1, free[k].x2, free[k].y2) for k in members])
+        if (head := _head_top(free, members, words)) is not None:
+            box = (box[0], head, box[2], box[3])
+        regions.append(box)
     regions = [reg for reg in regions
                if sum(1 for w in words if inside((w.x1, w.y1, w.x2, w.y2), reg)) >= 2]
     grown = [_grow(reg, words) for reg in regions]
@@ -147,6 +154,20 @@ def _after_letterhead(free: list[Rule], members: list[int], words: list[Word]) -
         return members
     first, last = free[rest[0]], free[rest[-1]]
     return rest if abs(first.x1 - last.x1) < 6 and abs(first.x2 - last.x2) < 6 else members
+
+
+def _head_top(free: list[Rule], members: list[int], words: list[Word]) -> float | None:
+    """Where the table starts when its top rule stands over more lines than a table's head holds
+    (``HEAD_LINES``: a separator over the buyer's block and the invoice's details, the items'
+    head on the next rule under them): just above the lines under the widest gap between them.
+    ``None``: at the top rule."""
+    a, b = free[members[0]], free[members[1]]
+    lines = group_lines([w for w in words if a.y2 < w.cy < b.y1 and a.x1 - 2 <= w.x1 and w.x2 <= a.x2 + 2])
+    if len(lines) < HEAD_LINES or b.y1 - max(w.y2 for w in lines[-1]) > max(w.h for w in lines[-1]):
+        return None  # (a head stands on the rule under it)
+    tops = [min(w.y1 for w in ln) for ln in lines]
+    gap, k = max((tops[k + 1] - max(w.y2 for w in lines[k]), k) for k in range(len(lines) - 1))
+    return tops[k + 1] - min(1.0, gap / 2)
 
 
 def _area(b: Box) -> float:

@@ -363,3 +363,29 @@ def test_a_us_territory_s_address_says_dates_are_written_month_first() -> None:
     assert values.month_first("Robles LLC\n96348 Christopher Mill Suite 969, Haneyhaven, MP 92914\nDate 01/03/2025")
     assert values.month_first("Calle Luna 5, San Juan, PR 00901")
     assert not values.month_first("Musterstraße 1, 80333 München\n01/03/2025")
+
+
+def test_a_rule_over_the_buyer_block_and_the_details_is_not_the_items_table_s_top() -> None:
+    """A separator under the letterhead, the buyer's block and the invoice's details under it
+    (six lines), then the items' head standing on a rule and the rows ruled under it: the
+    table starts at its head, and the blocks above it are read as blocks."""
+    texts = [(560, 40, "Officina Rossi s.r.l.", 14, "R"), (560, 62, "Via Garibaldi, 8, 10122 Torino", 9, "R"),
+             (560, 74, "+39 011 5550199", 9, "R"),
+             (28, 140, "Destinatario:", 10), (28, 156, "Bianchi e Figli SPA", 12), (28, 168, "Via Roma, 14, 20121 Milano", 9),
+             (28, 180, "02 5550123", 9), (28, 192, "ufficio@bianchi.example", 9),
+             (560, 156, "Fattura n.: FR2024118", 10, "R"), (560, 168, "Scadenza: 30/06/2024", 9, "R"),
+             (560, 180, "Data: 31/05/2024", 9, "R"),
+             (31, 208, "#", 10), (50, 208, "Descrizione", 10), (300, 208, "Quantità", 10), (400, 208, "Prezzo unitario", 10),
+             (510, 208, "Importo", 10),
+             (31, 227, "1", 9), (50, 227, "Revisione impianto", 9), (300, 227, "2", 9), (400, 227, "150,00", 9),
+             (510, 227, "300,00", 9),
+             (31, 240, "2", 9), (50, 240, "Filtro aria", 9), (300, 240, "4", 9), (400, 240, "12,50", 9), (510, 240, "50,00", 9),
+             (350, 290, "Imponibile:", 10), (560, 290, "350,00 EUR", 10, "R"), (350, 304, "IVA (22%):", 10),
+             (560, 304, "77,00 EUR", 10, "R"), (350, 318, "Totale:", 11), (560, 318, "427,00 EUR", 11, "R")]
+    rules = [(28, 567, 125), (28, 567, 214), (28, 567, 231)]  # (none under the last row)
+    page = pdf_text.read_page(pdf_text.open_pdf(drawn_pdf(texts, rules)), 0)
+    assert [round(top) for _, top, _, _ in table_regions.ruled_regions(page.rules, page.words)] == [198]
+    data = run(drawn_pdf(texts, rules), SCHEMA)["data"]
+    assert (data["buyer_name"], data["invoice_number"]) == ("Bianchi e Figli SPA", "FR2024118")
+    assert [(i["description"], i["amount"]) for i in data["line_items"]] == [("Revisione impianto", 300.0),
+                                                                            ("Filtro aria", 50.0)]
