@@ -14,7 +14,8 @@ The packages are fetched at build time, pinned by version and checked by sha256,
 ``~/.cache/docklake-bench/invoice-templates/`` (``site/`` for the Python ones and their pinned
 dependencies, ``node/`` for the npm ones); the project's venv is not touched. The glue scripts are in
 ``templates/``: ``make.py`` (Faker data, the Python generators, payloads for node) runs with
-``site/`` on its path, ``more.py`` prints the Python generators added later (in a process of its own),
+``site/`` on its path, ``more.py`` prints the Python generators added later (in a process of its own;
+those of 2026-11-28, later have their payloads and truth in ``more2.py``),
 ``render.mjs`` runs the npm generators (the HTML one through headless Chromium, Debian's ``chromium``).
 Parts: split by generator (``GENERATORS``).
 """
@@ -59,6 +60,9 @@ PYPI = [
      "87b9c2f3e25a507fb2d75b5ca71321cba471bbe2e637bc98e7e71dc2a9b2cf62", "MIT"),
     ("zugferd-pdf==0.1.2", "zugferd_pdf-0.1.2-py3-none-any.whl",
      "6c9362f72e95314cc4a44f523ffc4cf8410e3cd1e9365e63f77a4a0d4294909d", "MIT"),
+    # added 2026-11-28 (templates/more2.py)
+    ("pybill==1.2.0", "pybill-1.2.0.tar.gz",
+     "f3bfc6e555ae5b95b96e20b48fb4aeb458b2d0c4fe0adf332f5a6d7fa7090273", "LGPL"),
 ]
 # their dependencies, pinned by version (installed with --no-deps: this list is complete)
 PYPI_DEPS = ("Django==3.2.25 asgiref==3.13.0 sqlparse==0.6.1 babel==2.19.0 qrplatba==1.2.0 qrcode==8.2 "
@@ -69,7 +73,9 @@ PYPI_DEPS = ("Django==3.2.25 asgiref==3.13.0 sqlparse==0.6.1 babel==2.19.0 qrpla
              # for the generators added 2026-11-28
              "jinja2==3.1.6 markupsafe==3.0.4 pyyaml==6.0.4 factur-x==7.8 iso4217==1.16.20260101 "
              "python-stdnum==2.2 requests==2.34.2 certifi==2026.10.19.post1 idna==3.20 urllib3==2.8.0 "
-             "pikepdf==10.18.0 lxml==6.1.3 pypdf==7.1.1 packaging==26.4").split()
+             "pikepdf==10.18.0 lxml==6.1.3 pypdf==7.1.1 packaging==26.4 "
+             # for the generators added 2026-11-28 (pybill: logilab.common.xmlutils only)
+             "logilab-common==2.1.0").split()
 # npm tarballs: (name@version, tarball, sha256, licence); their dependencies as npm resolves them
 NPM = [
     ("jspdf-invoice-template-nodejs@1.4.40", "jspdf-invoice-template-nodejs-1.4.40.tgz",
@@ -80,6 +86,9 @@ NPM = [
      "fe6ba7286b8409fd6677e6e8601e20473b7cbc69ae2ecb0ea0c9b72ff05d5c5e", "Apache-2.0"),
     ("@htmlbricks/hb-table@0.76.5", "htmlbricks-hb-table-0.76.5.tgz",  # loaded by hb-page-invoice
      "1b31e6f5e10cc0aeb8ca55cf5ba303210ea25d053b1c2b5ad3c0f2f9b6cdd8fb", "Apache-2.0"),
+    # added 2026-11-28, later
+    ("microinvoice@1.0.6", "microinvoice-1.0.6.tgz",
+     "1d8aac8a6ed3766386e2076e41f0f5b488b357418fb4c60991660e4800a67706", "MIT"),
 ]
 
 # generator (as in make.py's PLAN) -> (package, licence, what draws the PDF, part)
@@ -98,6 +107,9 @@ GENERATORS = {
     "zugferd-pdf": ("zugferd-pdf==0.1.2", "MIT", "reportlab (platypus)", "test"),
     "hb-page-invoice": ("@htmlbricks/hb-page-invoice@0.76.5", "Apache-2.0", "Svelte web component + Chromium",
                         "test"),
+    # added 2026-11-28 (templates/more2.py)
+    "microinvoice": ("microinvoice@1.0.6", "MIT", "PDFKit 0.12", "dev"),
+    "pybill": ("pybill==1.2.0", "LGPL", "reportlab (platypus)", "dev"),
 }
 # labels are English whatever the data's locale (the generator has no other language)
 ENGLISH_ONLY = {"invoicegenerator", "pyinvoice", "invoice-pdfgen", "larzpdf", "yinv", "zugferd-pdf"}

@@ -41,6 +41,9 @@ PLAN = {
     "yinv": ("en_US", "en_GB", "en_US", "en_GB", "en_US", "en_GB"),
     "zugferd-pdf": ("de_DE", "fr_FR", "nl_NL", "es_ES", "it_IT", "en_GB", "de_DE", "fr_FR"),
     "hb-page-invoice": ("it_IT",) * 7,
+    # added 2026-11-28 (more2.py), after the others again
+    "microinvoice": ("de_DE", "fr_FR", "nl_NL", "es_ES", "it_IT", "en_GB", "en_US", "de_DE"),
+    "pybill": ("fr_FR", "de_DE", "nl_NL", "es_ES", "it_IT", "fr_FR", "en_GB"),
 }
 
 

@@ -41,6 +41,17 @@ const generators = {
     execFileSync("chromium", ["--headless", "--no-sandbox", "--disable-gpu", "--virtual-time-budget=5000",
       `--print-to-pdf=${job.out}`, "--no-pdf-header-footer", pathToFileURL(page).href], { stdio: "ignore" });
   },
+  // microinvoice (PDFKit): its options' data (every label ours); the document as a stream, written out
+  // whole before the next job (its generate(path) resolves before the file is flushed)
+  microinvoice: async (job) => {
+    const MicroInvoice = require("microinvoice");
+    const doc = new MicroInvoice({ data: job.payload.data }).generate();
+    await new Promise((resolve, reject) => {
+      const file = fs.createWriteStream(job.out);
+      file.on("finish", resolve).on("error", reject);
+      doc.pipe(file);
+    });
+  },
 };
 
 for (const job of jobs) {
