@@ -285,10 +285,10 @@ def test_a_dutch_postcode_with_its_letters_set_close_ends_the_address() -> None:
              (312, 142, "Customer", 10), (312, 156, "Kyra Corstiaens-Mater", 7), (312, 164, "Ashleysingel 289", 7),
              (312, 173, "8582 CM Belt-Schutsloot", 7), (65, 178, "Payment information", 7), (65, 199, "Account n.: 11062843", 7),
              (300, 300, "Totaal", 9), (500, 300, "€ 642,95", 9, "R")]
-    from pipelines.stages.extract import parties
+    from pipelines.stages.extract import postcodes
 
-    assert parties.postcode_line("7232WP Beilen") and parties.postcode_line("7232 WP Beilen")
-    assert not parties.postcode_line("Account n.: 11062843")
+    assert postcodes.postcode_line("7232WP Beilen") and postcodes.postcode_line("7232 WP Beilen")
+    assert not postcodes.postcode_line("Account n.: 11062843")
     data = run(drawn_pdf(lines), SCHEMA)["data"]
     assert (data["seller_name"], data["seller_address"]) == ("Hexspoor Groep", "Mohameddreef 47 7232WP Beilen")
 

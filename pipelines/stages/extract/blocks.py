@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from pipelines.core.models import PageResult
-from pipelines.stages.extract import forms, names, parties
+from pipelines.stages.extract import forms, names, parties, postcodes
 from pipelines.stages.extract.lexicon import gloss
 from pipelines.stages.extract.lines import Box, Line, _band_overlap, _right_of, union_box
 from pipelines.stages.extract.lines import letters as _letters
@@ -155,7 +155,7 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if VAT_ID.match(t) and sum(ch.isdigit() for ch in t) >= 7:
             continue  # a VAT number on a line of its own, under the name or the address
         house = re.match(r"\s*\d{1,5}[A-Za-z]?\s+[^\W\d]", t) is not None  # "3400 S 43rd Ave, Phoenix": a house number
-        if not out and not house and (m := REGISTRATION.match(t)) and not parties.STREET_LINE.match(t):
+        if not out and not house and (m := REGISTRATION.match(t)) and not postcodes.STREET_LINE.match(t):
             if _letters(t[m.end():]) <= 3:
                 passed += 1
                 continue
@@ -275,7 +275,7 @@ def seller_block(pages: list[PageResult], skip: tuple[Line, ...] | list[Line] = 
                           key=lambda ln: ln.box["x1"])  # type: ignore[index]
         text = " ".join(_without_id(ln.text) for ln in same_row)
         dangling = re.search(r"(?:&|\band|\bund|\bet|-)$", name[-1][0].strip(), re.I) is not None
-        street = parties.STREET_LINE.match(text) or parties.STREET_NUMBER_LAST.match(text)
+        street = postcodes.STREET_LINE.match(text) or postcodes.STREET_NUMBER_LAST.match(text)
         if _legal_only(text) or _legal_lead(text) or (big and _height(nxt) > 0.8 * _height(head) and _name_like(text) and not street) \
                 or (dangling and _name_like(text)) or (len(name) == 1 and _closed_by_id(name[0][0], text, below[len(same_row):])):
             name.append((text, nxt))
@@ -283,7 +283,7 @@ def seller_block(pages: list[PageResult], skip: tuple[Line, ...] | list[Line] = 
             continue
         break
     address = _address(below)
-    if not any(POSTCODE.search(t) and not parties.STREET_LINE.match(t) for t, _ in address):
+    if not any(POSTCODE.search(t) and not postcodes.STREET_LINE.match(t) for t, _ in address):
         address = _around_postcode(below) or address
     return name, address
 
@@ -297,7 +297,7 @@ def _closed_by_id(first: str, text: str, rest: list[Line]) -> bool:
 
 POSTCODE = re.compile(r"(?<![\w:/-])(?:[A-Z]{1,2}-)?\d{4,5},?\s+[A-Za-zÄÖÜÉÈ][\w'’.-]+"
                       r"|(?<!\w)[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?=$|[\s,])"
-                      rf"|(?<![\w-])(?:{parties.ABROAD})(?=$|[\s,])"
+                      rf"|(?<![\w-])(?:{postcodes.ABROAD})(?=$|[\s,])"
                       # China's and Russia's six figures, Japan's 〒 NNN-NNNN, before the country's name
                       r"|(?<![\w-])(?:\d{6}|\d{3}-\d{4}),?\s+(?=(?i:china|p\.?\s?r\.?\s?c\.?|japan|russia)\b)")
 
@@ -309,7 +309,7 @@ def _around_postcode(lines: list[Line]) -> Block:
     address) and a one- or two-word state or country line under it. Empty without a postcode."""
     rows = lines[:ADDRESS_ROWS + 4]
     k = next((i for i, ln in enumerate(rows) if POSTCODE.search(ln.text) and not _stop(ln.text)
-              and not parties.STREET_LINE.match(ln.text)), None)
+              and not postcodes.STREET_LINE.match(ln.text)), None)
     if k is None:
         return []
     start = k
@@ -342,16 +342,16 @@ def _near(a: Box, b: Box) -> bool:
 def _street_and_town(block: Block) -> Block:
     """An address cut to its street and postcode lines when it has a postcode line (a contact
     person above the street, a country or an id below the town are not the address)."""
-    k = next((i for i, (t, _) in enumerate(block) if parties.postcode_line(t)), None)
+    k = next((i for i, (t, _) in enumerate(block) if postcodes.postcode_line(t)), None)
     if k is None:
         return block
-    while k + 1 < len(block) and parties.postcode_line(block[k + 1][0]):
+    while k + 1 < len(block) and postcodes.postcode_line(block[k + 1][0]):
         k += 1  # "1997 Linda Throughway" over "West Heather, LA 53492": a house number, then the town
     start = k
     # up over the street and town lines (a figure or a comma: not a person), and over the town
     # above a postcode printed alone (``Clonakilty, Co. Cork`` / ``P85 YK30``, ``Glasgow`` / ``G1 1LH``)
     def street(i: int) -> bool:
-        return i >= 0 and (re.search(r"\d|,", block[i][0]) is not None or parties.STREET_WORD.match(block[i][0]) is not None)
+        return i >= 0 and (re.search(r"\d|,", block[i][0]) is not None or postcodes.STREET_WORD.match(block[i][0]) is not None)
 
     while start > 0 and k - start < 3 and (street(start - 1)
                                            or (start == k and _letters(POSTCODE.sub("", block[k][0])) == 0)

@@ -10,6 +10,7 @@ import re
 from pipelines.core.models import PageResult
 from pipelines.stages.extract import breakdown
 from pipelines.stages.extract.amounts import amount, parts_under_net, split_tax
+from pipelines.stages.extract.lexicon import gloss
 from pipelines.stages.extract.lines import Hit, Line
 from pipelines.stages.extract.roles import (
     AMOUNT,
@@ -68,8 +69,12 @@ def _labels(text: str) -> list[str]:
     # labels set apart in columns, read whole: "Data de vencimento", "Date d'échéance" say what
     # kind of date after the word for date
     whole = [c for c in re.split(r"\s{2,}|:", text) if DATE_WORD.search(c)]
-    if len(whole) == len(out) and len(whole) > 1:
+    if len(whole) == len(out) and whole:
         out = ["due" if DUE.search(c) else "other" if OTHER_DATE.search(c) else "issue" for c in whole]
+    if not out:  # compounds ("Fälligkeitsdatum"): what their English glosses say
+        glossed = [gloss(c) for c in re.split(r"\s{2,}|:", text) if c.strip()]
+        out = ["due" if DUE.search(g) else "other" if OTHER_DATE.search(g) else "issue"
+               for g in glossed if DATE_WORD.search(g)]
     return out
 
 

@@ -14,7 +14,8 @@ import re
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.lines import Line
-from pipelines.stages.extract.parties import POSTCODE, labelled, page_lines
+from pipelines.stages.extract.parties import labelled, page_lines
+from pipelines.stages.extract.postcodes import POSTCODE
 from pipelines.stages.extract.rows import group_rows
 
 FORM_ROWS = 8

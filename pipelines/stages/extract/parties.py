@@ -27,44 +27,10 @@ from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import header_text
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways, union_box
 from pipelines.stages.extract.names import party_words
+from pipelines.stages.extract.postcodes import POSTCODE, STREET_WORD, postcode_line
 from pipelines.stages.extract.roles import BUYER, LEGAL, PAYEE, SELLER, STOP, THIRD, TITLE, WEB, _party_label
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
-# postcodes outside the Continent's "80333 München" and the UK's "EC1A 1BB" (shared with
-# ``blocks.POSTCODE``, which reads a receipt's head)
-ABROAD = (r"[A-Z]{2}\s\d{5}(?:-\d{4})?"  # US: WA 98109-5210
-          r"|[A-Z]\d[A-Z]\s?\d[A-Z]\d"  # Canada: M8V 1K3
-          r"|(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}"  # Australia: VIC 3191
-          r"|\d{4}-\d{3}\s+[A-ZÀ-Ý][\w'’.-]+"  # Portugal: 4050-107 Porto
-          r"|\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
-          r"|\d{4}[A-Z]{2}\s+[A-Z][\w'’.-]+"  # the Netherlands, the letters set close: 7232WP Beilen
-          r"|[A-Z]\d{2}\s[A-Z0-9]{4}")  # Ireland: P85 YK30
-POSTCODE = re.compile(
-    r"(?:^|[\s,])(?:(?:[A-Z]{1,2}-)?\d{4,5}\s+[A-ZÄÖÜÉÈ][\w'’.-]+"  # 80333 München, D-63571 Gelnhausen
-    r"|[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}"  # EC1A 1BB
-    rf"|{ABROAD}"
-    r"|(?<=[A-Za-z])[\s,-]+\d{6}(?=\s*$)"  # India: Surat, Gujarat - 394221
-    r"|(?:[A-Z][a-z]+\s){1,2}\d{5}(?:-\d{4})?(?=\s*$))(?=$|[\s,])")  # California 94104
-# a street's line, whose house number can look like a postcode: "2210 Alder St", "3050 Lake Shore Blvd W"
-STREET_LINE = re.compile(r"^\s*\d{1,5}[A-Za-z]?\s+.*\b(?:st|street|ave|avenue|rd|road|blvd|boulevard|dr|drive|ln|"
-                         r"lane|way|ct|court|pl|place|hwy|highway|pkwy|parkway|ter|terrace|cres|crescent)\.?"
-                         r"(?:\s+(?:[NSEW]|NE|NW|SE|SW))?,?\s*(?:(?:suite|ste|unit|apt)\.?\s*#?\w+)?,?\s*$", re.I)
-
-
-# a street as Continental Europe writes it: its name, then the number (``Wilgenlaan 17``,
-# ``Mühlweg 3a``, ``Via Emilia Est 214``, ``Calle Mayor 12-14``)
-STREET_NUMBER_LAST = re.compile(r"^\s*[^\W\d_][^\d,:@]{2,40}\s\d{1,4}\s?[a-zA-Z]?(?:\s?[-/]\s?\d{1,4}[a-zA-Z]?)?,?\s*$")
-
-
-# a street named by its kind first, with no house number ("rue Emmanuel Boulanger", "Calle Mayor")
-STREET_WORD = re.compile(r"(?i:rue|avenue|boulevard|chemin|all[ée]e|impasse|quai|route|calle|avenida|via|viale|"
-                         r"piazza|corso|strada|rua|travessa)\s+\S")
-
-
-def postcode_line(text: str) -> bool:
-    """Does ``text`` hold a postcode with its town (``80333 München``, ``Springfield, IL 62704``),
-    not a street line whose number looks like one (``2210 Alder St``)?"""
-    return bool(POSTCODE.search(text)) and not STREET_LINE.match(text)
 _TITLE = r"(?:herrn?|frau|mr\.?|mrs\.?|ms\.?|m\.|mme\.?|mlle\.?|monsieur|madame|dhr\.?|mevr\.?|sr\.?|sra\.?)"
 SALUTATION = re.compile(rf"^(?:{_TITLE}(?:\s*(?:und|and|&|et|en|y|e)\s*{_TITLE})?|firma|"
                         r"exm[oa]s?\.?(?:\(s\))?(?:\s+sr[as]?\.?(?:\(s\))?|\s+sras\.?)?|sig\.?|sig\.ra|spett\.?le|spettabile|egr\.?|gent\.?(?:mo|ma|\.)?|attn:?|z\.? ?hd\.?)$", re.I)
@@ -198,7 +164,8 @@ def _block(lines: list[Line], post: Line) -> Party | None:
         if towns and cur is not None and re.search(r"\d", cur.text):
             address[:0] = towns
             street = cur
-    if street is None or not re.search(r"\d", street.text) or STOP.search(street.text):
+    if street is None or not (re.search(r"\d", street.text) or STREET_WORD.match(street.text.strip())) \
+            or STOP.search(street.text):  # ("avenue Nathalie Morvan": a street named without its number)
         return None
     address.insert(0, street)
     name: list[Line] = []
@@ -251,13 +218,14 @@ def labelled(text: str) -> bool:
                           or _party_label(text))
 
 
-def blocks(page: PageResult) -> list[Party]:
+def blocks(page: PageResult, named: bool = True) -> list[Party]:
+    """The page's address blocks (a postcode line and the lines over it), named ones only if ``named``."""
     lines = page_lines(page)
     out = []
     for ln in lines:
         # (a line of three parts or more is a one-line sender address: ``sender_line``)
         if postcode_line(ln.text) and len(ln.text) <= 60 and len(SEPARATORS.split(ln.text.strip().rstrip(","))) < 3:
-            if (party := _block(lines, ln)) is not None and party.name:
+            if (party := _block(lines, ln)) is not None and (party.name or not named):
                 out.append(party)
     return out
 
@@ -321,16 +289,21 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         lines = page_lines(page)
         upper = [p for p in upper if not PAYEE.search(_label_above(lines, p))] or upper
         window = [p for p in upper if p.left < 0.5 * width]
+        every = blocks(page, named=False)  # (a letterhead's address, its name set apart: a block under it is written to)
+        under = upper[0] if len(upper) == 1 and any(not p.name and p.top < upper[0].top for p in every) else None
         buyer = next((p for p in upper if p.addressed), None) or \
-            (upper[1] if len(upper) >= 2 else window[0] if window else None)
-        head = _letterhead(page_lines(page), found, height) if buyer is not None and len(found) == 1 else []
-        if buyer is not None and len(found) == 1 and not buyer.addressed and \
+            (upper[1] if len(upper) >= 2 else window[0] if window else under)
+        alone = len(found) == 1 and len(every) == 1
+        head = _letterhead(page_lines(page), found, height) if buyer is not None and alone else []
+        if buyer is not None and alone and not buyer.addressed and \
                 (not head or head[-1].frag == (buyer.name + buyer.address)[0].frag >= 0) and \
                 sender_line(page, buyer.top) is None:
             # the page's one address, nobody else named (no sender's line over it), or named in
             # the same block of text: the sender's (a receipt's head)
             return None, None
         others = [p for p in found if p is not buyer]
+        if buyer is not None and buyer is under and (own := _headed(page_lines(page), every, under)) is not None:
+            others.insert(0, own)
     if buyer is None and not labelled:
         return None, None
     lines = page_lines(page)
@@ -347,6 +320,23 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
             (head := _letterhead(lines, found, height)):
         seller = Party(head, seller.address if seller is not None else [])  # a branch's address under the firm's name
     return buyer, seller
+
+
+def _headed(lines: list[Line], every: list[Party], under: Party) -> Party | None:
+    """The nameless address over ``under`` with the nearest line above it in its column that reads
+    as a name, however far apart (a letterhead's name set as a running head), and its legal form
+    wrapped under it."""
+    addr = next(p for p in every if not p.name and p.top < under.top)
+    b = addr.address[0].box
+    over = [o for o in lines if o.box and b and o.box["y2"] <= b["y1"] and abs(o.box["x1"] - b["x1"]) <= 8
+            and _name_like(o.text) and not labelled(o.text) and not postcode_line(o.text)]
+    if not over or b is None:
+        return None
+    name = max(over, key=lambda o: o.box["y2"])  # type: ignore[index]
+    n, h = name.box, name.box["y2"] - name.box["y1"]  # type: ignore[index]
+    form = [o for o in lines if o.box and o.box["y2"] <= b["y1"] and 0 <= o.box["y1"] - n["y2"] <= 0.8 * h
+            and n["x1"] <= o.box["x1"] <= n["x2"] and LEGAL.fullmatch(o.text.strip())]
+    return Party([name, *form[:1]], addr.address)
 
 
 def _letterhead(lines: list[Line], found: list[Party], height: float) -> list[Line]:

@@ -103,12 +103,15 @@ NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "
 # a running sum carried from one page to the next: neither the net total nor the total
 CARRIED = _words("carried forward", "brought forward", "c/f", "b/f", "[üu]bertrag", "[àa] reporter", "[áa]tvitel",
                  "[áa]thozat", "riporto", "suma y sigue", "a transportar")
+# "IVA inclusa", "TVA comprise", "BTW inbegrepen": the tax included
+INCLUDED = "(?:iva|tva|vat|btw) (?:inclus[ao]?|incluid[ao]|compres[ao]|comprise?|inbegrepen)"
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inc\\.?", "inclusive",
-                      "includes?", "including", "with (?:vat|tax|gst)",
+                      "includes?", "including", "with (?:vat|tax|gst)", "con iva", INCLUDED,
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
                       "[àa] payer", "te betalen", "a pagar", "da pagare")
 # what makes a net or sub-total row the final one ("Net Total Rounded", "Total Incl. of GST")
-FINAL = _words("grand", "rounded", "incl\\.?", "inkl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)")
+FINAL = _words("grand", "rounded", "incl\\.?", "inkl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)",
+               "con iva", INCLUDED)
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour", "issued", "ausgestellt",
                   "émise? le", "emitida", "emessa")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
@@ -228,7 +231,7 @@ DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|(?<![a-zäöüß])beleg|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
     r"preventivo|pro-?forma|laskun?|arve|r[ēe][kķ]ins|s[ąa]skaita|sz[áa]mla|factur[aă]|ra[čc]un|fakt[úu]ra|reikningur|"
-    r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.|num[ée]ro|número|numero|n[uú]m\.?|id|#)?\s*[:#.]?\s*"
+    r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.[º°]|n\.|num[ée]ro|número|numero|n[uú]m\.?|id|#)?\s*[:#.]?\s*"
     r"(?P<id>(?-i:[A-Z]{2,3} (?=[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*/))?"  # a series before it: "FT 2024A/153"
     r"(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
@@ -304,9 +307,9 @@ def label_says(role: Role, label: str) -> bool:
         return bool(TOTAL.search(text)) and not SUBTOTAL.search(text) and not NOT_TOTAL.search(text)
     if role.kind == "subtotal":
         return bool(SUBTOTAL.search(text))
-    if role.kind == "tax":
+    if role.kind == "tax":  # ("Total exkl. MWST" is the net, "Total con IVA" the total: neither the tax)
         return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text) \
-            and not SUBTOTAL.search(label)  # "Total exkl. MWST" is the net, not the tax
+            and not SUBTOTAL.search(label) and not (TOTAL.search(label) and BETTER_TOTAL.search(label))
     if role.kind == "date":
         # a delivery or order date names another date than the one asked for
         return bool(DUE.search(text)) == (role.which == "due") and bool(DATE_WORD.search(text)) and \

@@ -1,0 +1,54 @@
+"""Invoices set as business letters, as southern European accounting software prints them: the
+firm's name as a running head apart from its address, the customer's address in the envelope's
+window beside the firm's contact lines with no label over it, "Factura n.º … de fecha …", the
+totals box's "Total con IVA" / "Totale IVA inclusa" (the gross total, not the tax), and dates
+labelled over their values ("Fecha de vencimiento:", "Fälligkeitsdatum:")."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipelines.stages.extract import finders
+from tests.support.extract_pdf import drawn_pdf, run
+from tests.unit.test_extract_layouts import SCHEMA, _lines
+
+LETTERS = {
+    "es": ("Talleres Ortega S.L.", ["Calle Mayor 12", "28013 Madrid", "Tel.: +34 910 555 201"],
+           ["Distribuciones Vega S.A.", "Paseo de Gracia 88", "08008 Barcelona"],
+           "Factura n.º 2024/0113 de fecha 15/05/2024",
+           [("Base imponible", "1.000,00"), ("IVA 21,00%", "210,00"), ("Total con IVA", "1.210,00"),
+            ("A pagar", "1.210,00")]),
+    "it": ("Tipografia Moretti s.r.l.", ["Via Nazionale 40", "00184 Roma", "Tel.: +39 06 5550 1234"],
+           ["Cartoleria Fabbri s.n.c.", "Corso Vittorio Emanuele 15", "80121 Napoli"],
+           "Fattura n. 2024/0113 del 15/05/2024",
+           [("Imponibile", "1.000,00"), ("IVA 21,00%", "210,00"), ("Totale IVA inclusa", "1.210,00"),
+            ("Da pagare", "1.210,00")]),
+    "fr": ("Menuiserie Caron", ["14, rue des Tanneurs", "69002 Lyon", "Tél : 04 72 55 50 10"],
+           ["Atelier Perrin S.A.R.L.", "avenue Jean Jaurès", "38000 Grenoble"],
+           "Facture n° 2024/0113 en date du 15/05/2024",
+           [("Total HT", "1 000,00"), ("TVA 21,00%", "210,00"), ("Total TTC", "1 210,00"), ("À payer", "1 210,00")]),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(LETTERS))
+def test_a_letter_s_window_address_beside_the_firm_s_contact_lines_is_the_buyer(lang: str) -> None:
+    firm, address, buyer, title, totals = LETTERS[lang]
+    texts = [(30, 40, firm, 14), *_lines(30, 90, address), (300, 102, buyer[0], 9), *_lines(300, 114, buyer[1:]),
+             (30, 200, title, 10), (40, 240, "1", 9), (80, 240, "Licencia anual", 9), (520, 240, "1.000,00", 9, "R")]
+    for k, (label, value) in enumerate(totals):
+        texts += [(330, 300 + 14 * k, label, 9), (560, 300 + 14 * k, value, 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["buyer_name"], data["seller_name"]) == (buyer[0], firm)
+    assert data["buyer_address"].startswith(buyer[1])  # (a street named without its number, in French)
+    assert (data["invoice_number"], data["invoice_date"]) == ("2024/0113", "2024-05-15")
+    assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (1000.0, 210.0, 1210.0)
+
+
+def test_a_date_label_over_its_value_says_what_date_it_is_in_its_whole_words() -> None:
+    """One label on its row: the words after the word for date count too ("Fecha de
+    vencimiento"), and a compound that holds it ("Fälligkeitsdatum") is read by its gloss."""
+    assert finders._labels("Fecha de vencimiento:") == ["due"]
+    assert finders._labels("Fälligkeitsdatum:") == ["due"]
+    assert finders._labels("Rechnungsdatum:") == ["issue"]
+    assert finders._labels("Lieferdatum:") == ["other"]
+    assert finders._labels("Invoice Date:  Due Date:  Incoterm:") == ["issue", "due"]
