@@ -52,3 +52,23 @@ def test_a_date_label_over_its_value_says_what_date_it_is_in_its_whole_words() -
     assert finders._labels("Rechnungsdatum:") == ["issue"]
     assert finders._labels("Lieferdatum:") == ["other"]
     assert finders._labels("Invoice Date:  Due Date:  Incoterm:") == ["issue", "due"]
+
+
+def test_towns_that_start_with_an_accent_or_an_apostrophe_and_spanish_legal_forms() -> None:
+    """"27301 Ávila" and "5211 AB 's-Hertogenbosch" are postcodes with their towns, so the blocks
+    over them are addresses; "S.Coop." and "S.Com." are legal forms, kept with the firm's name
+    when they wrap under it."""
+    from pipelines.stages.extract.postcodes import postcode_line
+
+    assert postcode_line("27301 Ávila") and postcode_line("5211AB 's-Hertogenbosch")
+    assert postcode_line("5211 AB 's-Hertogenbosch") and not postcode_line("Ölstraße 12")
+    texts = [(30, 40, "Hermanos Ibáñez Gil", 14), (38, 56, "S.Com.", 14),
+             *_lines(30, 90, ["Calle de Toledo 297", "24414 Albacete", "Tel.: +34 731 879 901"]),
+             (300, 114, "Nicolau y Pazos S.Coop.", 9), *_lines(300, 126, ["Pasadizo Ángel Guardia 16 Piso 3", "05001 Ávila"]),
+             (30, 200, "Factura n.º 2025-06-7694 de fecha 12/06/2025", 10)]
+    for k, (label, value) in enumerate([("Base imponible", "100,00"), ("IVA 21,00%", "21,00"),
+                                        ("Total con IVA", "121,00")]):
+        texts += [(330, 300 + 14 * k, label, 9), (560, 300 + 14 * k, value, 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Hermanos Ibáñez Gil S.Com.", "Nicolau y Pazos S.Coop.")
+    assert data["buyer_address"] == "Pasadizo Ángel Guardia 16 Piso 3 05001 Ávila"

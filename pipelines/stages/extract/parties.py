@@ -329,7 +329,8 @@ def _headed(lines: list[Line], every: list[Party], under: Party) -> Party | None
     addr = next(p for p in every if not p.name and p.top < under.top)
     b = addr.address[0].box
     over = [o for o in lines if o.box and b and o.box["y2"] <= b["y1"] and abs(o.box["x1"] - b["x1"]) <= 8
-            and _name_like(o.text) and not labelled(o.text) and not postcode_line(o.text)]
+            and _name_like(o.text) and not labelled(o.text) and not postcode_line(o.text)
+            and not LEGAL.fullmatch(o.text.strip())]
     if not over or b is None:
         return None
     name = max(over, key=lambda o: o.box["y2"])  # type: ignore[index]

@@ -14,10 +14,10 @@ ABROAD = (r"[A-Z]{2}\s\d{5}(?:-\d{4})?"  # US: WA 98109-5210
           r"|(?:NSW|VIC|QLD|WA|SA|TAS|ACT|NT)\s\d{4}"  # Australia: VIC 3191
           r"|\d{4}-\d{3}\s+[A-ZÀ-Ý][\w'’.-]+"  # Portugal: 4050-107 Porto
           r"|\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
-          r"|\d{4}[A-Z]{2}\s+[A-Z][\w'’.-]+"  # the Netherlands, the letters set close: 7232WP Beilen
+          r"|\d{4}[A-Z]{2}\s+(?:['’]s-)?[A-Z][\w'’.-]+"  # the Netherlands, the letters set close: 7232WP Beilen
           r"|[A-Z]\d{2}\s[A-Z0-9]{4}")  # Ireland: P85 YK30
 POSTCODE = re.compile(
-    r"(?:^|[\s,])(?:(?:[A-Z]{1,2}-)?\d{4,5}\s+[A-ZÄÖÜÉÈ][\w'’.-]+"  # 80333 München, D-63571 Gelnhausen
+    r"(?:^|[\s,])(?:(?:[A-Z]{1,2}-)?\d{4,5}\s+(?:['’]s-)?[A-ZÀ-Ý][\w'’.-]+"  # 80333 München, 27301 Ávila
     r"|[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}"  # EC1A 1BB
     rf"|{ABROAD}"
     r"|(?<=[A-Za-z])[\s,-]+\d{6}(?=\s*$)"  # India: Surat, Gujarat - 394221

@@ -151,11 +151,11 @@ LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "s/b", "berhad", "gmbh", "ag", "kg
                "sarl", "eurl", "b\\.?v\\.?", "n\\.?v\\.?", "s\\.?l\\.?", "s\\.?p\\.?a\\.?", "s\\.?r\\.?l\\.?",
                "enterprise", "trading", "(?:pte|pty)\\.? ltd\\.?", "a\\.g\\.", "e\\.v\\.", "gbr", "kgaa", "sprl",
                "bvba", "ltda", "pvt\\.? ltd\\.?", "private limited", "a/s", "aps", "oy", "ab", "asa", "sp\\. z o\\.o\\.", "s\\.?n\\.?c\\.?",
-               # more countries' forms: Dutch, Hungarian, Icelandic, Estonian, Czech and Slovak, Finnish,
-               # Swiss, French, Spanish, Portuguese, US, Québec, Brazil, the Balkans, Poland, Japan
+               # more countries' forms (NL, HU, IS, EE, CZ, SK, FI, CH, FR, ES, PT, US, Québec, BR, the Balkans, PL, JP)
                "v\\.?o\\.?f\\.?", "c\\.v\\.", "comm\\.? ?v", "kft\\.?", "bt\\.?", "zrt\\.?", "nyrt\\.?", "ehf\\.?",
                "hf\\.?", "oü", "s\\.r\\.o\\.", "a\\.s\\.", "oyj", "s[àa]rl", "sasu", "s\\.?l\\.?u\\.?", "lda\\.?",
-               "unipessoal", "pllc", "ltée", "eireli", "d\\.o\\.o\\.", "d\\.d\\.", "sp\\. j\\.", "k\\.k\\.")
+               "unipessoal", "pllc", "ltée", "eireli", "d\\.o\\.o\\.", "d\\.d\\.", "sp\\. j\\.", "k\\.k\\.",
+               "s\\.? ?coop\\.?", "s\\.? ?com\\.?", "s\\.?l\\.?n\\.?e\\.?", "s\\.?a\\.?u\\.?")  # Spain: S.Coop., S.L.N.E.
 DATE = re.compile(
     r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
     r"|\d{1,2}\. \d{1,2}\. \d{4}"  # "12. 3. 2024"
