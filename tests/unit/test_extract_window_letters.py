@@ -72,3 +72,15 @@ def test_towns_that_start_with_an_accent_or_an_apostrophe_and_spanish_legal_form
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("Hermanos Ibáñez Gil S.Com.", "Nicolau y Pazos S.Coop.")
     assert data["buyer_address"] == "Pasadizo Ángel Guardia 16 Piso 3 05001 Ávila"
+
+
+def test_a_us_letterhead_of_a_name_and_its_town_faces_the_customer_s_block() -> None:
+    """"Saber" / "Westlake Village, CA" (a town and state, no street, no ZIP) is the letterhead's
+    address: the block on the right under it, "… / Scranton, PA", is the customer's."""
+    texts = [*_lines(57, 68, ["Saber", "Westlake Village, CA"], 10),
+             *_lines(377, 110, ["Dunder Mifflin", "1725 Slough Avenue", "Scranton, PA"], 10),
+             (233, 165, "Invoice N°: INV-0007", 14), (57, 190, "Date: 06/28/2023", 9),
+             (390, 300, "Total:", 9), (560, 300, "$ 303.25", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["seller_address"]) == ("Saber", "Westlake Village, CA")
+    assert (data["buyer_name"], data["buyer_address"]) == ("Dunder Mifflin", "1725 Slough Avenue Scranton, PA")

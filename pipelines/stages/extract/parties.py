@@ -27,7 +27,7 @@ from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import header_text
 from pipelines.stages.extract.lines import Box, Line, header_lines, lines_of, per_page, sideways, union_box
 from pipelines.stages.extract.names import party_words
-from pipelines.stages.extract.postcodes import POSTCODE, STREET_WORD, postcode_line
+from pipelines.stages.extract.postcodes import POSTCODE, STREET_WORD, US_TOWN, postcode_line
 from pipelines.stages.extract.roles import BUYER, LEGAL, PAYEE, SELLER, STOP, THIRD, TITLE, WEB, _party_label
 from pipelines.stages.extract.tables import _cell_boxes, _table_rows
 
@@ -164,6 +164,9 @@ def _block(lines: list[Line], post: Line) -> Party | None:
         if towns and cur is not None and re.search(r"\d", cur.text):
             address[:0] = towns
             street = cur
+    if street is not None and US_TOWN.match(post.text) and _name_like(street.text) and not labelled(street.text) \
+            and not (re.search(r"\d", street.text) or STREET_WORD.match(street.text.strip())):
+        return Party([street], [post])  # a letterhead's "Saber" / "Westlake Village, CA": no street
     if street is None or not (re.search(r"\d", street.text) or STREET_WORD.match(street.text.strip())) \
             or STOP.search(street.text):  # ("avenue Nathalie Morvan": a street named without its number)
         return None

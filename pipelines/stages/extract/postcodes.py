@@ -38,7 +38,14 @@ STREET_WORD = re.compile(r"(?i:rue|avenue|boulevard|chemin|all[ée]e|impasse|qua
                          r"piazza|corso|strada|rua|travessa)\s+\S")
 
 
+# the US states' codes (and the territories')
+US_STATE = (r"(?:A[LKZR]|C[AOT]|D[EC]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|"
+            r"S[CD]|T[NX]|UT|V[AT]|W[AIVY]|PR|VI|GU|AS|MP)")
+# a US town and its state with no ZIP code: "Scranton, PA", "Westlake Village, CA"
+US_TOWN = re.compile(rf"^\s*[A-Z][\w.'’-]+(?: [A-Z][\w.'’-]+){{0,3}}, {US_STATE}\s*$")
+
+
 def postcode_line(text: str) -> bool:
     """Does ``text`` hold a postcode with its town (``80333 München``, ``Springfield, IL 62704``),
-    not a street line whose number looks like one (``2210 Alder St``)?"""
-    return bool(POSTCODE.search(text)) and not STREET_LINE.match(text)
+    not a street line whose number looks like one (``2210 Alder St``), or a US town and state?"""
+    return bool(POSTCODE.search(text)) and not STREET_LINE.match(text) or bool(US_TOWN.match(text))

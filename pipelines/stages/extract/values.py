@@ -8,6 +8,7 @@ from contextvars import ContextVar
 from datetime import datetime
 from typing import Any
 
+from pipelines.stages.extract.postcodes import US_STATE
 from pipelines.stages.extract.roles import DATE as PRINTED_DATE
 from pipelines.stages.extract.roles import as_printed
 from pipelines.stages.extract.schema import Field, _type
@@ -83,8 +84,7 @@ def _english_months(s: str) -> str:
 # 5 March), set for the document being read (``month_first``); day first otherwise
 MONTH_FIRST: ContextVar[bool] = ContextVar("month_first", default=False)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(?:\d{4}|\d{2})(?![\d/])")
-_US_ADDRESS = re.compile(r"\b(?:A[LKZR]|C[AOT]|D[EC]|FL|GA|HI|I[ADLN]|K[SY]|LA|M[ADEINOST]|N[CDEHJMVY]|O[HKR]|PA|RI|"
-                         r"S[CD]|T[NX]|UT|V[AT]|W[AIVY]|PR|VI|GU|AS|MP),? \d{5}(?:-\d{4})?\b")  # (and the territories)
+_US_ADDRESS = re.compile(rf"\b{US_STATE},? \d{{5}}(?:-\d{{4}})?\b")
 
 
 def month_first(text: str) -> bool:
