@@ -5,17 +5,19 @@
 Why: the real-invoice set (``corpus.py``) has 42 documents, and the extractor has been tuned on
 them. This set gives layouts that nobody here designed or tuned on: invoice generator libraries
 published on PyPI and npm by other people, used as their authors ship them. We supply only the
-data: Faker (fixed seed) in en_US, en_GB, de_DE, fr_FR, nl_NL, es_ES and it_IT, with labels in the
-locale's language where a generator takes its labels as parameters. The truth is known by
-construction, then checked against the page text (pypdfium2): a value that is not printed is
-dropped (``dropped``, not scored); a field that the generator never prints is ``null``.
+data: Faker (fixed seed) in en_US, en_GB, de_DE, fr_FR, nl_NL, es_ES and it_IT (since 2026-11-29 also
+de_CH, en_CH and cs_CZ), with labels in the locale's language where a generator takes its labels as
+parameters. The truth is known by construction, then checked against the page text (pypdfium2): a
+value that is not printed is dropped (``dropped``, not scored); a field that the generator never
+prints is ``null``.
 
 The packages are fetched at build time, pinned by version and checked by sha256, into
 ``~/.cache/docklake-bench/invoice-templates/`` (``site/`` for the Python ones and their pinned
 dependencies, ``node/`` for the npm ones); the project's venv is not touched. The glue scripts are in
 ``templates/``: ``make.py`` (Faker data, the Python generators, payloads for node) runs with
 ``site/`` on its path, ``more.py`` prints the Python generators added later (in a process of its own;
-those of 2026-11-28, later have their payloads and truth in ``more2.py``),
+those of 2026-11-28, later have their payloads and truth in ``more2.py``, those of 2026-11-29 in
+``more3.py``),
 ``render.mjs`` runs the npm generators (the HTML one through headless Chromium, Debian's ``chromium``).
 Parts: split by generator (``GENERATORS``).
 """
@@ -63,6 +65,11 @@ PYPI = [
     # added 2026-11-28 (templates/more2.py)
     ("pybill==1.2.0", "pybill-1.2.0.tar.gz",
      "f3bfc6e555ae5b95b96e20b48fb4aeb458b2d0c4fe0adf332f5a6d7fa7090273", "LGPL"),
+    # added 2026-11-29 (templates/more3.py)
+    ("billwright==0.4.0", "billwright-0.4.0-py3-none-any.whl",
+     "c1b81a5c3f44e2d01fdbc8fbfa27028995a4ed99f4181e67eed5795f78adc843", "Apache-2.0"),
+    ("billingyard==1.2.0", "billingyard-1.2.0-py3-none-any.whl",
+     "8bf4a0a14d38e076a1995b7e64009b255fb27598642b7d06d1f4e35d2367ebf4", "MIT"),
 ]
 # their dependencies, pinned by version (installed with --no-deps: this list is complete)
 PYPI_DEPS = ("Django==3.2.25 asgiref==3.13.0 sqlparse==0.6.1 babel==2.19.0 qrplatba==1.2.0 qrcode==8.2 "
@@ -75,7 +82,11 @@ PYPI_DEPS = ("Django==3.2.25 asgiref==3.13.0 sqlparse==0.6.1 babel==2.19.0 qrpla
              "python-stdnum==2.2 requests==2.34.2 certifi==2026.10.19.post1 idna==3.20 urllib3==2.8.0 "
              "pikepdf==10.18.0 lxml==6.1.3 pypdf==7.1.1 packaging==26.4 "
              # for the generators added 2026-11-28 (pybill: logilab.common.xmlutils only)
-             "logilab-common==2.1.0").split()
+             "logilab-common==2.1.0 "
+             # for the generators added 2026-11-29 (billwright: pydantic, qrbill; billingyard: click, and
+             # WeasyPrint 70 although it asks for <64: it renders with it)
+             "pydantic==2.14.4 pydantic_core==2.50.5 annotated_types==0.8.0 typing_extensions==4.16.0 "
+             "typing_inspection==0.4.5 qrbill==1.2.0 svgwrite==1.4.3 iso3166==3.0.0 click==8.5.1").split()
 # npm tarballs: (name@version, tarball, sha256, licence); their dependencies as npm resolves them
 NPM = [
     ("jspdf-invoice-template-nodejs@1.4.40", "jspdf-invoice-template-nodejs-1.4.40.tgz",
@@ -110,6 +121,9 @@ GENERATORS = {
     # added 2026-11-28 (templates/more2.py)
     "microinvoice": ("microinvoice@1.0.6", "MIT", "PDFKit 0.12", "dev"),
     "pybill": ("pybill==1.2.0", "LGPL", "reportlab (platypus)", "dev"),
+    # added 2026-11-29 (templates/more3.py)
+    "billwright": ("billwright==0.4.0", "Apache-2.0", "Jinja template + WeasyPrint (Swiss QR bill)", "dev"),
+    "billingyard": ("billingyard==1.2.0", "MIT", "Jinja template + WeasyPrint", "dev"),
 }
 # labels are English whatever the data's locale (the generator has no other language)
 ENGLISH_ONLY = {"invoicegenerator", "pyinvoice", "invoice-pdfgen", "larzpdf", "yinv", "zugferd-pdf"}

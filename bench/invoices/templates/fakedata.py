@@ -13,9 +13,13 @@ from decimal import ROUND_HALF_UP, Decimal
 from faker import Faker
 
 LOCALES = ("en_US", "en_GB", "de_DE", "fr_FR", "nl_NL", "es_ES", "it_IT")
-CURRENCY = {"en_US": "USD", "en_GB": "GBP"}  # the others: EUR
+# added later (more3.py): Swiss data in German or English (en_CH: English words, de_CH's Faker), Czech
+LOCALES_LATER = ("de_CH", "en_CH", "cs_CZ")
+FAKER = {"en_CH": "de_CH"}  # the Faker locale, where it is not the data's own
+CURRENCY = {"en_US": "USD", "en_GB": "GBP", "de_CH": "CHF", "en_CH": "CHF", "cs_CZ": "CZK"}  # the others: EUR
 TAX_RATES = {"en_US": (0, 6, 7, 8), "en_GB": (20,), "de_DE": (19, 7), "fr_FR": (20, 10), "nl_NL": (21, 9),
-             "es_ES": (21, 10), "it_IT": (22, 10)}
+             "es_ES": (21, 10), "it_IT": (22, 10),
+             "de_CH": ("8.1", "8.1", "2.6"), "en_CH": ("8.1",), "cs_CZ": (21, 21, 12, 0)}  # 0: a non-VAT payer
 
 # the words a real invoice in each language uses, for templates that take their labels as parameters
 LABELS = {
@@ -50,6 +54,11 @@ ITEMS = {
            ("Printer toner cartridge", 64), ("Logo design", 480), ("Cloud hosting plan", 39),
            ("On-site installation", 150), ("USB-C docking station", 129), ("Translation of user manual", 320),
            ("Annual software licence", 599), ("Delivery and handling", 25), ("Network cabling per metre", 3)],
+    # Czech (cs_CZ, added later): the same goods and services, prices in CZK
+    "cs": [("Správa webových stránek (měsíčně)", 6000), ("Konzultace (hodiny)", 1500), ("Kancelářská židle",
+           4500), ("Tonerová kazeta černá", 1600), ("Návrh loga", 12000), ("Cloudový hosting", 950),
+           ("Instalace na místě", 3500), ("Dokovací stanice USB-C", 3200), ("Překlad uživatelské příručky", 8000),
+           ("Roční softwarová licence", 15000), ("Poštovné a balné", 150), ("Síťový kabel (metr)", 40)],
     "de": [("Wartung Website (monatlich)", 250), ("Beratung (Stunden)", 95), ("Bürostuhl, ergonomisch", 189),
            ("Tonerkartusche schwarz", 64), ("Gestaltung Firmenlogo", 480), ("Cloud-Hosting Tarif M", 39),
            ("Montage vor Ort", 150), ("Dockingstation USB-C", 129), ("Übersetzung Bedienungsanleitung", 320),
@@ -74,7 +83,7 @@ ITEMS = {
 
 NUMBER_FORMATS = ("{p}-{y}-{n:04d}", "{p}{y}{n:05d}", "{n:06d}", "{y}/{n:04d}", "{p}-{n:05d}", "{y}-{m:02d}-{n:03d}")
 PREFIX = {"en": ("INV", "IN", "S"), "de": ("RE", "R", "RG"), "fr": ("FA", "F", "FAC"), "nl": ("F", "FAC", "INV"),
-          "es": ("FV", "F", "A"), "it": ("FT", "F", "FPR")}
+          "es": ("FV", "F", "A"), "it": ("FT", "F", "FPR"), "cs": ("FV", "F", "VF")}
 
 
 def lang(locale: str) -> str:
@@ -113,7 +122,7 @@ def party(fake: Faker, locale: str, person: bool) -> dict:
 
 def invoice(locale: str, rng: random.Random, n_items: int, seed: int) -> dict:
     """One fake invoice: parties, number, dates, items; amounts as Decimal, computed line by line."""
-    fake = Faker(locale)
+    fake = Faker(FAKER.get(locale, locale))
     fake.seed_instance(seed)
     lg = lang(locale)
     date = dt.date(2023, 1, 1) + dt.timedelta(days=rng.randrange(0, 900))

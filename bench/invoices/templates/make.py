@@ -44,6 +44,9 @@ PLAN = {
     # added 2026-11-28 (more2.py), after the others again
     "microinvoice": ("de_DE", "fr_FR", "nl_NL", "es_ES", "it_IT", "en_GB", "en_US", "de_DE"),
     "pybill": ("fr_FR", "de_DE", "nl_NL", "es_ES", "it_IT", "fr_FR", "en_GB"),
+    # added 2026-11-29 (more3.py), after the others again; Swiss (German / English words) and Czech data
+    "billwright": ("de_CH", "en_CH", "de_CH", "de_CH", "en_CH", "de_CH", "de_CH", "en_CH"),
+    "billingyard": ("cs_CZ",) * 7,
 }
 
 

@@ -8,7 +8,8 @@ apps in ``INSTALLED_APPS``, and ``make.py`` has already set Django up for ``invo
 (whose catalogue must stay as it was: the existing cases may not change). So ``make.py`` writes
 the payloads of these generators to ``<cache>/pyjobs.json`` and this file prints them. The
 HTML one (``@htmlbricks/hb-page-invoice``) is printed by ``render.mjs`` with headless Chromium.
-The generators added on 2026-11-28, later are in ``more2.py``; their Python one is printed here too.
+The generators added on 2026-11-28, later are in ``more2.py``, those of 2026-11-29 in ``more3.py``; their
+Python ones are printed here too.
 
 Each ``job_*`` turns one fake invoice into (JSON payload, truth), the truth set to what that
 generator prints: its own rounding (dinbrief truncates, zugferd-pdf rounds half-even, hb-page-invoice
@@ -27,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import more2  # noqa: E402
+import more3  # noqa: E402
 from fakedata import LABELS, fmt_date, truth  # noqa: E402
 
 SYMBOL = {"EUR": "€", "GBP": "£", "USD": "$"}
@@ -285,9 +287,11 @@ JOBS = {"dinbrief": job_dinbrief, "larzpdf": job_larzpdf, "erechnung": job_erech
         "zugferd-pdf": job_zugferd, "hb-page-invoice": job_hb_invoice}
 RENDER = {"dinbrief": render_dinbrief, "larzpdf": render_larzpdf, "erechnung": render_erechnung,
           "yinv": render_yinv, "zugferd-pdf": render_zugferd}
-# and those added 2026-11-28 (more2.py: their payloads, truth and printing)
+# and those added 2026-11-28 (more2.py) and 2026-11-29 (more3.py): their payloads, truth and printing
 JOBS.update(more2.JOBS)
 RENDER.update(more2.RENDER)
+JOBS.update(more3.JOBS)
+RENDER.update(more3.RENDER)
 
 
 def main(cache: Path) -> None:
