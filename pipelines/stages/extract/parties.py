@@ -315,14 +315,34 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
               and not (buyer is not None and _texts(p.name) & _texts(buyer.name + buyer.address))]
     seller = next((p for p in others if SELLER_LABEL.search(_label_above(lines, p))), None)
     seller = seller or next((p for p in others if LEGAL.search(" ".join(ln.text for ln in p.name))), None)
-    if seller is None and buyer is not None:
-        seller = sender_line(page, buyer.top)
+    if seller is None and buyer is not None and (seller := sender_line(page, buyer.top)) is not None \
+            and not LEGAL.search(seller.name[0].text) and (logo := _logo(lines, seller.name[0])) is not None:
+        seller = Party([logo], seller.address)  # the firm's name set large over a sender line that names its owner
     if seller is None and others:
         seller = others[0]
     if (seller is None or not LEGAL.search(" ".join(ln.text for ln in seller.name))) and \
             (head := _letterhead(lines, found, height)):
         seller = Party(head, seller.address if seller is not None else [])  # a branch's address under the firm's name
     return buyer, seller
+
+
+def _logo(lines: list[Line], sender: Line) -> Line | None:
+    """The lines set large right over the sender line, flush with it (``BERGER &`` / ``CO.``), as
+    one name; ``None`` when they read as a title or a label."""
+    b = sender.box
+    if b is None:
+        return None
+    h, run, edge = b["y2"] - b["y1"], [], b["y1"]
+    for o in sorted((o for o in lines if o.box and o.box["y2"] <= b["y1"] + 1 and abs(o.box["x1"] - b["x1"]) < 3),
+                    key=lambda o: -o.box["y2"]):  # type: ignore[index]
+        if o.box["y2"] - o.box["y1"] < 1.5 * h or edge - o.box["y2"] > 2 * h:  # type: ignore[index]
+            break
+        run.insert(0, o)
+        edge = o.box["y1"]  # type: ignore[index]
+    text = " ".join(o.text.strip() for o in run)
+    if not run or not _name_like(text) or TITLE.search(text) or labelled(text) or WEB.search(text):
+        return None
+    return Line(run[0].page, text, union_box([o.box for o in run if o.box]), run[0].frag, run[0].idx, run[0].n)
 
 
 def _headed(lines: list[Line], every: list[Party], under: Party) -> Party | None:

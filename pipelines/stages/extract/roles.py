@@ -165,7 +165,7 @@ DATE = re.compile(
 # an amount as printed: a currency glued to it is part of it ("RM7.70"), one set apart is not
 AMOUNT = re.compile(r"(?<![\w.,])(?:(?:RM|S\$|US\$|Rs\.?|Bs\.?|[$€£¥₹]|EUR|USD|GBP|CHF|INR|AED|SAR|QAR|MXN|BRL|CAD|AUD|NZD|SGD|"
                     r"HKD|JPY|CNY|ZAR)(?=\d))?-?"
-                    r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,' ]\d{3})+|\d{1,7})"  # lakh grouping: 1,03,900.00
+                    r"(?:\d{1,2}(?:,\d{2})+,\d{3}|\d{1,3}(?:[.,'’ ]\d{3})+|\d{1,7})"  # lakh grouping: 1,03,900.00
                     r"[.,]\d{2}"
                     r"(?![\d]|[.,/-]\d)")  # not the start of a date (04.04.2013)
 # a whole amount marked by its currency, as currencies without minor units and invoices in whole

@@ -106,7 +106,7 @@ def _sections(page: PageResult, rows: list[list[str]], boxes: list[list[Box | No
     return out
 
 
-FIGURE = re.compile(r"[$€£]?\d[\d.,']*")
+FIGURE = re.compile(r"[$€£]?\d[\d.,'’]*")
 
 
 def _two_figures(text: str) -> list[str] | None:

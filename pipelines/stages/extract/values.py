@@ -29,10 +29,10 @@ EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 
 def parse_number(text: str) -> float | None:
     s = CURRENCY.sub("", text).replace("\u00a0", " ").strip()
-    m = re.search(r"[-+(]?\d[\d.,' ]*\d|[-+]?\d", s)
+    m = re.search(r"[-+(]?\d[\d.,'’ ]*\d|[-+]?\d", s)
     if not m:
         return None
-    num = m.group(0).replace(" ", "").replace("'", "")
+    num = m.group(0).replace(" ", "").replace("'", "").replace("’", "")
     neg = num.startswith(("-", "("))
     num = num.lstrip("+-(")
     if "," in num and "." in num:  # the last separator is the decimal one
@@ -136,7 +136,7 @@ def coerce(value: str, f: Field) -> Any:
                 return opt
         return None
     if t in ("number", "integer"):
-        if len(re.findall(r"\d[\d.,']*[.,]\d{2}(?![\d])", v)) >= 2:
+        if len(re.findall(r"\d[\d.,'’]*[.,]\d{2}(?![\d])", v)) >= 2:
             return None  # several amounts ("11,00 60,00 27,00"), not one
         n = parse_number(v)
         bare = QUANTITY_UNIT.sub("", v)  # "20 Unit(s)", "25 Liter(s)", "1.00 kg": a count and its unit
