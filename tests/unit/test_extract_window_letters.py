@@ -84,3 +84,15 @@ def test_a_us_letterhead_of_a_name_and_its_town_faces_the_customer_s_block() -> 
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["seller_address"]) == ("Saber", "Westlake Village, CA")
     assert (data["buyer_name"], data["buyer_address"]) == ("Dunder Mifflin", "1725 Slough Avenue Scranton, PA")
+
+
+def test_a_letterhead_name_wrapped_after_its_and_is_read_whole() -> None:
+    """"Antonelli, Cavalcanti e Zoppetti e" / "figli": the running head's name goes on after "e"."""
+    texts = [(30, 40, "Antonelli, Cavalcanti e Zoppetti e", 14), (42, 56, "figli", 14),
+             *_lines(30, 90, ["Rotonda Cabrini, 3", "57014 Porto Frailis", "Tel.: +39 0490 798543"]),
+             (300, 114, "Bassi, Onio e Calgari SPA", 9), *_lines(300, 126, ["Contrada Orengo, 9", "00188 Roma"]),
+             (30, 200, "Fattura n. F-02371 del 11/03/2023", 10), (330, 300, "Totale IVA inclusa", 9),
+             (560, 300, "58,74", 9, "R")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Antonelli, Cavalcanti e Zoppetti e figli",
+                                                         "Bassi, Onio e Calgari SPA")

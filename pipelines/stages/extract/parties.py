@@ -56,6 +56,7 @@ DOTS = re.compile(r"\s*[·•|]\s*")  # a sender line's own separators
 SEPARATORS = re.compile(DOTS.pattern + r"|\s+-\s+|\s*,\s+")
 COUNTRY_WORDS = 3
 SELLER_LABEL = SELLER
+JOINED = re.compile(r"(?:&|,|(?<![^\W\d_])(?:and|und|et|e|y|en))\s*$", re.I)  # a name's line that goes on
 
 
 @dataclass
@@ -346,9 +347,8 @@ def _logo(lines: list[Line], sender: Line) -> Line | None:
 
 
 def _headed(lines: list[Line], every: list[Party], under: Party) -> Party | None:
-    """The nameless address over ``under`` with the nearest line above it in its column that reads
-    as a name, however far apart (a letterhead's name set as a running head), and its legal form
-    wrapped under it."""
+    """The nameless address over ``under`` with the nearest name above it in its column, however far
+    (a letterhead's name as a running head), with its lines wrapped before it or its legal form after."""
     addr = next(p for p in every if not p.name and p.top < under.top)
     b = addr.address[0].box
     over = [o for o in lines if o.box and b and o.box["y2"] <= b["y1"] and abs(o.box["x1"] - b["x1"]) <= 8
@@ -360,7 +360,9 @@ def _headed(lines: list[Line], every: list[Party], under: Party) -> Party | None
     n, h = name.box, name.box["y2"] - name.box["y1"]  # type: ignore[index]
     form = [o for o in lines if o.box and o.box["y2"] <= b["y1"] and 0 <= o.box["y1"] - n["y2"] <= 0.8 * h
             and n["x1"] <= o.box["x1"] <= n["x2"] and LEGAL.fullmatch(o.text.strip())]
-    return Party([name, *form[:1]], addr.address)
+    head = [o for o in lines if o.box and 0 <= n["y1"] - o.box["y2"] <= 0.8 * h and o.box["x1"] <= n["x1"] <= o.box["x2"]
+            and JOINED.search(o.text)]  # ("Antonelli, Cavalcanti e Zoppetti e" / "figli")
+    return Party([*head[:1], name, *form[:1]], addr.address)
 
 
 def _letterhead(lines: list[Line], found: list[Party], height: float) -> list[Line]:
