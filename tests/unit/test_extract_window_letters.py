@@ -96,3 +96,14 @@ def test_a_letterhead_name_wrapped_after_its_and_is_read_whole() -> None:
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("Antonelli, Cavalcanti e Zoppetti e figli",
                                                          "Bassi, Onio e Calgari SPA")
+
+
+
+def test_a_czech_invoice_s_number_after_cislo_and_its_total_price() -> None:
+    """"Faktura - daňový doklad číslo 001936": the number; "Celková cena" labels the total. (Read
+    on the labels' text: the test PDFs' standard fonts cannot set "ň" or "č".)"""
+    from pipelines.stages.extract.roles import DOC_NUMBER, Role, label_says
+
+    assert DOC_NUMBER.search("Faktura - daňový doklad číslo  001936").group("id") == "001936"
+    assert DOC_NUMBER.search("Faktura číslo 2024095325").group("id") == "2024095325"
+    assert label_says(Role("total"), "Celková cena:")

@@ -77,7 +77,7 @@ TOTAL = _words("t[o0a][tl][a4][l1I]", "totals",  # OCR reads "Tatal", "T0tal", "
                "grand ?total", "(?:amount|amt\\.?) (?:due|paid|payable)", "balance due", "sum", "gesamt\\w*",
                "\\w*summe", "\\w*betrag", "\\w*beitrag", "zu zahlen", "montant", "net [àa] payer",
                "totaal", "te betalen", "importe", "totale", "importo", "betrag", "bedrag", "[åa] betale", "i alt",
-               "att betala", "totalt", "celkem", "k úhradě", "do zapłaty", "razem", "yhteensä", "maksettava",
+               "att betala", "totalt", "celkem", "celková (?:cena|částka)", "k úhradě", "do zapłaty", "razem", "yhteensä", "maksettava",
                # Iceland, Hungary, Estonia, Lithuania, Latvia, Croatia/Slovenia, Romania, Turkey, Greece
                "samtals", "til greiðslu", "[öo]sszesen", "fizetend[őo]", "kokku", "tasuda", "tasumisele kuulub",
                "i[šs] viso", "mok[ėe]ti", "kop[āa]", "apmaksai", "ukupno", "za pla[ćc]anje", "skupaj", "za pla[čc]ilo",
@@ -106,12 +106,12 @@ CARRIED = _words("carried forward", "brought forward", "c/f", "b/f", "[üu]bertr
 # "IVA inclusa", "TVA comprise", "BTW inbegrepen": the tax included
 INCLUDED = "(?:iva|tva|vat|btw) (?:inclus[ao]?|incluid[ao]|compres[ao]|comprise?|inbegrepen)"
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inc\\.?", "inclusive",
-                      "includes?", "including", "with (?:vat|tax|gst)", "con iva", INCLUDED,
+                      "includes?", "including", "with (?:vat|tax|gst)", "con iva", INCLUDED, "v[čc]etn[ěe]",
                       "amount due", "due", "payable", "to pay", "brutto", "gesamtbetrag", "endbetrag", "ttc",
                       "[àa] payer", "te betalen", "a pagar", "da pagare")
 # what makes a net or sub-total row the final one ("Net Total Rounded", "Total Incl. of GST")
 FINAL = _words("grand", "rounded", "incl\\.?", "inkl\\.?", "inclusive", "includes?", "including", "payable", "with (?:vat|tax|gst)",
-               "con iva", INCLUDED)
+               "con iva", INCLUDED, "v[čc]etn[ěe]")
 DATE_WORD = _words("date", "dated", "day", "datum", "fecha", "data", "tarikh", "jour", "issued", "ausgestellt",
                   "émise? le", "emitida", "emessa")
 DUE = _words("due", "payable", "pay by", "fällig(?:keit)?", "zahlbar", "échéance", "à régler", "vervaldatum",
@@ -231,7 +231,7 @@ DOC_NUMBER = re.compile(
     r"(?<![A-Za-z])(?:tax ?invoice|invoice|receipt|bill|credit ?note|fee ?note|debit ?note|honorarnote|[a-zäöüß]*(?<![Bb]e)rechnung|[a-zäöüß]*gutschrift|(?<![a-zäöüß])beleg|"
     r"facture|avoir|factuur|factura|fattura|fatura|ricevuta|faktura|devis|quot(?:e|ation)|angebot|offerte|presupuesto|"
     r"preventivo|pro-?forma|laskun?|arve|r[ēe][kķ]ins|s[ąa]skaita|sz[áa]mla|factur[aă]|ra[čc]un|fakt[úu]ra|reikningur|"
-    r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée))?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.[º°]|n\.|num[ée]ro|número|numero|n[uú]m\.?|id|#)?\s*[:#.]?\s*"
+    r"note d'honoraires|nota de honorarios)(?:\s+(?:vat|korygująca|simplificada|simplifiée)|\s+-?\s*da[ňn]ov[ýy] doklad)?(?:\s*\(\w{1,6}\))?(?:s?-?(?=nummer|nr))?\s*(?:number|nummer|no\.?|nr\.?|nro\.?|br\.?|n°|nº|n\.[º°]|n\.|num[ée]ro|número|numero|n[uú]m\.?|[čc][íi]slo|id|#)?\s*[:#.]?\s*"
     r"(?P<id>(?-i:[A-Z]{2,3} (?=[A-Za-z0-9_.-]*\d[A-Za-z0-9_.-]*/))?"  # a series before it: "FT 2024A/153"
     r"(?=[A-Za-z0-9/_.-]*\d)[A-Za-z0-9][A-Za-z0-9/_.-]{2,})", re.I)
 
