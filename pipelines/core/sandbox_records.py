@@ -15,6 +15,13 @@ from sandbox_runtime.contract import PORT as DAEMON_PORT
 # A name (and so a copy's derived name) is a DNS label: it can stand in a proxy host name.
 NAME_RE = re.compile(r"^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$")
 MAX_NAME = 63
+# An image reference as Docker's own grammar reads it (github.com/distribution/reference): an
+# optional registry host[:port]/, lower-case path components, an optional :tag and @digest.
+_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
+_HOST = r"[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::[0-9]+)?"
+IMAGE_RE = re.compile(rf"(?:{_HOST}/)?{_COMPONENT}(?:/{_COMPONENT})*(?::\w[\w.-]{{0,127}})?"
+                      r"(?:@[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,})?", re.ASCII)
+MAX_IMAGE = 255
 __all__ = ["DAEMON_PORT"]
 
 

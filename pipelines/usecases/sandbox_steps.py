@@ -26,6 +26,8 @@ from pipelines.core.errors import SandboxInvalid, SandboxNotFound, SandboxUnavai
 from pipelines.core.records import Principal
 from pipelines.core.sandbox_backend import ContainerError, Launch, SandboxBackend
 from pipelines.core.sandbox_records import (
+    IMAGE_RE,
+    MAX_IMAGE,
     MAX_NAME,
     NAME_RE,
     MountStatus,
@@ -62,6 +64,13 @@ def check_name(name: str, what: str = "name") -> None:
     if not NAME_RE.fullmatch(name):
         raise SandboxInvalid(f"{what} {name!r} is not valid: use lower-case letters, digits and hyphens, "
                              "starting and ending with a letter or digit")
+
+
+def check_image(image: str) -> None:
+    """A 400 for what is no image reference at all (``W\U0008e050``), before the engine is asked."""
+    if len(image) > MAX_IMAGE or not IMAGE_RE.fullmatch(image):
+        raise SandboxInvalid(f"image {image!r} is not a valid image reference (e.g. docklake/sandbox-base:2, "
+                             "python:3.12-slim)")
 
 
 class SandboxSteps:

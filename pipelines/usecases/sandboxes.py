@@ -43,7 +43,7 @@ from pipelines.usecases.sandbox_logs import LogLine, LogQuery
 from pipelines.usecases.sandbox_mounts import SandboxMounts
 from pipelines.usecases.sandbox_pool import Runner
 from pipelines.usecases.sandbox_resize import SandboxResize
-from pipelines.usecases.sandbox_steps import S, SandboxSteps, check_name, log
+from pipelines.usecases.sandbox_steps import S, SandboxSteps, check_image, check_name, log
 from pipelines.usecases.sandbox_upkeep import SandboxUpkeep
 
 
@@ -214,6 +214,8 @@ class Sandboxes:
         check_resources(spec.resources.cpus, spec.resources.memory_mb, spec.resources.disk_mb)
         self.steps.check_capacity(p)
         self.steps.require_engine()
+        if req.image:
+            check_image(req.image)
         if req.image and not self.containers.image_exists(req.image):
             raise SandboxInvalid(f"image {req.image!r} is not on this host's Docker engine (no registry is "
                                  "reached: build or load it first)")

@@ -73,6 +73,9 @@ def test_bad_requests_are_clear_and_change_nothing(live: Live) -> None:
         ({"name": "Not_A_Label"}, 400, "not valid"),
         ({"name": "x" * 64}, 400, "longer than 63"),
         ({"image": "docklake/no-such-image:1"}, 400, "not on this host"),
+        # no image reference at all: refused before the engine is asked (it answered 400, read as a 500)
+        ({"image": "W\U0008e050"}, 400, "not a valid image reference"),
+        ({"image": "Ubuntu:22.04"}, 400, "not a valid image reference"),
         ({"snapshot_id": "snapnothing"}, 404, "not found"),
         ({"exposed_ports": [9501]}, 422, "runtime daemon"),
         ({"resources": {"cpus": -1}}, 422, "cpus"),
