@@ -107,3 +107,23 @@ def test_a_czech_invoice_s_number_after_cislo_and_its_total_price() -> None:
     assert DOC_NUMBER.search("Faktura - daňový doklad číslo  001936").group("id") == "001936"
     assert DOC_NUMBER.search("Faktura číslo 2024095325").group("id") == "2024095325"
     assert label_says(Role("total"), "Celková cena:")
+
+
+def test_item_heads_of_italian_and_spanish_letters_name_their_columns() -> None:
+    """"Q.tà", "Cant." are the count, "Prezzo unit. netto", "Precio unit. sin IVA" the unit price,
+    "Imponibile", "Base imponible" the line's amount (before, the unit price was taken for it)."""
+    from pipelines.stages.extract.lexicon import item_gloss
+
+    heads = ("Q.tà", "Cant.", "Prezzo unit. netto", "Precio unit. sin IVA", "Prix unit. HT", "Imponibile", "Base imponible")
+    assert [item_gloss(h) for h in heads] == ["quantity"] * 2 + ["unit price"] * 3 + ["amount line total"] * 2
+    texts = [(30, 40, "Tipografia Moretti s.r.l.", 14), (30, 120, "Fattura n. F-07228 del 05/06/2023", 10),
+             (40, 160, "Q.tà", 9), (120, 160, "Descrizione", 9), (330, 160, "Aliquota IVA", 9),
+             (420, 160, "Prezzo unit. netto", 9), (520, 160, "Imponibile", 9)]
+    for k, (qty, desc, price, amount) in enumerate([("10", "Cartuccia toner nero", "82,15", "821,50"),
+                                                   ("10", "Progettazione logo", "531,34", "5.313,40")]):
+        y = 180 + 14 * k
+        texts += [(48, y, qty, 9, "R"), (120, y, desc, 9), (380, y, "10,00%", 9, "R"), (470, y, price, 9, "R"),
+                  (560, y, amount, 9, "R")]
+    items = run(drawn_pdf(texts), SCHEMA)["data"]["line_items"]
+    assert [(i["description"], i["unit_price"], i["amount"]) for i in items] == [
+        ("Cartuccia toner nero", 82.15, 821.5), ("Progettazione logo", 531.34, 5313.4)]
