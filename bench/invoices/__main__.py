@@ -5,7 +5,8 @@
 docklake: each PDF through the engine (``convert``) with ``schema.json`` as the extraction
 schema — what ``POST /documents/v2/extract`` does. Baseline: ``baseline.py`` on the PDF's text.
 Scores: ``score.py`` (header-field and line-item F1). CPU seconds per page: the parse, and
-extraction alone (``stages.extract`` on the parsed pages).
+extraction alone (``stages.extract`` on the parsed pages), after the embedding model is loaded
+(once per process, shown on its own: a conversion process keeps it for the jobs it serves).
 """
 
 from __future__ import annotations
@@ -19,12 +20,15 @@ from bench.invoices import baseline, corpus, score
 from pipelines.core.models import DocumentInput
 from pipelines.core.requests import StructuredExtractionOptions
 from pipelines.engine.document import convert
-from pipelines.stages import extract
+from pipelines.stages import embed, extract
 
 SCHEMA = json.loads((Path(__file__).parent / "schema.json").read_text())
 
 
 def docklake(cases: list[dict]) -> tuple[dict, float, float, int]:
+    t = time.process_time()
+    embed.embedder()
+    print(f"embedding model loaded in {time.process_time() - t:.2f} CPU-s (once per process; not in the figures below)")
     opt = StructuredExtractionOptions(schema_name="invoice", json_schema=SCHEMA)
     preds: dict = {}
     parse_s = extract_s = 0.0

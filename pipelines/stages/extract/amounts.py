@@ -7,6 +7,7 @@ vendor."""
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from pipelines.core.models import PageResult
 from pipelines.stages.extract.items import is_header
@@ -78,6 +79,7 @@ def _in_label_order(rows: list[Row], i: int) -> tuple[str, Row] | None:
 NET = re.compile(r"(?<![\w-])(?:net|nett|netto)(?![\w-])", re.I)
 
 
+@lru_cache(maxsize=8192)  # asked of every row for every amount field; a pure function of its text
 def _header_label(text: str, kind: str) -> int | None:
     """How many words of a header row of labels follow the last label that names ``kind``."""
     def spans(pat: re.Pattern[str]) -> list[tuple[int, int]]:
@@ -129,8 +131,7 @@ def _under_header(rows: list[Row], i: int, kind: str) -> tuple[str, Row] | None:
     rows of amounts, one per tax rate, the last of them their sum. The amount under the label in
     that last row, counted from the right (the labels right of it are one word each). Only when
     the rows add up (or there is one row): then the columns are what the header says."""
-    after = _header_label(rows[i].text, kind)
-    if after is None or AMOUNT.search(rows[i].text):
+    if AMOUNT.search(rows[i].text) or (after := _header_label(rows[i].text, kind)) is None:
         return None
     body = []
     for r in rows[i + 1:i + 8]:

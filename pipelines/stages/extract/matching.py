@@ -7,6 +7,7 @@ import copy
 import difflib
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -21,6 +22,7 @@ from pipelines.stages.extract.tables import Section
 from pipelines.stages.extract.values import coerce
 
 
+@lru_cache(maxsize=65536)
 def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", " ", text.lower().replace("_", " ")).strip()
 
@@ -31,6 +33,7 @@ def _key(label: str) -> str:
     return _norm(g) or g
 
 
+@lru_cache(maxsize=65536)  # the same field names meet the same labels page after page
 def _ratio(a: str, b: str) -> float:
     """difflib's ratio where it is above 0.5; else 0 (a name that close adds nothing). The
     cheap upper bounds decide most pairs: a label against every field is the extractor's
@@ -50,7 +53,7 @@ def name_score(f: Field, label: str) -> float:
     n = _norm(f.name)
     if b in (a, n):
         return 1.0
-    return max(_ratio(n, b), _ratio(a, b))
+    return max(_ratio(n, b), _ratio(a, b) if a != n else 0.0)
 
 
 @dataclass
