@@ -327,6 +327,28 @@ class LabelRules:
         return [b for b in bands if b]
 
 
+    def values_across(self, items: list[Any], cols: list[list[Any]]) -> list[list[Any]] | None:
+        """A narrow strip of short values down the right edge (dates beside their labels, an
+        item's amount, the total under it), each on a line of the part to its left, spread over
+        three or more of the bands the whole region breaks into: the last cells of those rows,
+        not a column of their own. The region's bands then, each read on its own (the strip's
+        whitespace runs down the page only because nothing else reaches that far right)."""
+        if len(cols) < 2 or any(not isinstance(i, Word) for i in cols[-1]):
+            return None
+        left = row_lines([w for col in cols[:-1] for w in col if isinstance(w, Word)])
+        right = row_lines(cols[-1])  # type: ignore[arg-type]
+        width = max(i.x2 for i in items) - min(i.x1 for i in items)
+        if not right or _width(right) > 0.25 * width or max(len(line) for line in right) > 4 \
+                or sum(1 for line in right if not any(ch.isdigit() for w in line for ch in w.text)) > 1:
+            return None  # (values: figures, under one head at most)
+        if self._mates(right, left) is None:
+            return None
+        bands = self.split_y(items)
+        mine = {id(w) for w in cols[-1]}
+        held = sum(1 for band in bands if any(id(i) in mine for i in band))
+        return bands if held >= 3 else None
+
+
 def _repeated(left: list[list[Word]], right: list[list[Word]]) -> bool:
     """Labels that name few different things, half as many as lines: ``int`` down the lines of
     code set in a fixed-width font, bullets down a list. Words in a proportional font (``void``

@@ -191,7 +191,7 @@ class _Cutter(BandRules, LabelRules):
                     data["bands"] = bands  # (rows apart by little more than a cell's lines)
                 self.emit([Region("text_table", *box, data=data)], out, path)
                 return
-            bands = self.label_bands(cols)
+            bands = self.label_bands(cols) or self.values_across(items, cols) or []
             if len(bands) > 1:
                 for band in bands:
                     self.cut(band, out, path)

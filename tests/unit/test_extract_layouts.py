@@ -333,3 +333,32 @@ def test_a_chinese_exporter_whose_postcode_has_six_figures_before_the_country() 
              (380, 300, "TOTAL", 9, "B"), (540, 300, "18,420.00", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert data["seller_address"] == "No. 88 Jinhai Road, Beilun District, Ningbo, Zhejiang 315800, China"
+
+
+def test_values_down_the_right_edge_are_read_with_their_rows() -> None:
+    """Dates, an item's amount and the total right-aligned at the edge, nothing else that far
+    right: a strip of whitespace runs down the page beside them. They are the last cells of
+    their rows, not a column read after the page (nor a table of their own that cuts
+    "9 480,64" at its space)."""
+    texts = [(330, 40, "Invoice number", 14), (560, 40, "2024103993", 14, "R"),
+             (40, 90, "Supplier", 10, "B"), (330, 90, "Customer", 10, "B"),
+             *_lines(40, 110, ["Dvorakova o.s.", "Namesti Pavlova 7", "674 83, Novy Bydzov", "Ceska republika"]),
+             *_lines(330, 110, ["Emil Zeman", "Pod Spiritkou 5", "368 64, Rozmital", "Ceska republika"]),
+             (40, 200, "Payment terms", 10, "B"),
+             (120, 220, "Bank:", 9), (220, 220, "Raiffeisenbank", 9), (330, 220, "Issue date:", 9),
+             (560, 220, "25. 10. 2024", 9, "R"), (120, 232, "Account:", 9), (220, 232, "298902655/5500", 9),
+             (330, 232, "Due date:", 9), (560, 232, "09. 12. 2024", 9, "R"),
+             (120, 244, "Reference:", 9), (220, 244, "2024103993", 9),
+             (40, 300, "Item", 9, "B"), (330, 300, "Qty", 9, "B"), (370, 300, "Unit", 9, "B"),
+             (430, 300, "Unit price", 9, "B"), (560, 300, "Price", 9, "B"),
+             (40, 320, "Office chair", 9), (350, 320, "2", 9, "R"), (370, 320, "pcs", 9),
+             (480, 320, "4 740,32 CZK", 9, "R"), (560, 320, "9 480,64 CZK", 9, "R"),
+             (40, 350, "Total price:", 10, "B"), (560, 350, "9 480,64 CZK", 10, "RB"),
+             (100, 420, "Registered in the commercial register of the regional court, section C", 8)]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2024-10-25", "2024-12-09")
+    assert data["total_amount"] == 9480.64
+    text = "\n".join(str(f.content.get("content") or f.content.get("markdown") or "")
+                     for p in convert(DocumentInput(data=drawn_pdf(texts))).pages for f in p.fragments)
+    assert text.index("Due date:") < text.index("09. 12. 2024") < text.index("Office chair")
+    assert "9 480,64 CZK" in text

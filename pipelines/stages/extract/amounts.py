@@ -101,6 +101,9 @@ def _header_label(text: str, kind: str) -> int | None:
     end = found[-1][1]
     while end < len(text) and not text[end].isspace():
         end += 1
+    cell = text[:end].rsplit("  ", 1)[-1]
+    if cell.count("(") > cell.count(")") and (close := text.find(")", end)) != -1:
+        end = close + 1  # the label's own brackets: "Item subtotal (excl. VAT)"
     rest = QUALIFIED.sub("X", text[end:]).split()  # ("Without VAT", "With VAT": one label each)
     while kind != "tax" and rest and re.fullmatch(r"\(?(?:ttc|ht|brutto|netto|incl\.?|excl\.?|gross|net)\)?", rest[0], re.I):
         rest = rest[1:]  # the label's own qualifier: "TOTAL TTC", "Summe Brutto"
@@ -179,19 +182,16 @@ QUALIFIED = re.compile(r"\b(?:with(?:out)?|incl\.?|excl\.?|inkl\.?|exkl\.?|ohne|
                        r"\s+\(?[\w.-]+\)?", re.I)
 # "with VAT", "inkl. MwSt.": a gross amount's label, which names the tax it includes
 WITH_TAX = re.compile(r"\b(?:with|incl(?:\.|uding|usive(?: of)?)?|inkl(?:\.|usive)?|mit|avec|con|met|compris)\s*$", re.I)
-# "excl. taxes", "without VAT", "ohne MwSt": a tax named only as what a net amount leaves out
 # what a tax row is not: charges outside the tax ("OUTLAYS (not subject to VAT)")
 EXEMPT = re.compile(r"\b(?:not subject to|exempt(?:ed)?|outside the scope|zero-rated|steuerfrei|befreit|"
                     r"exon[ée]r[ée]e?s?|non soggett[oi]|esente|exento)\b", re.I)
-WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|ekskl(?:\.|usive)?|eks\.|ex(?=\.?\s*(?:gst|vat|tax))|without|uten|utan|ohne|hors|sans|before|zonder|sin|"
-                     r"senza)(?!\w)"
-                     r"\s*\(?\s*[\w.-]+", re.I)
-
+# "excl. taxes", "without VAT", "ohne MwSt": a tax named only as what a net amount leaves out
+WITHOUT = re.compile(r"\b(?:excl(?:\.|uding|usive(?: of)?)?|exkl(?:\.|usive)?|ekskl(?:\.|usive)?|eks\.|ex(?=\.?\s*(?:gst|vat|tax))|"
+                     r"without|uten|utan|ohne|hors|sans|before|zonder|sin|senza)(?!\w)\s*\(?\s*[\w.-]+", re.I)
 
 # a stamp duty is a charge, not the tax: "Imposta di bollo", "droit de timbre"
 STAMP = re.compile(r"\b(?:bollo|stamp duty|timbre|stempel\w*)\b", re.I)
 ROUNDING = re.compile(r"\b(?:round(?:ing)?|rundung|arrondi\w*|afronding|redondeo|arrotondamento)\b", re.I)
-
 
 # a payment already made, printed between an invoice's total and the balance left to pay
 PAID = re.compile(r"\b(?:deposit|paid|payments?(?: received)?|received|anzahlung|bereits bezahlt|acompte|"

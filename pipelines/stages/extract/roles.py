@@ -101,8 +101,7 @@ NOT_TOTAL = _words("qty", "quantity", "items?", "pcs", "discount", "savings?", "
                    "abschl[äa]ge?", "zuschl[äa]ge?", "nachl[äa]ss\\w*", "skonto", "allowances?", "descuentos?",
                    "sconto")
 # a running sum carried from one page to the next: neither the net total nor the total
-CARRIED = _words("carried forward", "brought forward", "c/f", "b/f", "[üu]bertrag", "[àa] reporter", "[áa]tvitel",
-                 "[áa]thozat", "riporto", "suma y sigue", "a transportar")
+CARRIED = _words("carried forward", "brought forward", "c/f", "b/f", "[üu]bertrag", "[àa] reporter", "[áa]tvitel", "[áa]thozat", "riporto", "suma y sigue", "a transportar")
 # "IVA inclusa", "TVA comprise", "BTW inbegrepen": the tax included
 INCLUDED = "(?:iva|tva|vat|btw) (?:inclus[ao]?|incluid[ao]|compres[ao]|comprise?|inbegrepen)"
 BETTER_TOTAL = _words("grand", "rounded", "round(?:ing)?", "nett", "net total", "incl\\.?", "inkl\\.?", "inc\\.?", "inclusive",
@@ -305,8 +304,9 @@ def label_says(role: Role, label: str) -> bool:
         return False
     if role.kind == "total":
         return bool(TOTAL.search(text)) and not SUBTOTAL.search(text) and not NOT_TOTAL.search(text)
-    if role.kind == "subtotal":
-        return bool(SUBTOTAL.search(text))
+    if role.kind == "subtotal":  # (a "VAT subtotal" is the tax's own sum)
+        own = [bool((w := label[:m.start()].split()) and TAX.fullmatch(w[-1])) for m in SUBTOTAL.finditer(label)]
+        return bool(SUBTOTAL.search(text)) and not (own and all(own))
     if role.kind == "tax":  # ("Total exkl. MWST" is the net, "Total con IVA" the total: neither the tax)
         return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text) \
             and not SUBTOTAL.search(label) and not (TOTAL.search(label) and BETTER_TOTAL.search(label))

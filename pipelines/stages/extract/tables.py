@@ -66,12 +66,13 @@ def _labelish_row(row: list[str]) -> bool:
 def _pair_columns(rows: list[list[str]]) -> list[int]:
     """Columns of labels with each one's value in the next column, beside other columns (the
     buyer's address left of ``Room 214`` / ``Arrival 03/06/2024`` / ``Folio No. 88172``): three
-    or more distinct labels without figures, values mostly with figures, and the first row one
+    or more distinct labels without figures (two, when each ends in a colon), values mostly with figures, and the first row one
     of the pairs (not a header over item rows)."""
     out = []
     for c in range(max(map(len, rows)) - 1):
         pairs = [(r[c], r[c + 1]) for r in rows if c + 1 < len(r) and r[c] and r[c + 1]]
-        if len(pairs) < 3 or not (len(rows[0]) > c + 1 and any(ch.isdigit() for ch in rows[0][c + 1])):
+        least = 2 if all(a.rstrip().endswith(":") for a, _ in pairs) else 3  # labels that say so
+        if len(pairs) < least or not (len(rows[0]) > c + 1 and any(ch.isdigit() for ch in rows[0][c + 1])):
             continue
         if all(_is_short_label(a) and not any(ch.isdigit() for ch in a) for a, _ in pairs) \
                 and len({a.lower() for a, _ in pairs}) == len(pairs) \
