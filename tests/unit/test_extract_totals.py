@@ -25,11 +25,17 @@ def test_a_misread_total_label_and_a_total_that_is_the_net_plus_its_tax() -> Non
                      (100, 336, "CA. RM 73.00", 10)]) == "73.00"
 
 
-def test_a_slip_without_a_total_gives_what_was_paid_unless_change_came_back() -> None:
+def test_a_slip_without_a_total_gives_what_was_paid_less_the_change_where_it_is_printed() -> None:
     assert total_of([(100, 280, "OPT.05     RM 149.00", 10), (100, 294, "CASH", 10),
                      (100, 308, "RM 170.00", 10)]) == "170.00"
     assert total_of([(100, 280, "OPT.05     RM 149.00", 10), (100, 294, "CASH     RM 200.00", 10),
-                     (100, 308, "CHANGE   RM 51.00", 10)]) is None
+                     (100, 308, "CHANGE   RM 51.00", 10)]) == "149.00"
+    assert total_of([(100, 280, "OPT.05     RM 149.00", 10), (100, 294, "CASH     RM 200.00", 10),
+                     (100, 308, "CHANGE   RM 50.00", 10)]) is None  # 150.00 is printed nowhere
+    # the sum due unlabelled under a rounding, its label misread ("RH")
+    assert total_of([(100, 280, "TABLE LAMP     55.90", 10), (100, 294, "60.31", 10),
+                     (100, 308, "ROUNDING ADJ.......  -0.01", 10), (100, 322, "RH 60.30", 10),
+                     (100, 336, "CASH RM 70.30", 10), (100, 350, "CHANGE...  10.00", 10)]) == "60.30"
 
 
 def test_whole_forints_a_carried_sum_and_labels_of_two_columns_on_one_row() -> None:

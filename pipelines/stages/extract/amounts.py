@@ -324,7 +324,8 @@ CHANGE = re.compile(rf"\b(?:{CHANGE_GIVEN})\b", re.I)
 
 def _tendered(pages: list[PageResult]) -> Hit | None:
     """A slip that prints no total at all ("OPT.05 RM 149.00 / DPI.04 RM 21.00 / CASH / RM 170.00"):
-    the amount paid at the counter is the total, unless change (other than nothing) came back."""
+    the amount paid at the counter is the total, unless change (other than nothing) came back;
+    then the amount above that is what was paid less the change."""
     for page in pages:
         rows = rows_of(page)
         for i, r in enumerate(rows):
@@ -336,7 +337,11 @@ def _tendered(pages: list[PageResult]) -> Hit | None:
             if value is None:
                 continue
             change = [v for p in rows[i + 1:i + 4] if CHANGE.search(p.text) and (v := _amount_on(p)) is not None]
-            return None if any(_value(v) != 0 for v in change) else Hit(value, where.page, where.box)
+            if not any(_value(v) != 0 for v in change):
+                return Hit(value, where.page, where.box)
+            due = _value(value) - max(map(_value, change))  # what was paid less the change given, printed
+            return next((Hit(v, p.page, p.box) for p in reversed(rows[:i])  # above it unlabelled ("RM 60.30")
+                         if (v := _amount_on(p)) is not None and _value(v) > 0 and abs(_value(v) - due) < 0.005), None)
     return None
 
 
