@@ -86,7 +86,7 @@ SUBTOTAL = _words("sub ?-?totals?", "net amount", "net total", "net(?=\\s*[:£$�
                   "sous-?total", "total ht", "hors taxes?", "subtotaal", "excl\\.?", "exclusive", "before tax",
                   "before (?:[\\w&]+ ){1,3}(?:tax|taxes|gst|vat)",
                   "base imponible", "imponibile", "untaxed", "without (?:vat|tax|gst)", "ohne (?:mwst|ust)",
-                  "sans tva", "\\w*grunnlag", "ekskl\\.?", "eks\\.", "ex\\.? (?:gst|vat|tax)", "before taxes", "total il[íi]quido",
+                  "sans tva", "sin iva", "senza iva", "zonder btw", "\\w*grunnlag", "ekskl\\.?", "eks\\.", "ex\\.? (?:gst|vat|tax)", "before taxes", "total il[íi]quido",
                   "taxable (?:value|amount)", "z[áa]klad(?: dan[ěe])?", "bez dph", "summe positionen",
                   "(?:iva|vat|tva|mwst) esclusa", "esclusa iva", "warto[śs][ćc] netto",
                   "nett[óo](?: [öo]sszesen| [ée]rt[ée]k)?", "veroton(?: yhteensä)?", "k[äa]ibemaksuta", "summa km-ta",

@@ -1,0 +1,46 @@
+"""Words that mean something else inside an address: a UK postcode's "HP" is no handphone
+label, and a US ZIP code wrapped under its state still makes the dates month first."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pipelines.stages.extract.roles import Role, label_says
+from tests.support.extract_pdf import drawn_pdf, run
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "bench" / "invoices" / "schema.json").read_text())
+
+
+def test_a_uk_postcode_that_begins_with_hp_ends_the_buyer_s_address() -> None:
+    texts = [(250, 40, "Invoice", 14), (250, 60, "Invoice No.: 2023-07-6470", 9), (250, 72, "Invoice date: 11/07/2023", 9),
+             (40, 110, "Bill to:", 9, "B"), (250, 110, "From:", 9, "B"),
+             (40, 124, "Samuel Wilson", 9), (40, 136, "15 Beverley Ways", 9), (40, 148, "South Samchester HP3A 8EB", 9),
+             (40, 160, "saunders@example.org", 9),
+             (250, 124, "Jennings PLC", 9), (250, 136, "3 Diane Radial", 9), (250, 148, "South Helenville M3 8BN", 9),
+             (40, 220, "Cloud hosting plan", 9), (560, 220, "976.40 GBP", 9, "R"),
+             (400, 250, "Total", 9, "B"), (560, 250, "976.40 GBP", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["buyer_name"], data["buyer_address"]) == ("Samuel Wilson", "15 Beverley Ways South Samchester HP3A 8EB")
+
+
+def test_a_zip_code_wrapped_under_its_state_makes_the_dates_month_first() -> None:
+    texts = [(300, 40, "Invoice No.: S-04218", 9), (300, 52, "Due date: 01/04/2025", 9),
+             (40, 100, "Golden-Washington - 950 Nancy Causeway - Harrischester, NE", 7), (40, 110, "34925", 7),
+             (40, 130, "Robert Williams", 9), (40, 142, "940 Kelly Parkways", 9),
+             (40, 200, "Invoice S-04218", 12), (560, 200, "12/05/2024", 9, "R"),
+             (40, 240, "Website maintenance", 9), (560, 240, "3402.96 $", 9, "R"),
+             (400, 270, "Total", 9, "B"), (560, 270, "3402.96 $", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["invoice_date"], data["due_date"]) == ("2024-12-05", "2025-01-04")
+
+
+def test_a_net_price_s_head_and_a_tax_s_own_subtotal_are_not_the_labels_they_resemble() -> None:
+    """"Precio unit. sin IVA" heads a column of net prices, not of taxes; "VAT subtotal" is the
+    tax's sum, not the net amount. Beside such a label the amount found by the document's own
+    totals is kept (a label that names its field itself would win over it)."""
+    assert not label_says(Role("tax"), "Precio unit. sin IVA")
+    assert not label_says(Role("tax"), "Prezzo unitario senza IVA")
+    assert label_says(Role("tax"), "IVA 21%") is False and label_says(Role("tax"), "IVA")  # (a rate is no amount)
+    assert not label_says(Role("subtotal"), "VAT subtotal")
+    assert label_says(Role("subtotal"), "Item subtotal (excl. VAT)") and label_says(Role("subtotal"), "Subtotal")
