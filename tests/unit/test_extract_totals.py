@@ -128,3 +128,21 @@ def test_a_vat_breakdown_whose_heads_stand_over_no_column_is_read_by_its_arithme
              (330, 280, "Total with tax: 5 615,03 €", 9)]
     data = run(drawn_pdf(texts), TOTALS_SCHEMA)["data"]
     assert (data["subtotal"], data["tax_amount"], data["total_amount"]) == (5104.57, 510.46, 5615.03)
+
+
+def test_a_tax_read_by_its_label_that_is_the_whole_total_yields_to_the_tax_the_totals_print() -> None:
+    """A "Tax" head over a column of gross amounts (a table's head cells run together) gives the
+    tax field the total; no tax is as much as the total, so the tax the breakdown prints is kept."""
+    from pipelines.core.models import Citation, DocumentInput
+    from pipelines.engine.document import convert
+    from pipelines.stages.extract import _tax_past_total
+    from pipelines.stages.extract.matching import Found
+    from pipelines.stages.extract.roles import Role
+
+    pages = convert(DocumentInput(data=pdf([(100, 100, "VAT rate  Tax  Without VAT  With VAT", 10),
+                                            (100, 114, "10.00%  5,43 €  54,34 €  59,77 €", 10),
+                                            (300, 140, "Total with tax: 59,77 €", 10)]))).pages
+    cite = Citation(page_number=1, bbox={"x1": 0, "y1": 0, "x2": 1, "y2": 1}, text="59,77 €")
+    assert _tax_past_total(Role("tax"), Found(59.77, cite, label="Tax"), pages)
+    assert not _tax_past_total(Role("tax"), Found(5.43, cite, label="Tax"), pages)
+    assert not _tax_past_total(Role("subtotal"), Found(59.77, cite, label="Subtotal"), pages)

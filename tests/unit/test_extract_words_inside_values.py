@@ -44,3 +44,15 @@ def test_a_net_price_s_head_and_a_tax_s_own_subtotal_are_not_the_labels_they_res
     assert label_says(Role("tax"), "IVA 21%") is False and label_says(Role("tax"), "IVA")  # (a rate is no amount)
     assert not label_says(Role("subtotal"), "VAT subtotal")
     assert label_says(Role("subtotal"), "Item subtotal (excl. VAT)") and label_says(Role("subtotal"), "Subtotal")
+
+
+def test_a_uk_postcode_with_ug_in_it_is_no_german_legal_form() -> None:
+    """"SR6V 1UG South Melaniefort": "UG" inside a postcode does not make the line a firm's name
+    (a German UG's) over the letterhead; the name set apart above the address is the seller."""
+    texts = [(28, 40, "Bird, Sinclair and Rowley", 16), (480, 36, "2023/9238 - Page 1", 8),
+             (28, 90, "36 Fuller Loaf", 9), (28, 102, "SR6V 1UG South Melaniefort", 9), (28, 114, "Tel: (0161) 4960445", 8),
+             (278, 126, "Andrews-Sharpe", 10), (278, 138, "Flat 42, Austin Shores", 9), (278, 150, "IG1 5HR Port Natalie", 9),
+             (28, 200, "Invoice no. 2023/9238 dated 23/08/2023", 11),
+             (28, 240, "Consulting", 9), (560, 240, "2,304.79", 9, "R"), (400, 270, "Total", 9, "B"), (560, 270, "2,765.75", 9, "RB")]
+    data = run(drawn_pdf(texts), SCHEMA)["data"]
+    assert (data["seller_name"], data["buyer_name"]) == ("Bird, Sinclair and Rowley", "Andrews-Sharpe")

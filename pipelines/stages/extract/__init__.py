@@ -107,7 +107,8 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
         had = found.get(name)
         role = role_by_name[name]  # the total's finder weighs every total row; others yield to their label
         if not (isinstance(had, Found) and (had.strong or (role.kind != "total" and roles.label_says(role, had.label)
-                                                           and not _sections_summed(role, had.label, pages)))):
+                                                           and not _sections_summed(role, had.label, pages)
+                                                           and not _tax_past_total(role, had, pages)))):
             found[name] = value
     data = skeleton(opt.json_schema)
     if not isinstance(data, dict):
@@ -155,6 +156,15 @@ def _sections_summed(role: roles.Role, label: str | None, pages: list[PageResult
     first label."""
     return role.kind == "subtotal" and bool(label) and \
         sum(bool(roles.SUBTOTAL.search(r.text)) for p in pages for r in rows.rows_of(p)) >= 2
+
+
+def _tax_past_total(role: roles.Role, had: Found, pages: list[PageResult]) -> bool:
+    """Is a tax read beside its label as much as the total, or more? No tax is: the label's
+    value is another column's (a table's "Tax" head over the gross amounts)."""
+    if role.kind != "tax" or not isinstance(had.value, (int, float)):
+        return False
+    total = finders.find(pages, roles.Role("total"))
+    return total is not None and 0 < (parse_number(total.text) or 0.0) <= had.value
 
 
 def _kinds(rec: Records, rows: list) -> set[str]:

@@ -373,7 +373,7 @@ def _letterhead(lines: list[Line], found: list[Party], height: float) -> list[Li
         if ln.box is None or ln.box["y1"] >= top:
             break
         if LEGAL.search(ln.text) and _name_like(ln.text) and not SEPARATORS.search(ln.text.strip()) \
-                and not WEB.search(ln.text):  # ("studio@emberoak.co" ends in "co")
+                and not WEB.search(ln.text) and not postcode_line(ln.text):  # ("…@emberoak.co", "SR6V 1UG …")
             up = _above(lines, ln)
             return [up, ln] if up is not None and _name_like(up.text) and not LEGAL.search(up.text) \
                 and not TITLE.search(up.text) and not labelled(up.text) else [ln]
