@@ -31,8 +31,8 @@ _MONTH_RE = "|".join(sorted(MONTH_OF, key=len, reverse=True))
 CURRENCY_SYMBOLS = {"€": "EUR", "$": "USD", "£": "GBP", "₹": "INR", "rs": "INR", "rs.": "INR",
                     "fr.": "CHF", "sfr": "CHF", "euro": "EUR", "euros": "EUR"}
 
-# An amount as printed: 1.234,56 / 1,234.56 / 1 234,56 / 1'234.56 / 1234.56 / 1234
-AMOUNT_RE = re.compile(r"(?<![\w.,])-?\d{1,3}(?:[ .,'\u00a0\u202f]\d{3})*(?:[.,]\d{1,4})?(?![\d])|"
+# An amount as printed: 1.234,56 / 1,234.56 / 1 234,56 / 1'234.56 / 1’234.56 / 1234.56 / 1234
+AMOUNT_RE = re.compile(r"(?<![\w.,])-?\d{1,3}(?:[ .,'\u2019\u00a0\u202f]\d{3})*(?:[.,]\d{1,4})?(?![\d])|"
                        r"(?<![\w.,])-?\d+(?:[.,]\d{1,4})?(?![\d])")
 
 
@@ -73,7 +73,7 @@ def parse_amount(value) -> float | None:
         return None
     if isinstance(value, (int, float)):
         return float(value)
-    s = re.sub(r"[^\d.,'\-]", "", str(value).replace("\u2212", "-"))
+    s = re.sub(r"[^\d.,'\-]", "", str(value).replace("\u2212", "-").replace("\u2019", "'"))
     neg = s.startswith("-")
     s = s.replace("-", "").replace("'", "")
     if not re.search(r"\d", s):
