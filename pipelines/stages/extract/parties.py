@@ -280,7 +280,8 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         return None, None
     page = pages[0]
     # (a block "named" by an e-mail or web address is a letterhead's contact lines, not a party)
-    found = [p for p in blocks(page) if not (p.name and WEB.fullmatch(p.name[0].text.strip()))]
+    every = blocks(page, named=False)  # (a letterhead's address, its name set apart: a block under it is written to)
+    found = [p for p in every if p.name and not WEB.fullmatch(p.name[0].text.strip())]
     width, height = page.width or 1e9, page.height or 1e9
     if labelled:
         buyer = next((p for p in found if _same(p, labelled)), None)
@@ -293,7 +294,6 @@ def buyer_and_seller(pages: list[PageResult], labelled: list[Line] | None = None
         lines = page_lines(page)
         upper = [p for p in upper if not PAYEE.search(_label_above(lines, p))] or upper
         window = [p for p in upper if p.left < 0.5 * width]
-        every = blocks(page, named=False)  # (a letterhead's address, its name set apart: a block under it is written to)
         under = upper[0] if len(upper) == 1 and any(not p.name and p.top < upper[0].top for p in every) else None
         buyer = next((p for p in upper if p.addressed), None) or \
             (upper[1] if len(upper) >= 2 else window[0] if window else under)
