@@ -22,7 +22,7 @@ from sse_starlette.sse import EventSourceResponse
 
 from api.deps import PrincipalDep, ServicesDep
 from api.wire.common import JSON
-from api.wire.sandbox_logs import LogRecord, LogsPage, ProcessLogsList
+from api.wire.sandbox_logs import FOLLOW_200, LogRecord, LogsPage, ProcessLogsList
 from api.wire.sandboxes import (
     ArchivedSandboxInfo,
     ArchivedSandboxList,
@@ -216,7 +216,7 @@ async def get_archived_sandbox(sandbox_id: str, c: CallerDep) -> ArchivedSandbox
 
 
 @router.get("/sandboxes/{sandbox_id}/logs", response_class=JSON, response_model=LogsPage,
-            responses=sandbox_responses(400, 404))
+            responses={**sandbox_responses(400, 404), **FOLLOW_200})
 async def sandbox_logs(sandbox_id: str, c: CallerDep, tail: Annotated[int | None, Query(ge=0)] = None,
                        head: Annotated[int | None, Query(ge=0)] = None,
                        level: Annotated[list[int] | None, Query(description="1 trace … 6 fatal")] = None,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -66,3 +67,11 @@ class ProcessLogsList(_Camel):
             process_id=r["process_id"], process_pid=str(r["pid"]), process_command=r["command"],
             process_managed_id=r["name"] or "", process_managed_name=r["name"] or "", first_seen=r["first_ms"],
             last_seen=r["last_ms"], log_count=r["count"]) for r in rows])
+
+
+# the logs route's 200 as its OpenAPI document declares it: JSON (``LogsPage``), or with ``follow``
+# server-sent events
+FOLLOW_200: dict[int | str, dict[str, Any]] = {200: {
+    "description": "A page of log lines (JSON), or with `follow=true` server-sent events: a `log` event per "
+                   "line (the `tail` first), new ones as they are written, then `end` when the sandbox stops.",
+    "content": {"text/event-stream": {"schema": {"type": "string"}}}}}
