@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from pipelines.stages.extract.items import parse_row
 from tests.support.extract_pdf import drawn_pdf, pdf, run
 
 # the real-invoice bench's schema, written from the field list alone
@@ -308,3 +309,16 @@ def test_a_day_and_month_written_with_their_dots_are_no_amount_of_a_row() -> Non
     assert parse_row("Kerzenhalter  2  19.12  38.24") == {"amount": "38.24", "unit_price": "19.12", "quantity": "2",
                                                          "description": "Kerzenhalter"}
     assert parse_row("Lieferung am 03.11. Heizöl 1000 l  0,95  950,00")["amount"] == "950,00"
+
+
+
+def test_a_vat_rate_between_the_count_and_the_price_and_four_amounts_a_row() -> None:
+    """Central European VAT payers' rows as the layout joins them: count, unit, the VAT rate,
+    then the unit price, the net, the tax and the gross. The count is the count, not the rate,
+    and the price and amount are the pair it makes; a rate that ends a description stays in it."""
+    row = "Translation of the manual  5  ks  21 %  8 118,20 Kč 40 591,00 Kč 8 524,11 Kč  49 115,11 Kč"
+    assert parse_row(row) == {"description": "Translation of the manual", "quantity": "5", "unit_price": "8 118,20",
+                              "amount": "40 591,00"}
+    assert parse_row("Beratung  2  Std.  19%  100,00  200,00") == {
+        "description": "Beratung", "quantity": "2", "unit_price": "100,00", "amount": "200,00"}
+    assert parse_row("Rabatt 10 %  -5,00") == {"description": "Rabatt 10 %", "amount": "-5,00"}

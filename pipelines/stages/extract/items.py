@@ -46,21 +46,20 @@ _HEAD = {
     "quantity": re.compile(r"\b(?:qty|quantity|menge|anzahl|quantit[ée]|qt[ée]|aantal|cantidad|quantit[àa]|"
                            r"units?|antal|m[æe]ngde|ilo[śs][ćc]|anz|cant|qt[àa]|quantidade|qtd|hours|hrs|stunden|"
                            r"heures|uren|horas)\b", re.I),
-    "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo|pre[çc]o|"
-                             r"tarif|\bcena\b", re.I),
+    "unit_price": re.compile(r"unit ?price|price|rate|einzelpreis|preis|prix|p\.u\.|prijs|precio|prezzo|pre[çc]o|tarif|\bcena\b", re.I),
     "amount": re.compile(r"amount|total|betrag|montant|bedrag|importe|importo|summe|line total|totaal|"
                          r"\b(?:valor|wert|warto[śs][ćc])\b", re.I),
 }
 NUMBER = re.compile(r"^-?\d{1,6}(?:[.,]\d{1,4})?$")
+RATE_LAST = re.compile(r"(?<!\S)\d{1,2}(?:[.,]\d{1,2})? ?%$")  # a tax rate's cell
 UNIT_WORD = re.compile(r"^(?:[^\W\d_]{1,6}\.?|[A-Z][A-Z0-9]{2})$")  # a unit under its column: "tim", "m²", "Lizenz", "C62"
 # the column heads that say a code column or a unit column is there (``columns``)
 CODE_HEAD = re.compile(r"(?<![\w-])(?:hsn(?:/sac)?|sac|sku|ean|gtin|art(?:ikel)?\.?-?nr\.?|item code|code|"
                        r"r[ée]f\.?|hs code)(?![\w-])", re.I)
 UNIT_HEAD = re.compile(r"(?<![\w-])(?:unit|uom|u/m|enhet|enhed|einheit|einh\.?|eh|unit[ée]|eenheid|unidad|ud\.?|un\.?|unit[àa]|"
                        r"u\.\s?m\.?|jedn\.?|me)(?![\w-])(?!\s*(?:price|cost|rate|value|amount|pris|preis|prix))", re.I)
-MAX_CONTINUATION = 2
+MAX_CONTINUATION, MAX_CONTINUATION_WORDS = 2, 10
 MAX_ITEM_WORDS = 30  # a paragraph that ends in an amount is not an item
-MAX_CONTINUATION_WORDS = 10
 SPACED = re.compile(r"(\d{1,3}) (\d{3}[.,]\d{2})")  # a count and a price, or one amount in groups
 YEAR = re.compile(r"^(?:19|20)\d\d$")
 DAY_MONTH = re.compile(r"(?:0[1-9]|[12]\d|3[01])\.(?:0[1-9]|1[0-2])\.")  # "bis zum 19.12. geliefert": a date
@@ -159,6 +158,9 @@ def parse_row(text: str, code: bool = False, unit: bool = False, position: bool 
         out["quantity"], out["unit_price"] = amounts[0].group(0).strip(), amounts[1].group(0).strip()
     # (the words before the row's first amount: a row may print a net and a gross unit price)
     head = text[:amounts[0].start()].split()
+    if (m := RATE_LAST.search(" ".join(head))) and len(head) >= (rate := len(m.group().split())) + 2 \
+            and (NUMBER.match(head[-rate - 1]) or NUMBER.match(head[-rate - 2])):
+        del head[-rate:]  # "5 ks 21 %": the VAT rate's column after the count and its unit
     units = 0
     while units < len(head) and UNIT.match(head[-1 - units]):
         units += 1
