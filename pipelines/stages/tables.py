@@ -29,7 +29,6 @@ from pipelines.stages.text import render_html_table, render_markdown_table, tabl
 
 Cell = tuple[str, Box | None]
 
-
 # ---------------------------------------------------------------- reading tables
 
 

@@ -7,7 +7,8 @@ import json
 from pathlib import Path
 
 from pipelines.stages.extract.roles import Role, label_says
-from tests.support.extract_pdf import drawn_pdf, run
+from pipelines.stages.extract.values import month_first
+from tests.support.extract_pdf import RECEIPT_SCHEMA, drawn_pdf, pdf, run
 
 SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "bench" / "invoices" / "schema.json").read_text())
 
@@ -33,6 +34,8 @@ def test_a_zip_code_wrapped_under_its_state_makes_the_dates_month_first() -> Non
              (400, 270, "Total", 9, "B"), (560, 270, "3402.96 $", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["invoice_date"], data["due_date"]) == ("2024-12-05", "2025-01-04")
+    # an Italian province over its CAP is no state over a ZIP code ("Cantù CO" / "22063")
+    assert not month_first("Via Verdi 12 - Cantù CO\n22063\nData fattura: 05/03/2024")
 
 
 def test_a_net_price_s_head_and_a_tax_s_own_subtotal_are_not_the_labels_they_resemble() -> None:
@@ -43,6 +46,7 @@ def test_a_net_price_s_head_and_a_tax_s_own_subtotal_are_not_the_labels_they_res
     assert not label_says(Role("tax"), "Prezzo unitario senza IVA")
     assert label_says(Role("tax"), "IVA 21%") is False and label_says(Role("tax"), "IVA")  # (a rate is no amount)
     assert not label_says(Role("subtotal"), "VAT subtotal")
+    assert label_says(Role("subtotal"), "Total GST exclusive") and label_says(Role("subtotal"), "VAT net amount")
     assert label_says(Role("subtotal"), "Item subtotal (excl. VAT)") and label_says(Role("subtotal"), "Subtotal")
 
 
@@ -56,3 +60,12 @@ def test_a_uk_postcode_with_ug_in_it_is_no_german_legal_form() -> None:
              (28, 240, "Consulting", 9), (560, 240, "2,304.79", 9, "R"), (400, 270, "Total", 9, "B"), (560, 270, "2,765.75", 9, "RB")]
     data = run(drawn_pdf(texts), SCHEMA)["data"]
     assert (data["seller_name"], data["buyer_name"]) == ("Bird, Sinclair and Rowley", "Andrews-Sharpe")
+
+
+def test_a_telephone_after_a_number_still_ends_an_address() -> None:
+    """Only a UK postcode's letters are passed over when a line is looked at for a telephone
+    or tax label: "Postfach 1234 Tel. 089 12345" is the shop's contact line, not its address."""
+    lines = [(200, 60, "BAECKEREI MUELLER GMBH", 14), (190, 90, "Hauptstrasse 5", 10), (190, 104, "80331 Muenchen", 10),
+             (190, 118, "Postfach 1234 Tel. 089 12345", 10), (100, 200, "Datum: 25.12.2018  20:13", 10),
+             (100, 240, "BROT 1KG          2 x 2.80      5.60", 10), (100, 260, "SUMME EUR      5.60", 10)]
+    assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["address"] == "Hauptstrasse 5 80331 Muenchen"

@@ -102,7 +102,7 @@ def _header_label(text: str, kind: str) -> int | None:
     while end < len(text) and not text[end].isspace():
         end += 1
     cell = text[:end].rsplit("  ", 1)[-1]
-    if cell.count("(") > cell.count(")") and (close := text.find(")", end)) != -1:
+    if cell.count("(") > cell.count(")") and (close := text.find(")", end, text.find("  ", end) % (len(text) + 1))) != -1:
         end = close + 1  # the label's own brackets: "Item subtotal (excl. VAT)"
     rest = QUALIFIED.sub("X", text[end:]).split()  # ("Without VAT", "With VAT": one label each)
     while kind != "tax" and rest and re.fullmatch(r"\(?(?:ttc|ht|brutto|netto|incl\.?|excl\.?|gross|net)\)?", rest[0], re.I):

@@ -174,7 +174,7 @@ def _address(lines: list[Line], started: bool = False) -> Block:
         if (kept := _before_contacts(t)) is not None:
             out.append((kept, ln))  # "Unit 7, Ballybrit Business Park, Galway H91 X2C4 · 091 770 215 · …"
             break
-        if STOP.search(POSTCODE.sub(" ", t)) or (_is_title(t) and not POSTCODE.search(t)) or priced(t) or parties.labelled(t) \
+        if STOP.search(postcodes.UK.sub(" ", t)) or (_is_title(t) and not POSTCODE.search(t)) or priced(t) or parties.labelled(t) \
                 or PHONE.search(t) or (out and dated(t)) or EMAIL_LINE.search(t):
             break
         if not out and passed < 2 and re.search(r"\d{6,}", t) and _letters(t) <= 4:

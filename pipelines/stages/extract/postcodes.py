@@ -16,6 +16,8 @@ ABROAD = (r"[A-Z]{2}\s\d{5}(?:-\d{4})?"  # US: WA 98109-5210
           r"|\d{3}\s\d{2}\s+[A-ZÅÄÖ][\w'’.-]+"  # Sweden: 432 45 Varberg
           r"|\d{4}[A-Z]{2}\s+(?:['’]s-)?[A-Z][\w'’.-]+"  # the Netherlands, the letters set close: 7232WP Beilen
           r"|[A-Z]\d{2}\s[A-Z0-9]{4}")  # Ireland: P85 YK30
+# a UK postcode, whose letters can spell a label's or a legal form's word ("HP3A 8EB", "SR6V 1UG")
+UK = re.compile(r"(?<![\w-])[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}(?![\w-])")
 POSTCODE = re.compile(
     r"(?:^|[\s,])(?:(?:[A-Z]{1,2}-)?\d{4,5}\s+(?:['’]s-)?[A-ZÀ-Ý][\w'’.-]+"  # 80333 München, 27301 Ávila
     r"|[A-Z]{1,2}\d[A-Z\d]?\s\d[A-Z]{2}"  # EC1A 1BB

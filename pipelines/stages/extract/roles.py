@@ -305,7 +305,7 @@ def label_says(role: Role, label: str) -> bool:
     if role.kind == "total":
         return bool(TOTAL.search(text)) and not SUBTOTAL.search(text) and not NOT_TOTAL.search(text)
     if role.kind == "subtotal":  # (a "VAT subtotal" is the tax's own sum)
-        own = [bool((w := label[:m.start()].split()) and TAX.fullmatch(w[-1])) for m in SUBTOTAL.finditer(label)]
+        own = [m.group().lower().startswith("sub") and bool((w := label[:m.start()].split()) and TAX.fullmatch(w[-1])) for m in SUBTOTAL.finditer(label)]
         return bool(SUBTOTAL.search(text)) and not (own and all(own))
     if role.kind == "tax":  # ("Total exkl. MWST" is the net, "Total con IVA" the total: neither the tax)
         return bool(TAX.search(text)) and not TOTAL.search(gloss(label)) and not TAX_ID.search(text) \

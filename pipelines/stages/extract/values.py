@@ -84,7 +84,7 @@ def _english_months(s: str) -> str:
 # 5 March), set for the document being read (``month_first``); day first otherwise
 MONTH_FIRST: ContextVar[bool] = ContextVar("month_first", default=False)
 _NUMERIC_DATE = re.compile(r"(?<![\d/.-])(\d{1,2})([/-])(\d{1,2})\2(?:\d{4}|\d{2})(?![\d/])")
-_US_ADDRESS = re.compile(rf"\b{US_STATE},?\s\d{{5}}(?:-\d{{4}})?\b")  # (the ZIP code may wrap)
+_US_ADDRESS = re.compile(rf"(?:\b{US_STATE},? |, {US_STATE}\n)\d{{5}}(?:-\d{{4}})?\b")  # ("City, ST" / "12345" wrapped)
 
 
 def month_first(text: str) -> bool:
