@@ -2,9 +2,11 @@
 their values, read as a two-column table (``labelled``), or, where the values run to paragraphs,
 cut above each label so each is read before its value (``label_bands``), unless each value is
 a stack of lines set apart as rows are (``stacked``); a slip's labels and
-amounts (``valued``); a column of labels ending in colons beside a block (``label_column``).
+amounts (``valued``); a column of labels ending in colons beside a block (``label_column``); a
+strip of values down the right edge, each the last cell of a row beside it, read in those rows
+(``values_across``).
 
-A mixin of the cutter: the rules need its line height (``self.unit``) and nothing else.
+A mixin of the cutter: the rules need its line height (``self.unit``) and ``split_y``.
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@
   bottom). Adjacent bands whose union still has a gutter are merged first, so two columns whose
   paragraph breaks happen to line up are still read column by column (``band_rules``).
 * A region with neither cut is a leaf (a block). A cut into three or more narrow parts whose
-  lines line up across the parts is a whitespace table, not columns (a ``text_table`` region).
+  lines line up across the parts is a whitespace table, not columns (a ``text_table`` region);
+  labels in a margin, or values down the right edge, beside the lines they belong to are read
+  with them, band by band (``label_rules``).
 
 Pictures, ruled tables and other fixed regions take part in the cut as single items, so they land
 in the reading order where they sit on the page. Given the text layer's own order, the leaves are

@@ -69,3 +69,10 @@ def test_a_telephone_after_a_number_still_ends_an_address() -> None:
              (190, 118, "Postfach 1234 Tel. 089 12345", 10), (100, 200, "Datum: 25.12.2018  20:13", 10),
              (100, 240, "BROT 1KG          2 x 2.80      5.60", 10), (100, 260, "SUMME EUR      5.60", 10)]
     assert run(pdf(lines), RECEIPT_SCHEMA)["data"]["address"] == "Hauptstrasse 5 80331 Muenchen"
+
+
+def test_a_legal_form_is_never_read_inside_a_postcode() -> None:
+    from pipelines.stages.extract.roles import LEGAL
+
+    assert not any(LEGAL.search(t) for t in ("SA1 1AA Swansea", "BT1 5GS Belfast", "SR6V 1UG South Melaniefort"))
+    assert all(LEGAL.search(t) for t in ("Swansea Print S.A.", "KEDAI MAJU SDN BHD(1234-X)", "Weber UG"))

@@ -155,8 +155,8 @@ LEGAL = _words("sdn\\.? ?bhd\\.?", "bhd\\.?", "s/b", "berhad", "gmbh", "ag", "kg
                "hf\\.?", "oü", "s\\.r\\.o\\.", "a\\.s\\.", "oyj", "s[àa]rl", "sasu", "s\\.?l\\.?u\\.?", "lda\\.?",
                "unipessoal", "pllc", "ltée", "eireli", "d\\.o\\.o\\.", "d\\.d\\.", "sp\\. j\\.", "k\\.k\\.",
                "s\\.? ?coop\\.?", "s\\.? ?com\\.?", "s\\.?l\\.?n\\.?e\\.?", "s\\.?a\\.?u\\.?")  # Spain: S.Coop., S.L.N.E.
-DATE = re.compile(
-    r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
+LEGAL = re.compile(rf"(?<!\d){LEGAL.pattern}(?!\d)", LEGAL.flags)  # (not inside a postcode: "SA1 1AA", "BT1 5GS")
+DATE = re.compile(r"\b(?:\d{4}([-/.])\d{1,2}\1\d{1,2}|\d{1,2}([-/.])\d{1,2}\2\d{2,4}"  # one separator: not "8.00-20"
     r"|\d{1,2}\. \d{1,2}\. \d{4}"  # "12. 3. 2024"
     r"|\d{1,2} de [A-Za-zÀ-ÿ]{3,10} de \d{4}"  # "14 de abril de 2024"
     r"|\d{1,2}(?:st|nd|rd|th|er|\.)?[ -]?[A-Za-zÀ-ÿ]{3,9}\.?,?[ -]?\d{2,4}"
