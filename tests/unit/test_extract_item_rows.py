@@ -296,7 +296,19 @@ def test_item_columns_known_by_their_arithmetic_where_their_heads_mislead() -> N
     assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in data["line_items"]] == [
         ("Annual software licence", 12, 738.13, 8857.56), ("Printer toner cartridge", 4, 47.31, 189.24),
         ("Delivery and handling", 4, 18.5, 74.0)]
+    # one of each, the table as the parser reads it: the column of ones is the count, and the
+    # price stands before the amount equal to it
+    from pipelines.stages.extract.matching import match_records
+    from pipelines.stages.extract.schema import walk
+    from pipelines.stages.extract.tables import Section
 
+    rows = [("1000", "Printer toner cartridge", "1", "48.87", "48.87"),
+            ("1007", "Translation of user manual", "1", "256.23", "256.23"), ("", "", "", "", "305.1")]
+    table = Section(1, ["Product Id", "Product Name", "Amount Purchased", "Price Per Unit", "Total Price"],
+                    [[(cell, None) for cell in row] for row in rows])
+    got = [obj for obj, _ in match_records(walk(BENCH_SCHEMA)[1][0], [table])]
+    assert [(i["description"], i["quantity"], i["unit_price"], i["amount"]) for i in got] == [
+        ("Printer toner cartridge", 1, 48.87, 48.87), ("Translation of user manual", 1, 256.23, 256.23)]
 
 def test_a_day_and_month_written_with_their_dots_are_no_amount_of_a_row() -> None:
     """German writes a date without its year as ``19.12.``: a notice under an items table ("Bei

@@ -38,7 +38,7 @@ def by_arithmetic(rec: Records, sec: Section, cols: dict[int, int]) -> dict[int,
             fits.append((q, p, a))
     # count and price trade places in the product: the count is the column of whole numbers
     whole = {c for c in range(width) if all(v is None or float(v).is_integer() for v in numbers[c])}
-    fits = [f for f in fits if f[0] in whole or f[1] not in whole]
+    fits = [f for f in fits if f[0] in whole or f[1] not in whole] or _ones(numbers, len(sec.rows))
     if len({f[2] for f in fits}) != 1 or len({frozenset(f[:2]) for f in fits}) != 1:
         return cols
     q, p, a = min(fits, key=lambda f: (f[0] not in whole, f[0]))
@@ -50,3 +50,14 @@ def by_arithmetic(rec: Records, sec: Section, cols: dict[int, int]) -> dict[int,
         if wordy:
             out[d] = wordy[0]
     return out
+
+
+def _ones(numbers: list[list[float | None]], n: int) -> list[tuple[int, int, int]]:
+    """One of each item (every count 1): the one column of ones, and the one pair of columns
+    equal in every row, the price before the amount; ``[]`` when that is not unique."""
+    def full(*cs: int) -> list[tuple[float | None, ...]]:
+        return [r for r in zip(*(numbers[c] for c in cs), strict=True) if None not in r]
+    ones = [c for c in range(len(numbers)) if len(full(c)) >= min(MIN_ROWS, n) and all(v == 1 for (v,) in full(c))]
+    same = [(p, a) for p in range(len(numbers)) for a in range(p + 1, len(numbers)) if {p, a}.isdisjoint(ones)
+            and len(rows := full(p, a)) >= min(MIN_ROWS, n) and all(x == y != 0 for x, y in rows)]
+    return [(ones[0], *same[0])] if len(ones) == 1 and len(same) == 1 else []
