@@ -334,3 +334,18 @@ def test_a_vat_rate_between_the_count_and_the_price_and_four_amounts_a_row() -> 
     assert parse_row("Beratung  2  Std.  19%  100,00  200,00") == {
         "description": "Beratung", "quantity": "2", "unit_price": "100,00", "amount": "200,00"}
     assert parse_row("Rabatt 10 %  -5,00") == {"description": "Rabatt 10 %", "amount": "-5,00"}
+
+
+def test_a_sum_printed_under_the_items_with_an_amount_alone_is_no_item() -> None:
+    """"Nettopreis  851.94 CHF" under items that each give a count and a price, equal to their
+    amounts added up: the list's sum, not an item (its label is no known total's)."""
+    texts = [(60, 60, "Rechnung 2024-118", 14)]
+    texts += [(x, 200, head, 8) for x, head in ((60, "Position"), (120, "Anzahl"), (170, "Einheit"),
+                                                (215, "Bezeichnung"), (440, "Einzelpreis"), (520, "Gesamtpreis"))]
+    texts += [(x, 214, cell, 8) for x, cell in ((60, "1"), (120, "2.0"), (150, "Stück"),
+                                                (215, "Übersetzung Bedienungsanleitung"), (440, "425.97 CHF"), (520, "851.94 CHF"))]
+    texts += [(300, 230, "Nettopreis", 8), (520, 230, "851.94 CHF", 8), (300, 244, "MWST 2.60%", 8),
+              (520, 244, "22.15 CHF", 8), (300, 258, "Rechnungsbetrag", 8), (520, 258, "874.09 CHF", 8)]
+    items = run(drawn_pdf(texts), BENCH_SCHEMA)["data"]["line_items"]
+    assert [(i["description"], i["unit_price"], i["amount"]) for i in items] == [
+        ("Übersetzung Bedienungsanleitung", 425.97, 851.94)]

@@ -34,7 +34,7 @@ from pipelines.stages import (
     embed,  # noqa: F401 - tests and benches reach the model through here
     schema_check,
 )
-from pipelines.stages.extract import finders, items, names, parties, roles, rows, summed, values
+from pipelines.stages.extract import arithmetic, finders, items, names, parties, roles, rows, summed, values
 from pipelines.stages.extract.candidates import LETTERHEAD, candidates, letterhead  # noqa: F401
 from pipelines.stages.extract.lines import (  # noqa: F401
     MIN_SCORE,
@@ -138,6 +138,7 @@ def _extract_pages(pages: list[PageResult], opt: StructuredExtractionOptions) ->
             elif not {"description", "amount"} <= _kinds(rec, rows) and \
                     {"description", "amount"} <= _kinds(rec, listed := items.read_items(rec, pages)):
                 rows = listed  # the table found was part of the list (its number columns only)
+            rows = arithmetic.without_sum(rec, rows)  # (a sum's row under the items, unlabelled as one)
             if rows:
                 _put(data, rec.path, [obj for obj, _ in rows])
             for i, (_, cites) in enumerate(rows):

@@ -10,13 +10,15 @@ apart from ``matching`` (the heads' words), which asks it last.
 from __future__ import annotations
 
 from itertools import permutations
+from typing import Any
 
+from pipelines.core.models import Citation
 from pipelines.stages.extract import items
 from pipelines.stages.extract.schema import Records
 from pipelines.stages.extract.tables import Section
 from pipelines.stages.extract.values import parse_number
 
-MIN_ROWS = 2  # rows that must multiply out (all of them when the table has fewer)
+MIN_ROWS = 2  # rows that must multiply out (all of them when the table has fewer rows of figures)
 
 
 def by_arithmetic(rec: Records, sec: Section, cols: dict[int, int]) -> dict[int, int]:
@@ -29,16 +31,17 @@ def by_arithmetic(rec: Records, sec: Section, cols: dict[int, int]) -> dict[int,
         return cols
     width = max((len(r) for r in sec.rows), default=0)
     numbers = [[parse_number(r[c][0]) if c < len(r) and r[c][0].strip() else None for r in sec.rows] for c in range(width)]
+    n = sum(1 for k in range(len(sec.rows)) if sum(col[k] is not None for col in numbers) >= 2)  # (not a sum's row)
     fits = []
     for q, p, a in permutations(range(width), 3):
         rows = [(x, y, z) for x, y, z in zip(numbers[q], numbers[p], numbers[a], strict=True)
                 if x is not None and y is not None and z is not None]
-        if len(rows) >= min(MIN_ROWS, len(sec.rows)) and all(abs(x * y - z) <= 0.011 + 0.005 * abs(z) and z != 0 for x, y, z in rows) \
+        if len(rows) >= min(MIN_ROWS, n) and all(abs(x * y - z) <= 0.011 + 0.005 * abs(z) and z != 0 for x, y, z in rows) \
                 and not all(x == 1 for x, _, _ in rows) and not all(y == 1 for _, y, _ in rows):
             fits.append((q, p, a))
     # count and price trade places in the product: the count is the column of whole numbers
     whole = {c for c in range(width) if all(v is None or float(v).is_integer() for v in numbers[c])}
-    fits = [f for f in fits if f[0] in whole or f[1] not in whole] or _ones(numbers, len(sec.rows))
+    fits = [f for f in fits if f[0] in whole or f[1] not in whole] or _ones(numbers, n)
     if len({f[2] for f in fits}) != 1 or len({frozenset(f[:2]) for f in fits}) != 1:
         return cols
     q, p, a = min(fits, key=lambda f: (f[0] not in whole, f[0]))
@@ -61,3 +64,18 @@ def _ones(numbers: list[list[float | None]], n: int) -> list[tuple[int, int, int
     same = [(p, a) for p in range(len(numbers)) for a in range(p + 1, len(numbers)) if {p, a}.isdisjoint(ones)
             and len(rows := full(p, a)) >= min(MIN_ROWS, n) and all(x == y != 0 for x, y in rows)]
     return [(ones[0], *same[0])] if len(ones) == 1 and len(same) == 1 else []
+
+
+def without_sum(rec: Records, rows: list[tuple[dict[str, Any], dict[str, Citation]]]
+                ) -> list[tuple[dict[str, Any], dict[str, Citation]]]:
+    """The items without a last row that is their sum: an amount alone ("Nettopreis  851.94")
+    under rows that each give a count or a unit price, equal to their amounts added up."""
+    counted = [f.dotted() for f in rec.fields if items.kind_of(f) in ("quantity", "unit_price")]
+    amount = next((f.dotted() for f in rec.fields if items.kind_of(f) == "amount"), None)
+    if len(rows) < 2 or not counted or amount is None or any(name in rows[-1][1] for name in counted) \
+            or not all(any(name in cites for name in counted) for _, cites in rows[:-1]):
+        return rows
+    sums = [parse_number(cites[amount].text or "") if amount in cites else None for _, cites in rows]
+    if None in sums or abs(sum(sums[:-1]) - sums[-1]) > 0.011:  # type: ignore[arg-type, operator]
+        return rows
+    return rows[:-1]
