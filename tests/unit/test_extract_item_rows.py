@@ -349,3 +349,18 @@ def test_a_sum_printed_under_the_items_with_an_amount_alone_is_no_item() -> None
     items = run(drawn_pdf(texts), BENCH_SCHEMA)["data"]["line_items"]
     assert [(i["description"], i["unit_price"], i["amount"]) for i in items] == [
         ("Übersetzung Bedienungsanleitung", 425.97, 851.94)]
+
+
+def test_labels_and_values_under_an_item_are_its_details_not_an_item() -> None:
+    """"Artikelrabatt 1: 2,00%  Basis: 75,00 €  Rabatt: -0,03 €" under an item (an electronic
+    invoice's print): the item's allowance, written as labels and values, not an item of its own."""
+    lines = [(40, 60, "Rechnung 471102", 14),
+             (40, 200, "Bezeichnung", 9), (260, 200, "Menge", 9), (340, 200, "Einzelpreis", 9), (480, 200, "Betrag", 9),
+             (40, 218, "Zitronensaeure 100ml", 9), (260, 218, "100 Stk.", 9), (340, 218, "1,00", 9), (480, 218, "100,00", 9),
+             (40, 236, "Gelierzucker Extra 250g", 9), (260, 236, "50 Stk.", 9), (340, 236, "1,45", 9), (480, 236, "72,50", 9),
+             (60, 250, "Artikelrabatt 1: 2,00%      Basis: 75,00 EUR      Rabatt: -0,03 EUR", 8),
+             (60, 262, "Bruttopreis: 1,50 EUR      Artikelgesamtrabatt: -2,50 EUR", 8),
+             (40, 290, "Summe", 9), (480, 290, "172,50", 9)]
+    items = run(pdf(lines), SCHEMA)["data"]["line_items"]
+    assert [(i["description"], i["quantity"], i["amount"]) for i in items] == [
+        ("Zitronensaeure 100ml", 100, 100.0), ("Gelierzucker Extra 250g", 50, 72.5)]

@@ -11,16 +11,15 @@ rows (``rows.rows_of``) are read as a person reads such a list:
 * each later row ending in an **amount** is an item: the last amount is the line's amount, the
   one before it the unit price, a number before the prices the quantity (a unit word such as
   ``Stk.`` or ``pcs`` may sit between), the words before them the description;
-* a row **without an amount** right under an item continues its description;
+* a row **without an amount** right under an item continues its description; a row of labels
+  and values under it (``Basis: 75,00 €  Rabatt: -0,03 €``) is its details, no item;
 * the list ends at a row that says total, subtotal or tax, or at the page's end.
 
-Some print their items with no header at all — an insurer's premium notice lists
-``Privathaftpflicht  50,00 €`` and ``Lebensgefährte/in …  0,00 €`` over ``Gesamtbeitrag  50,00 €``.
-There (``read_summed``) the rows right above a sum, each ending in one amount, are the items when
-their amounts add up to that sum: the arithmetic, not a word, says they are the sum's parts.
+Lists with no header at all (an insurer's ``Privathaftpflicht  50,00 €`` over ``Gesamtbeitrag
+50,00 €``) are ``summed.read_summed``'s: the rows whose amounts add up to the sum under them.
 
-Each item field is given its kind from its own name and description (``lexicon.gloss``), so a
-schema's ``menge`` or ``prix_unitaire`` is read like ``quantity`` and ``unit_price``.
+Each item field's kind comes from its own name and description (``lexicon.gloss``): ``menge``
+is read like ``quantity``.
 """
 
 from __future__ import annotations
@@ -31,14 +30,14 @@ from typing import Any
 
 from pipelines.core.models import Citation, PageResult
 from pipelines.stages.extract.lexicon import gloss, item_gloss
+from pipelines.stages.extract.lines import split_pairs
 from pipelines.stages.extract.roles import AMOUNT, WHOLE_AMOUNT, totals_row
 from pipelines.stages.extract.rows import Row, rows_of
 from pipelines.stages.extract.schema import Field, Records
 from pipelines.stages.extract.values import coerce, parse_number
 from pipelines.stages.extract.whole import UNIT, count_and_price, regrouped
 
-KINDS = {"description": "description", "quantity": "quantity", "unit price": "unit_price",
-         "amount": "amount", "total amount": "amount", "subtotal net amount": "amount", "amount line total": "amount"}
+KINDS = {"description": "description", "quantity": "quantity", "unit price": "unit_price", "amount": "amount", "total amount": "amount", "subtotal net amount": "amount", "amount line total": "amount"}
 _HEAD = {
     "description": re.compile(r"descri\w*|bezeichnung|beschreibung|artikel\w*|d[ée]signation|omschrijving|"
                               r"concepto|item|product|article|leistung|service|libell[ée]|\b(?:produ[ck]t[oe]?|"
@@ -261,7 +260,8 @@ def _read_list(rows: list[Row], start: int, header: str, items: list[tuple[dict[
             return True  # (an item with its count and price may name its tax rate: "… 389,00  TVA 20%  778,00")
         if parsed is not None and first is not None and "quantity" not in parsed:
             parsed = _leading_quantity(parsed, positions=first)
-        if priced_only and (not priced(parsed) if parsed is not None else len(items) == mine):
+        if priced_only and (not priced(parsed) if parsed is not None else len(items) == mine) \
+                or len(split_pairs(row.text)) >= 2 and not priced(parsed):  # ("Basis: 75,00 €  Rabatt: -0,03 €")
             continue
         if parsed is not None:
             items.append((parsed, row, 0))
