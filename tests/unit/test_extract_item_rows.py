@@ -364,3 +364,22 @@ def test_labels_and_values_under_an_item_are_its_details_not_an_item() -> None:
     items = run(pdf(lines), SCHEMA)["data"]["line_items"]
     assert [(i["description"], i["quantity"], i["amount"]) for i in items] == [
         ("Zitronensaeure 100ml", 100, 100.0), ("Gelierzucker Extra 250g", 50, 72.5)]
+
+
+def test_a_priced_item_that_names_its_tax_is_an_item_and_abbreviated_price_heads() -> None:
+    """A Venezuelan factura: "Precio U. (Bs.)" and "Precio T. (Bs.)" head the unit price and the
+    line's amount, and the item "ítem con IVA reducido", whose count times price makes its amount,
+    is an item though it names the tax (a row that says a tax ends the list only when unpriced)."""
+    from pipelines.stages.extract.lexicon import item_gloss
+    from pipelines.stages.extract.matching import match_records
+    from pipelines.stages.extract.schema import walk
+    from pipelines.stages.extract.tables import Section
+
+    assert (item_gloss("Precio U. (Bs.)"), item_gloss("Precio T. (Bs.)")) == ("unit price", "amount line total")
+    rows = [("1", "ítem con IVA general", "G 1.000,00", "G 1.000,00"), ("1", "ítem con IVA reducido", "R 1.000,00", "R 1.000,00"),
+            ("", "IVA R (8 %)", "", "Bs. 65,60")]
+    table = Section(1, ["Cantidad", "Descripción", "Precio U. (Bs.)", "Precio T. (Bs.)"],
+                    [[(cell, None) for cell in row] for row in rows])
+    got = [obj for obj, _ in match_records(walk(BENCH_SCHEMA)[1][0], [table])]
+    assert [(i["description"], i["quantity"], i["amount"]) for i in got] == [
+        ("ítem con IVA general", 1, 1000.0), ("ítem con IVA reducido", 1, 1000.0)]

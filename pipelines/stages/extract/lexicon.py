@@ -106,16 +106,16 @@ GLOSSES: list[tuple[str, str]] = [
 ITEM_GLOSSES: list[tuple[str, str]] = [
     (r"(?:prix|montant|total)" + _R + r"(?:ht|ttc|net)|montant|gesamt(?:preis|betrag|wert)?|netto(?:wert|betrag)?|"
      r"betrag|entgelt|bedrag|totaal|importe|importo|line ?total|ext(?:ended|\.)? ?(?:price|amount)|total|amount|"
-     r"net amount|sum|imponibile|base imponible", "amount line total"),
+     r"net amount|sum|imponibile|base imponible|(?:precio|prezzo|prix|pre[çc]o)" + _R + r"(?:t\.|total[e]?)", "amount line total"),
     # ("Price" or "Rate" alone may be the line's total or a tax rate: left to the model)
     (r"(?:prix|tarif)" + _R + r"unit(?:aire)?|p\.?u\.?(?: ht)?|einzelpreis|st[üu]ckpreis|preis ?/ ?einheit|"
      r"unit ?(?:price|cost)|eenheidsprijs|precio unitario|prezzo unitario|(?:netto|brutto)preis|enhetspris|"
      r"enhedspris|[àa]-?pris|styckpris|(?:prezzo|precio|prix)" + _R + r"unit(?:ario|aire)?\.?"
-     r"(?: (?:netto|neto|sin iva|ht|hors taxes))?", "unit price"),  # "Prezzo unit. netto", "Precio unit. sin IVA"
+     r"(?: (?:netto|neto|sin iva|ht|hors taxes))?|(?:precio|prezzo|prix|pre[çc]o)" + _R + r"u\.", "unit price"),  # "Precio U."
     (r"qt[ée]s?|q\.t[àaée]|cant\.?|quantit[ée]s?|menge|anzahl|qty|quantity|hours|hrs|aantal|cantidad|quantit[àa]|antall|antal|"
      r"m[äa]ngd", "quantity"),
 ]
-_ITEM = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*(?:\(\w{{1,4}}\)|[€$£])?\s*$", re.I), g) for pat, g in ITEM_GLOSSES]
+_ITEM = [(re.compile(rf"^\s*(?:{pat})\s*[:.]?\s*(?:\(\w{{1,4}}\.?\)|[€$£])?\s*$", re.I), g) for pat, g in ITEM_GLOSSES]  # "(Bs.)"
 
 
 @functools.lru_cache(maxsize=8192)

@@ -191,9 +191,13 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
               and re.search(r"amount|price|total|betrag|preis|montant|prix|bedrag|prijs|importe|precio|importo|prezzo",
                             rec.fields[fi].query(), re.I)] or None
     after_total = False  # under a total row, lines without a price describe no item
+    at = {items.kind_of(rec.fields[fi]): c for fi, c in cols.items()}
     for page, row in _continued(sec, sections):
         joined = " ".join(text for text, _ in row)
-        if any(text.strip().endswith(":") for text, _ in row) or totals_row(joined):
+        figures = dict(zip(("quantity", "unit_price", "amount"), (row[at[k]][0] if k in at and at[k] < len(row) else ""
+                                                                   for k in ("quantity", "unit_price", "amount"))))
+        if any(text.strip().endswith(":") for text, _ in row) or totals_row(joined) and not items.priced(figures):
+            # ("ítem con IVA reducido  1  1.000,00  1.000,00": a priced item that names its tax is an item)
             after_total = True
             continue  # a total, subtotal or tax row under the items is not an item
         obj = copy.deepcopy(rec.template)
