@@ -146,3 +146,19 @@ def test_a_tax_read_by_its_label_that_is_the_whole_total_yields_to_the_tax_the_t
     assert _tax_past_total(Role("tax"), Found(59.77, cite, label="Tax"), pages)
     assert not _tax_past_total(Role("tax"), Found(5.43, cite, label="Tax"), pages)
     assert not _tax_past_total(Role("subtotal"), Found(59.77, cite, label="Subtotal"), pages)
+
+
+def test_words_of_another_cell_after_the_tax_s_amount_do_not_unmake_its_row() -> None:
+    """"VAT 20.0%  €400.00  Qty  Unit Price": a two-template page's rows joined across the page;
+    the count's word after the amount is another cell's, not this row's (a "Total Qty" row is a
+    count's, before its amount)."""
+    from pipelines.core.models import DocumentInput
+    from pipelines.engine.document import convert
+    from pipelines.stages.extract.amounts import amount
+    from pipelines.stages.extract.roles import Role
+
+    pages = convert(DocumentInput(data=pdf([(100, 100, "Subtotal   €2,000.00", 10),
+                                            (100, 114, "VAT 20.0%   €400.00      Qty   Unit Price", 10),
+                                            (100, 128, "Total   €2,400.00", 10)]))).pages
+    hit = amount(pages, Role("tax"))
+    assert hit is not None and hit.text == "€400.00"

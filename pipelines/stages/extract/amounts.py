@@ -254,8 +254,8 @@ def amount(pages: list[PageResult], role: Role) -> Hit | None:
             elif role.kind == "subtotal":
                 if not SUBTOTAL.search(t) or _tax_label_last(t) or CARRIED.search(t):
                     continue
-            elif not TAX.search(WITHOUT.sub(" ", t)) or NOT_TOTAL.search(t) or (TOTAL.search(t) and BETTER_TOTAL.search(t)) \
-                    or STAMP.search(t) or EXEMPT.search(t):
+            elif not TAX.search(WITHOUT.sub(" ", t)) or NOT_TOTAL.search(t[:a.end()] if (a := AMOUNT.search(t)) else t) \
+                    or (TOTAL.search(t) and BETTER_TOTAL.search(t)) or STAMP.search(t) or EXEMPT.search(t):
                 continue  # "Total incl. tax" is the total, "Total (excl. taxes)" the net: neither the tax
             value, where = _amount_on(r, TOTAL if role.kind == "total" else None), r
             if role.kind == "total" and (nth := _in_label_order(rows, i)) is not None:
