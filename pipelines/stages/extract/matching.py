@@ -194,8 +194,7 @@ def match_records(rec: Records, sections: list[Section]) -> list[tuple[dict[str,
     at = {items.kind_of(rec.fields[fi]): c for fi, c in cols.items()}
     for page, row in _continued(sec, sections):
         joined = " ".join(text for text, _ in row)
-        figures = dict(zip(("quantity", "unit_price", "amount"), (row[at[k]][0] if k in at and at[k] < len(row) else ""
-                                                                   for k in ("quantity", "unit_price", "amount"))))
+        figures = {k: row[c][0] for k, c in at.items() if k is not None and c < len(row)}
         if any(text.strip().endswith(":") for text, _ in row) or totals_row(joined) and not items.priced(figures):
             # ("ítem con IVA reducido  1  1.000,00  1.000,00": a priced item that names its tax is an item)
             after_total = True
