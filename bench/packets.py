@@ -1,8 +1,8 @@
 """Page classification on real mixed packets: invoices, receipts and manual pages, one run.
 
-    python -m bench.packets [--part dev|test] [--receipts-pages DIR]
+    python -m bench.packets [--part dev|dev2|dev3|test] [--receipts-pages DIR]
 
-Two packets, each with pages of the three kinds:
+Packets, each with pages of the three kinds:
 
 * ``test`` (never tuned on): the first page of each real invoice of the test part of
   ``bench/invoices``; 30 scanned receipts of ``shared/data/receipts-dev`` (its test part,
@@ -10,6 +10,11 @@ Two packets, each with pages of the three kinds:
 * ``dev`` (to develop on): the first page of each dev-part invoice; 28 receipts of the
   receipts' dev part (0-139, every fifth); one page from the middle of each of 20 Debian
   LaTeX manuals (``texlive-latex-recommended-doc``) of other packages than ``tests/realworld``'s.
+* ``dev2``: other producers' manuals (DocBook, Texinfo, Sphinx, groff, …), the made invoices of
+  ``bench.invoices``' templates set and 28 other dev receipts.
+* ``dev3``: two pages of each of 40 CTAN packages' own manuals from ``texlive-latex-extra-doc``
+  (another Debian package; slides, listings and prose among them), the dev invoices and 28 other
+  dev receipts.
 
 Receipt pages are reused from ``python -m bench.receipts --pages DIR`` when given (that bench
 parses both parts into one folder per part: pass the folder of the part asked for), else parsed
@@ -49,7 +54,7 @@ CLASSES = [
     PageClassConfig(name="manual", description="A page of technical documentation: explanations, commands, "
                                                "options and examples."),
 ]
-RECEIPTS = {"test": range(140, 200, 2), "dev": range(0, 140, 5), "dev2": range(2, 140, 5)}
+RECEIPTS = {"test": range(140, 200, 2), "dev": range(0, 140, 5), "dev2": range(2, 140, 5), "dev3": range(4, 140, 5)}
 # dev2's manuals: other producers than LaTeX (DocBook, Texinfo, Sphinx, groff, Doxygen, Erlang's
 # own), each a Debian package pinned by version, two pages of each from its middle
 OTHER_MANUALS = [
@@ -103,9 +108,47 @@ def _other_manual_pages() -> list[tuple[str, PageResult]]:
     return out
 
 
+# dev3's manuals: CTAN packages' own manuals (``latex/NAME/NAME.pdf``) from another Debian package
+# than dev's, every n-th of them by name, two pages each; none of the test packet's packages, and
+# no invoice class (their example invoices are bench.invoices')
+EXTRA_DOC = ("texlive-latex-extra-doc", "2022.20230122-4", "usr/share/doc/texlive-doc/latex")
+EXTRA_MANUALS = 40
+NOT_EXTRA = (*TEST_MANUALS, "invoice", "factur", "rechnung", "bill")
+
+
+def _extra_manual_pages() -> list[tuple[str, PageResult]]:
+    import io
+    import os
+
+    import pypdfium2 as pdfium
+
+    from bench.realworld import fetch
+
+    name, version, rel = EXTRA_DOC
+    folder = fetch.package(name, Path(os.environ.get("XDG_CACHE_HOME", str(Path.home() / ".cache"))) / "docklake-bench",
+                           version)
+    if folder is None:
+        print(f"  missing: {name}")
+        return []
+    manuals = sorted(p for p in (folder / rel).glob("*/*.pdf")
+                     if p.stem == p.parent.name and not any(w in p.stem.lower() for w in NOT_EXTRA))
+    out = []
+    for path in manuals[::max(1, len(manuals) // EXTRA_MANUALS)][:EXTRA_MANUALS]:
+        src = pdfium.PdfDocument(str(path))
+        for at in sorted({int(len(src) * 0.3), int(len(src) * 0.7)}):
+            one = pdfium.PdfDocument.new()
+            one.import_pages(src, [at])
+            buf = io.BytesIO()
+            one.save(buf)
+            out.append((f"{path.stem}-p{at + 1}", convert(DocumentInput(data=buf.getvalue())).pages[0]))
+    return out
+
+
 def _manual_pages(part: str) -> list[tuple[str, PageResult]]:
     if part == "dev2":
         return _other_manual_pages()
+    if part == "dev3":
+        return _extra_manual_pages()
     if part == "test":
         return [(f.stem, convert(DocumentInput(data=f.read_bytes())).pages[0])
                 for f in sorted((ROOT / "tests" / "realworld").glob("*.pdf"))]
@@ -139,7 +182,7 @@ def packet(part: str, data: Path, receipt_pages: Path | None) -> list[tuple[str,
         from bench.invoices import templates
         invoices = templates.load("dev")
     else:
-        invoices = corpus.load(part=part)
+        invoices = corpus.load(part="dev" if part == "dev3" else part)
     for c in invoices:
         pages = convert(DocumentInput(data=Path(c["path"]).read_bytes())).pages
         out.append((c["id"], "invoice", pages[0]))
@@ -163,7 +206,7 @@ def baseline(page: PageResult) -> str | None:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m bench.packets", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--part", choices=("dev", "dev2", "test"), default="test")
+    ap.add_argument("--part", choices=("dev", "dev2", "dev3", "test"), default="test")
     ap.add_argument("--data", default=str(ROOT.parent / "shared" / "data" / "receipts-dev"))
     ap.add_argument("--receipts-pages", default="", help="parsed receipt pages from bench.receipts --pages")
     args = ap.parse_args(argv)
