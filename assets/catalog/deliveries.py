@@ -15,7 +15,8 @@ from sqlalchemy import Engine, and_, func, select, update
 
 from assets.catalog import webhooks
 from assets.catalog.db import jobs, waits_out_outages, write_txn
-from assets.catalog.jobs import FAILURE, PENDING, PROCESSING, _db_now_us, in_turn
+from assets.catalog.jobs import FAILURE, PENDING, PROCESSING, _db_now_us
+from assets.catalog.turns import in_turn
 from pipelines.core.records import Job
 
 DELIVERY = "prefect-delivery"
@@ -37,14 +38,16 @@ def mark_for_delivery(engine: Engine, limit: int, lease_s: float, *, after_org: 
     with write_txn(engine) as conn:
         now = _db_now_us(conn)
 
-        def mark(row: Any, runnable: Any) -> bool:
-            if not conn.execute(update(jobs).where(jobs.c.id == row.id, runnable).values(
-                    lease_owner=DELIVERY, lease_expires_us=now + int(lease_s * 1e6))).rowcount:
-                return False
-            job = Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one())
-            marked.append(job)
-            busy[job.organization_id] = busy.get(job.organization_id, 0) + 1
-            return True
+        def mark(rows: list[Any], runnable: Any) -> bool:
+            got = {r["id"]: Job.from_row(r) for r in conn.execute(
+                update(jobs).where(jobs.c.id.in_([r.id for r in rows]), runnable)
+                .values(lease_owner=DELIVERY, lease_expires_us=now + int(lease_s * 1e6))
+                .returning(*jobs.c)).mappings()}
+            for row in rows:
+                if (job := got.get(row.id)) is not None:
+                    marked.append(job)
+                    busy[job.organization_id] = busy.get(job.organization_id, 0) + 1
+            return bool(got)
 
         in_turn(conn, _undelivered(now), (jobs.c.id,), mark,
                 after_org=after_org, limit=limit, taken=marked, busy=busy, per_org=per_org)

@@ -9,7 +9,7 @@ never finished twice even if two workers ran it.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Collection, Sized
+from collections.abc import Collection
 from typing import Any
 
 from sqlalchemy import (
@@ -32,6 +32,7 @@ from assets.catalog import webhooks
 from assets.catalog.db import jobs, now_us, waits_out_outages, write_txn
 from assets.catalog.files import substring_match
 from assets.catalog.pagination import in_page_order, paginate
+from assets.catalog.turns import in_turn, pending_orgs
 from pipelines.core.records import Job, JobFilter, JobKind, JobSource, JobStatus, JobSummary, Page, Principal
 from pipelines.core.requests import ParseRequest
 
@@ -208,9 +209,10 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
         lock = engine.dialect.name == "postgresql"
 
         def take(rows: list[Any], runnable: Any) -> None:
-            for row in rows:
-                if len(claimed) >= limit:
-                    return
+            """Claim ``rows`` (up to the room left) that are still ``runnable``: one statement
+            for all of them, in their order."""
+            fresh: dict[bool, list[Any]] = {False: [], True: []}
+            for row in rows[:max(0, limit - len(claimed))]:
                 # This owner's own expired job that it is not running: a claim whose commit it
                 # never heard of (the catalog dropped the connection just then). It never ran, so
                 # the attempt is not counted again; a worker that died comes back as a new owner.
@@ -221,11 +223,17 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
                         error=f"the job was abandoned by its worker {row.attempts} times; giving up"))
                     webhooks.enqueue(conn, row.id)
                     continue
-                done = conn.execute(update(jobs).where(jobs.c.id == row.id, runnable).values(
-                    status=PROCESSING, lease_owner=owner, lease_expires_us=now + int(lease_s * 1e6),
-                    attempts=row.attempts + (0 if mine else 1), started_us=now)).rowcount
-                if done:
-                    job = Job.from_row(conn.execute(select(jobs).where(jobs.c.id == row.id)).mappings().one())
+                fresh[mine].append(row)
+            got: dict[str, Job] = {}
+            for mine, some in fresh.items():
+                if some:
+                    got.update((r["id"], Job.from_row(r)) for r in conn.execute(
+                        update(jobs).where(jobs.c.id.in_([r.id for r in some]), runnable).values(
+                            status=PROCESSING, lease_owner=owner, lease_expires_us=now + int(lease_s * 1e6),
+                            attempts=jobs.c.attempts + (0 if mine else 1), started_us=now)
+                        .returning(*jobs.c)).mappings())
+            for row in rows:
+                if (job := got.get(row.id)) is not None:
                     job.reclaimed_from = getattr(row, "lease_owner", None)
                     claimed.append(job)
                     busy[job.organization_id] = busy.get(job.organization_id, 0) + 1
@@ -234,10 +242,10 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
         q = q.order_by(jobs.c.created_us).limit(limit)
         take(list(conn.execute(q.with_for_update(skip_locked=True) if lock else q)), expired)
 
-        def take_oldest(row: Any, _of_org: Any) -> bool:  # updates under `pending`, as ever
+        def take_oldest(rows: list[Any], _of_org: Any) -> bool:  # updates under `pending`, as ever
             before = len(claimed)
-            take([row], pending)
-            return len(claimed) > before or row.attempts >= max_attempts
+            take(rows, pending)
+            return len(claimed) > before or any(r.attempts >= max_attempts for r in rows)
 
         # Pending jobs have no lease: ix_jobs_claim_org (status, organization_id, created_us)
         # hands out each organization's oldest without sorting its backlog.
@@ -246,62 +254,12 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
     return claimed
 
 
-def in_turn(conn: Any, runnable: Any, columns: tuple[Any, ...], take: Callable[[Any, Any], bool], *,
-            after_org: str, limit: int, taken: Sized, busy: dict[str, int], per_org: int | None) -> None:
-    """The round-robin between organizations that ``claim`` and delivery marking share: the
-    organizations with pending jobs in name order starting after ``after_org``, each offering
-    its oldest ``runnable`` row (``columns`` of it, locked with SKIP LOCKED on PostgreSQL) to
-    ``take(row, where)`` (``where``: ``runnable`` and of that organization; ``take`` says whether
-    it made progress), round after round until ``taken`` holds ``limit``, no organization has
-    any left, or a round made no progress. An organization whose ``busy`` count (kept up to
-    date by ``take``) reached ``per_org`` is passed over from then on."""
-    lock = conn.dialect.name == "postgresql"
-    orgs = _pending_orgs(conn, after_org, limit)
-    while len(taken) < limit and orgs:
-        progressed = False
-        for org in list(orgs):
-            if len(taken) >= limit:
-                break
-            if per_org is not None and busy.get(org, 0) >= per_org:
-                orgs.remove(org)
-                continue
-            of_org = and_(runnable, jobs.c.organization_id == org)
-            q = select(*columns).where(of_org).order_by(jobs.c.created_us).limit(1)
-            row = conn.execute(q.with_for_update(skip_locked=True) if lock else q).first()
-            if row is None:
-                orgs.remove(org)
-                continue
-            progressed = take(row, of_org) or progressed
-        if not progressed:
-            break
-
-
-def _pending_orgs(conn: Any, after: str, limit: int) -> list[str]:
-    """Up to ``limit`` organizations with pending jobs, in name order starting after ``after``
-    and wrapping around. A loose index scan (one index probe per organization, whatever the
-    backlog), written as a recursive query both SQLite and PostgreSQL run."""
-    def scan(start: str, n: int) -> list[str]:
-        sql = text(
-            "WITH RECURSIVE orgs(o, k) AS ("
-            " SELECT (SELECT min(organization_id) FROM jobs WHERE status = :p AND organization_id > :start), 1"
-            " UNION ALL"
-            " SELECT (SELECT min(organization_id) FROM jobs WHERE status = :p AND organization_id > orgs.o), k + 1"
-            " FROM orgs WHERE orgs.o IS NOT NULL AND k < :n)"
-            " SELECT o FROM orgs WHERE o IS NOT NULL")
-        return [r[0] for r in conn.execute(sql, {"p": PENDING, "start": start, "n": n})]
-
-    found = scan(after, limit)
-    if len(found) < limit and after:
-        found += [o for o in scan("", limit - len(found)) if o <= after and o not in found]
-    return found
-
-
 @waits_out_outages
 def others_waiting(engine: Engine, orgs: Collection[str]) -> bool:
     """Whether an organization outside ``orgs`` has a pending job (a loose index scan: one probe
     per organization, whatever their backlogs)."""
     with engine.connect() as conn:
-        return any(o not in orgs for o in _pending_orgs(conn, "", len(orgs) + 1))
+        return any(o not in orgs for o in pending_orgs(conn, "", len(orgs) + 1))
 
 
 def _db_now_us(conn: Any) -> int:

@@ -11,6 +11,7 @@ import time
 from sqlalchemy import Engine
 
 from assets.catalog import jobs as jobs_repo
+from assets.catalog import turns
 from assets.catalog.db import now_us
 from pipelines.core.records import Principal
 from tests.support.catalog_rows import T0, make_job, row
@@ -175,13 +176,31 @@ def test_claims_take_organizations_in_turn(catalog_engine: Engine) -> None:
     assert [j.id for j in rest] == backlog[2:]
 
 
+def test_a_claim_shares_its_room_equally_and_takes_each_share_oldest_first(catalog_engine: Engine) -> None:
+    """A claim for many jobs gives each organization with work an equal share (at least one),
+    each share its oldest jobs, then the room left in further rounds."""
+    a, b, c = Principal("org-a", "p", ""), Principal("org-b", "p", ""), Principal("org-c", "p", "")
+    made = {p.organization_id: [make_job(catalog_engine, p, created_us=T0 + 10 * i + k).id for i in range(n)]
+            for k, (p, n) in enumerate(((a, 10), (b, 2), (c, 10)))}
+    got = jobs_repo.claim(catalog_engine, "w", limit=7, lease_s=60)
+    by_org: dict[str, list[str]] = {}
+    for j in got:
+        by_org.setdefault(j.organization_id, []).append(j.id)
+    assert by_org == {"org-a": made["org-a"][:3], "org-b": made["org-b"], "org-c": made["org-c"][:2]}
+    assert all((j.status, j.lease_owner, j.attempts) == ("processing", "w", 1) for j in got)
+    capped = jobs_repo.claim(catalog_engine, "w", limit=10, lease_s=60, busy={"org-a": 3, "org-c": 2}, per_org=4)
+    assert sorted(j.id for j in capped) == sorted([made["org-a"][3], *made["org-c"][2:4]])
+    rest = jobs_repo.claim(catalog_engine, "w2", limit=20, lease_s=60)
+    assert [j.id for j in rest] == [*made["org-a"][4:], *made["org-c"][4:]]  # a share each, oldest first
+
+
 def test_pending_organizations_are_found_by_index_probes(catalog_engine: Engine) -> None:
     for org in ("b", "a", "d", "c"):
         make_job(catalog_engine, Principal(org, "p", ""))
     with catalog_engine.connect() as conn:
-        assert jobs_repo._pending_orgs(conn, "", 10) == ["a", "b", "c", "d"]
-        assert jobs_repo._pending_orgs(conn, "b", 10) == ["c", "d", "a", "b"]
-        assert jobs_repo._pending_orgs(conn, "b", 2) == ["c", "d"]
+        assert turns.pending_orgs(conn, "", 10) == ["a", "b", "c", "d"]
+        assert turns.pending_orgs(conn, "b", 10) == ["c", "d", "a", "b"]
+        assert turns.pending_orgs(conn, "b", 2) == ["c", "d"]
 
 
 def test_a_close_retried_after_its_commit_went_through_is_still_this_worker_s(catalog_engine: Engine) -> None:
