@@ -25,6 +25,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--by-reference", action="store_true",
                     help="batch: the service takes the documents by reference (docklake submit --by-reference, "
                          "DOCKLAKE_INGEST__ROOTS allowing their folder) instead of uploads")
+    ap.add_argument("--prefect-postgres", action="store_true",
+                    help="delivery: the Prefect server on a throwaway PostgreSQL cluster (as several hosts run "
+                         "it) instead of its own SQLite file")
     ap.add_argument("--keep", action="store_true", help="keep the list benchmark's SQLite catalog")
     ap.add_argument("--truncate", action="store_true",
                     help="with --catalog-url: empty the jobs table before loading (otherwise it must be empty)")
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         scale.run()
     if "delivery" in which:
         from bench import scale
-        scale.deliveries(docs=min(args.docs, 100))
+        scale.deliveries(docs=min(args.docs, 100), prefect_postgres=args.prefect_postgres)
     if "extract" in which:
         from bench import extract
         extract.main(extra if "tables" not in args.which else [])  # its own option: --seed N

@@ -45,10 +45,11 @@ def run(docs: int = 100, workers: tuple[int, ...] = (1, 2, 4)) -> None:
     print_table(f"{docs} documents, {pages} pages, {cpus} CPUs", ["", "workers", "seconds", "pages/s", "note"], rows)
 
 
-def one_page_latency(delivery: str, n: int = 20) -> list[float]:
-    """Submit → ``successful`` of one one-page text job at a time, ``n`` times."""
+def one_page_latency(n: int = 20, **env: str) -> list[float]:
+    """Submit → ``successful`` of one one-page text job at a time, ``n`` times, on a service run
+    with ``env`` (``DOCKLAKE_WORKER__DELIVERY``, …)."""
     samples = []
-    with Service(ROOT, DOCKLAKE_WORKER__DELIVERY=delivery) as svc, svc.client("a") as client:
+    with Service(ROOT, **env) as svc, svc.client("a") as client:
         for i in range(n + 1):
             t0 = time.perf_counter()
             job = client.post("/documents/v2/parse", json={"raw_text": f"one page, number {i}",
@@ -60,23 +61,48 @@ def one_page_latency(delivery: str, n: int = 20) -> list[float]:
     return samples
 
 
-def deliveries(docs: int = 100) -> None:
+def deliveries(docs: int = 100, prefect_postgres: bool = False) -> None:
+    """``prefect_postgres``: each run's Prefect server on a fresh database of a throwaway
+    PostgreSQL cluster (``tests/support/postgres.py``), as the scale-out set-up runs it."""
     rows = []
-    with tempfile.TemporaryDirectory(prefix="docklake-bench-delivery-") as tmp:
-        folder = Path(tmp) / "inbox"
-        paths = corpus(docs, folder)
-        _e_wall, _cpu, pages = engine_alone(paths)
-        for delivery in ("catalog", "prefect"):
-            note(f"[scale] {delivery} delivery: the batch …")
-            wall, _cli, _summary, svc, cpu = through_the_service(folder, DOCKLAKE_WORKER__DELIVERY=delivery)
-            svc.__exit__()
-            cpu.pop("client (docklake submit)", None)  # the service's CPU only
-            note(f"[scale] {delivery} delivery: one-page jobs one at a time …")
-            lat = summary(one_page_latency(delivery))
-            per_doc = {role: f"{1000 * s / docs:.0f}" for role, s in cpu.items()}
-            rows.append([delivery, f"{wall:.1f}", f"{pages / wall:.1f}", per_doc.get("Prefect server", "-"),
-                         f"{1000 * sum(cpu.values()) / docs:.0f}", f"{lat['p50'] * 1000:.0f}",
-                         f"{lat['p99'] * 1000:.0f}"])
-    print_table(f"{docs} documents, {pages} pages, one worker process", [
+    cluster = None
+    if prefect_postgres:
+        from tests.support.postgres import Cluster, admin_execute, find_pg_bin
+
+        bindir = find_pg_bin()
+        if bindir is None:
+            raise SystemExit("--prefect-postgres needs Debian's postgresql (scripts/bootstrap.sh test installs it)")
+        cluster = Cluster(bindir)
+        cluster.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="docklake-bench-delivery-") as tmp:
+            folder = Path(tmp) / "inbox"
+            paths = corpus(docs, folder)
+            _e_wall, _cpu, pages = engine_alone(paths)
+            for delivery in ("catalog", "prefect"):
+                env = {"DOCKLAKE_WORKER__DELIVERY": delivery}
+                if cluster is not None:
+                    for db in (f"batch_{delivery}", f"latency_{delivery}"):
+                        admin_execute(cluster.url("postgres"), f"CREATE DATABASE {db}")
+                    env["DOCKLAKE_PREFECT__DATABASE_URL"] = \
+                        cluster.url(f"batch_{delivery}").replace("+psycopg", "+asyncpg")
+                note(f"[scale] {delivery} delivery: the batch …")
+                wall, _cli, _summary, svc, cpu = through_the_service(folder, **env)
+                svc.__exit__()
+                cpu.pop("client (docklake submit)", None)  # the service's CPU only
+                note(f"[scale] {delivery} delivery: one-page jobs one at a time …")
+                if cluster is not None:
+                    env["DOCKLAKE_PREFECT__DATABASE_URL"] = \
+                        cluster.url(f"latency_{delivery}").replace("+psycopg", "+asyncpg")
+                lat = summary(one_page_latency(**env))
+                per_doc = {role: f"{1000 * s / docs:.0f}" for role, s in cpu.items()}
+                rows.append([delivery, f"{wall:.1f}", f"{pages / wall:.1f}", per_doc.get("Prefect server", "-"),
+                             f"{1000 * sum(cpu.values()) / docs:.0f}", f"{lat['p50'] * 1000:.0f}",
+                             f"{lat['p99'] * 1000:.0f}"])
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    where = "Prefect on PostgreSQL" if cluster is not None else "Prefect on its SQLite file"
+    print_table(f"{docs} documents, {pages} pages, one worker process, {where}", [
         "delivery", "batch seconds", "pages/s", "Prefect server CPU ms/doc", "service CPU ms/doc",
         "one-page job p50 ms", "p99 ms"], rows)
