@@ -86,7 +86,7 @@ class WorkerSettings(_Group):
         "catalog and runs them as Prefect flow runs (one machine, or a few sharing the catalog). `prefect`: the "
         "API node hands each job to Prefect as a task run and `docklake worker` processes are Prefect task "
         "workers (many machines; Prefect's tag concurrency limits apply).")
-    delivery_window: int = Field(64, description="`prefect` delivery: jobs handed to Prefect and not yet taken "
+    delivery_window: int = Field(128, description="`prefect` delivery: jobs handed to Prefect and not yet taken "
                                  "by a worker, at most (one organization gets at most half while others wait).")
     redeliver_s: float = Field(120.0, description="`prefect` delivery: a job handed to Prefect and not taken "
                                "by any worker for this long is handed over again.")
