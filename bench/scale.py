@@ -61,6 +61,11 @@ def one_page_latency(n: int = 20, **env: str) -> list[float]:
     return samples
 
 
+def prefect_db(url: str) -> str:
+    """A cluster database's URL as the Prefect server takes it (asyncpg, not psycopg)."""
+    return url.replace("+psycopg", "+asyncpg")
+
+
 def deliveries(docs: int = 100, prefect_postgres: bool = False) -> None:
     """``prefect_postgres``: each run's Prefect server on a fresh database of a throwaway
     PostgreSQL cluster (``tests/support/postgres.py``), as the scale-out set-up runs it."""
@@ -84,16 +89,14 @@ def deliveries(docs: int = 100, prefect_postgres: bool = False) -> None:
                 if cluster is not None:
                     for db in (f"batch_{delivery}", f"latency_{delivery}"):
                         admin_execute(cluster.url("postgres"), f"CREATE DATABASE {db}")
-                    env["DOCKLAKE_PREFECT__DATABASE_URL"] = \
-                        cluster.url(f"batch_{delivery}").replace("+psycopg", "+asyncpg")
+                    env["DOCKLAKE_PREFECT__DATABASE_URL"] = prefect_db(cluster.url(f"batch_{delivery}"))
                 note(f"[scale] {delivery} delivery: the batch …")
                 wall, _cli, _summary, svc, cpu = through_the_service(folder, **env)
                 svc.__exit__()
                 cpu.pop("client (docklake submit)", None)  # the service's CPU only
                 note(f"[scale] {delivery} delivery: one-page jobs one at a time …")
                 if cluster is not None:
-                    env["DOCKLAKE_PREFECT__DATABASE_URL"] = \
-                        cluster.url(f"latency_{delivery}").replace("+psycopg", "+asyncpg")
+                    env["DOCKLAKE_PREFECT__DATABASE_URL"] = prefect_db(cluster.url(f"latency_{delivery}"))
                 lat = summary(one_page_latency(**env))
                 per_doc = {role: f"{1000 * s / docs:.0f}" for role, s in cpu.items()}
                 rows.append([delivery, f"{wall:.1f}", f"{pages / wall:.1f}", per_doc.get("Prefect server", "-"),

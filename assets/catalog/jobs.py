@@ -191,8 +191,9 @@ def claim(engine: Engine, owner: str, limit: int, lease_s: float, max_attempts: 
     Processing jobs whose lease expired (their worker died) come first. Then pending jobs, one
     organization at a time in turn: the organizations with pending work are taken in name order
     starting after ``after_org`` (the last one served), each giving its oldest jobs, an equal
-    share of the room left, round after round (``turns.in_turn``). An organization already holding ``busy[org]`` of this worker's jobs gets at most
-    ``per_org`` in all, so one tenant's backlog never fills a worker.
+    share of the room left, round after round (``turns.in_turn``). An organization already
+    holding ``busy[org]`` of this worker's jobs gets at most ``per_org`` in all, so one tenant's
+    backlog never fills a worker.
 
     Jobs that already failed ``max_attempts`` claims (they keep killing their worker) are closed
     as ``failure`` instead of being run again. ``holding``: the jobs ``owner`` is running; their
